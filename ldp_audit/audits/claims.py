@@ -1,0 +1,49 @@
+"""The registry behind ``ldp-audit claims PAPER``: every checkable claim of a paper, checked as printed.
+
+A *provider* is a function ``provider(settings: ClaimSettings) -> list[CheckResult]``. Each paper lists the
+providers that check its claims, as ``"module:function"`` strings imported on demand, so that a paper's
+graph-level claims (which need torch) do not slow down or break its mechanism-level claims.
+Errata show as FAIL with the evidence; correct claims PASS.
+"""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+
+from .result import AuditReport
+
+#: paper name -> providers of its claims, in the order they are reported.
+PROVIDERS: dict[str, tuple[str, ...]] = {}
+
+
+@dataclass(frozen=True)
+class ClaimSettings:
+    """How hard the claim checks work: Monte Carlo sample size per statistic, seed, family-wise alpha."""
+
+    samples: int = 1_000_000
+    seed: int = 20240601
+    alpha: float = 1e-3
+
+    def __post_init__(self):
+        if not (isinstance(self.samples, int) and self.samples >= 1000):
+            raise ValueError(f"samples must be an integer >= 1000, got {self.samples!r}")
+        if not (0.0 < self.alpha < 1.0):
+            raise ValueError(f"alpha must lie in (0, 1), got {self.alpha!r}")
+
+
+def papers() -> list[str]:
+    return sorted(PROVIDERS)
+
+
+def run_claims(paper: str, settings: ClaimSettings | None = None) -> AuditReport:
+    """Check every registered claim of ``paper`` and return them as one report."""
+    if paper not in PROVIDERS:
+        raise ValueError(f"paper must be one of {', '.join(papers())}; got {paper!r}")
+    settings = settings or ClaimSettings()
+    results = []
+    for spec in PROVIDERS[paper]:
+        module_name, function_name = spec.split(":")
+        provider = getattr(importlib.import_module(module_name), function_name)
+        results.extend(provider(settings))
+    return AuditReport.of(f"claims of {paper}", results, subject={"paper": paper},
+                          settings={"samples": settings.samples, "seed": settings.seed, "alpha": settings.alpha})

@@ -1,0 +1,94 @@
+"""Views of an :class:`AuditReport`: a rich table, JSON, Markdown, and atomic file output."""
+from __future__ import annotations
+
+import math
+import os
+import tempfile
+from pathlib import Path
+
+from .result import AuditReport, CheckResult, Status
+
+_STYLE = {Status.PASS: "green", Status.FAIL: "bold red", Status.INCONCLUSIVE: "yellow", Status.INFO: "cyan"}
+
+
+def _fmt(value) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            return str(value)
+        if value != 0 and (abs(value) < 1e-3 or abs(value) >= 1e5):
+            return f"{value:.3e}"
+        return f"{value:.4g}"
+    return str(value)
+
+
+def _interval_or_p(result: CheckResult) -> str:
+    parts = []
+    if result.interval is not None:
+        parts.append(f"[{_fmt(float(result.interval[0]))}, {_fmt(float(result.interval[1]))}]")
+    if result.p_value is not None:
+        parts.append(f"p={_fmt(float(result.p_value))}")
+    return " ".join(parts)
+
+
+def _statistic(result: CheckResult) -> str:
+    if result.statistic is None:
+        return ""
+    text = _fmt(float(result.statistic))
+    return f"{result.statistic_name}={text}" if result.statistic_name else text
+
+
+def to_table(report: AuditReport):
+    """A ``rich.table.Table`` with one row per check."""
+    from rich.table import Table
+
+    verdict = report.verdict
+    table = Table(title=f"{report.title} — verdict: [{_STYLE[verdict]}]{verdict.value.upper()}[/]",
+                  show_lines=False, expand=False)
+    for column in ("status", "check", "claim", "statistic", "interval / p", "threshold", "n", "finding"):
+        table.add_column(column, overflow="fold")
+    for r in report.results:
+        table.add_row(f"[{_STYLE[r.status]}]{r.status.value.upper()}[/]", r.name, r.claim, _statistic(r),
+                      _interval_or_p(r), _fmt(r.threshold), _fmt(r.n) if r.n else "", r.explanation)
+    return table
+
+
+def to_markdown(report: AuditReport) -> str:
+    """A Markdown rendering: a heading with the verdict, the settings, and a table of checks."""
+    lines = [f"## {report.title}", "", f"**Verdict: {report.verdict.value.upper()}**", ""]
+    if report.subject or report.settings:
+        for key, value in {**report.subject, **report.settings}.items():
+            lines.append(f"- {key}: `{value}`")
+        lines.append("")
+    lines.append("| status | check | claim | statistic | interval / p | threshold | n | finding |")
+    lines.append("|---|---|---|---|---|---|---|---|")
+    for r in report.results:
+        cells = [r.status.value.upper(), r.name, r.claim, _statistic(r), _interval_or_p(r), _fmt(r.threshold),
+                 _fmt(r.n) if r.n else "", r.explanation]
+        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def write_atomic(path: str | os.PathLike, text: str) -> Path:
+    """Write ``text`` to ``path`` so that readers see either the old file or the whole new one, never a part."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    return target
+
+
+def write_report(report: AuditReport, path: str | os.PathLike) -> Path:
+    """Write a report atomically; the format follows the suffix (``.md`` Markdown, anything else JSON)."""
+    text = to_markdown(report) if str(path).endswith(".md") else report.to_json() + "\n"
+    return write_atomic(path, text)

@@ -1,0 +1,121 @@
+"""The mechanism contract (DESIGN.md, "Mechanism") shared by every one-dimensional randomizer.
+
+A one-dimensional mechanism implements four things: a vectorised sampler ``_sample``, its exact report law
+``law(x)``, and the closed-form ``report_mean`` / ``report_var`` printed (or corrected) in its paper. The
+server estimate is an affine map of the report (``estimate_scale``, ``estimate_shift``), so the estimate's law
+and moments follow for free. High-dimensional mechanisms are built from these by
+:class:`ldp_audit.mechanisms.sampled.SampledMechanism`.
+"""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from .laws import Law
+from .validation import as_input_array, check_eps, check_rng
+
+
+@dataclass(frozen=True)
+class ScalarMechanism(ABC):
+    """An eps-LDP randomizer of one real (or categorical) value, vectorised over users."""
+
+    eps: float
+
+    name: ClassVar[str] = ""
+    reference: ClassVar[str] = ""
+    #: number of coordinates of one user's input and report
+    d: ClassVar[int] = 1
+    k: ClassVar[int] = 1
+
+    def __post_init__(self):
+        object.__setattr__(self, "eps", check_eps(self.eps))
+
+    # ----- description -------------------------------------------------------------------------------
+    @property
+    def domain(self) -> tuple[float, float]:
+        """Input domain [lo, hi]."""
+        return -1.0, 1.0
+
+    @property
+    def delta(self) -> float:
+        """The delta of (eps, delta)-LDP; 0 for pure eps-LDP mechanisms."""
+        return 0.0
+
+    @property
+    def discrete_input(self) -> bool:
+        """True when inputs are categories (integers) rather than reals."""
+        return False
+
+    @property
+    def audit_inputs(self) -> np.ndarray:
+        """Inputs at which the audits probe the mechanism: the domain ends, its middle and a few interior points."""
+        lo, hi = self.domain
+        return np.unique(np.array([lo, lo + 0.25 * (hi - lo), 0.5 * (lo + hi), lo + 0.65 * (hi - lo), hi]))
+
+    # ----- client side -------------------------------------------------------------------------------
+    def perturb(self, x, rng, *, clip: bool = False) -> np.ndarray:
+        """Randomise each entry of ``x`` (a scalar or shape (n,)) independently; returns reports of the same shape."""
+        lo, hi = self.domain
+        arr = as_input_array(x, lo, hi, 1, clip=clip)
+        if self.discrete_input:
+            self._check_categories(arr)
+        return self._sample(np.atleast_1d(arr), check_rng(rng)).reshape(arr.shape)
+
+    @abstractmethod
+    def _sample(self, x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Vectorised sampler on validated inputs of shape (n,)."""
+
+    def _check_categories(self, arr: np.ndarray) -> None:
+        if np.any(arr != np.round(arr)):
+            lo, hi = self.domain
+            raise ValueError(f"x must hold integer categories in [{lo:g}, {hi:g}] for mechanism {self.name!r}")
+
+    # ----- server side -------------------------------------------------------------------------------
+    @property
+    def estimate_scale(self) -> float:
+        """The server estimate is ``estimate_scale * report + estimate_shift``."""
+        return 1.0
+
+    @property
+    def estimate_shift(self) -> float:
+        return 0.0
+
+    def estimate(self, reports) -> np.ndarray:
+        """The paper's server-side estimate (rectifier), applied elementwise; identity where the paper has none."""
+        reports = np.asarray(reports, dtype=np.float64)
+        if self.estimate_scale == 1.0 and self.estimate_shift == 0.0:
+            return reports
+        return self.estimate_shift + self.estimate_scale * reports
+
+    # ----- exact law and the paper's moment formulas -------------------------------------------------------
+    @abstractmethod
+    def law(self, x: float) -> Law:
+        """Exact distribution of the report for input ``x``."""
+
+    def estimate_law(self, x: float) -> Law:
+        return self.law(x).affine(self.estimate_scale, self.estimate_shift)
+
+    @abstractmethod
+    def report_mean(self, x):
+        """E[report | x], closed form from the paper (corrected where the paper errs)."""
+
+    @abstractmethod
+    def report_var(self, x):
+        """Var[report | x], closed form from the paper (corrected where the paper errs)."""
+
+    def estimate_mean(self, x):
+        return self.estimate_shift + self.estimate_scale * np.asarray(self.report_mean(x))
+
+    def estimate_var(self, x):
+        return self.estimate_scale**2 * np.asarray(self.report_var(x))
+
+    def worst_case_variance(self) -> float:
+        """Largest estimate variance over the domain (attained at an end or the middle for every mechanism here)."""
+        return float(np.max(self.estimate_var(self.audit_inputs)))
+
+    def params(self) -> dict:
+        """The parameters that rebuild this mechanism through the registry."""
+        return {"eps": self.eps}

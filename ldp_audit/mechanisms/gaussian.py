@@ -1,0 +1,91 @@
+"""Gaussian mechanisms: the classical calibration with the corrected sensitivity (ppgnn M2, erratum E1) and the
+analytic calibration of Balle & Wang (2018) used by lpgnn M5. Both are (eps, delta)-LDP, not eps-LDP.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy import optimize, special, stats
+
+from .base import ScalarMechanism
+from .laws import Smooth
+from .validation import check_choice, check_open_unit
+
+CALIBRATIONS = ("analytic", "classical")
+
+
+def privacy_profile(eps: float, sigma: float, sensitivity: float) -> float:
+    """Smallest delta for which N(0, sigma^2) noise on a query of L2 sensitivity ``sensitivity`` is (eps, delta)-DP.
+
+    delta(eps) = Phi(D/(2 sigma) - eps sigma/D) - e^eps Phi(-D/(2 sigma) - eps sigma/D)  (Balle & Wang 2018, Thm 8),
+    with the second term evaluated in log space so that large eps does not overflow.
+    """
+    a = sensitivity / (2.0 * sigma)
+    b = eps * sigma / sensitivity
+    first = special.ndtr(a - b)
+    second = math.exp(eps + special.log_ndtr(-a - b))
+    return max(first - second, 0.0)
+
+
+def classical_sigma(eps: float, delta: float, sensitivity: float) -> float:
+    """sigma = D sqrt(2 ln(1.25/delta)) / eps (Dwork & Roth Thm A.1), valid only for eps < 1."""
+    if eps >= 1.0:
+        raise ValueError(f"the classical Gaussian calibration needs eps < 1 per coordinate, got eps={eps:g}; "
+                         "use calibration='analytic'")
+    return sensitivity * math.sqrt(2.0 * math.log(1.25 / delta)) / eps
+
+
+def analytic_sigma(eps: float, delta: float, sensitivity: float) -> float:
+    """Smallest sigma with privacy_profile(eps, sigma, sensitivity) <= delta (Balle & Wang 2018), by root finding."""
+    def excess(log_sigma):
+        return privacy_profile(eps, math.exp(log_sigma), sensitivity) - delta
+
+    lo = hi = math.log(sensitivity)
+    while excess(lo) <= 0.0:
+        lo -= 1.0
+    while excess(hi) > 0.0:
+        hi += 1.0
+    return math.exp(optimize.brentq(excess, lo, hi, xtol=1e-14, rtol=1e-14))
+
+
+@dataclass(frozen=True)
+class Gaussian(ScalarMechanism):
+    """y = x + N(0, sigma^2) on [-1, 1], calibrated for (eps, delta) with L2 sensitivity ``sensitivity``.
+
+    With the default sensitivity 2 (the width of [-1, 1]) this is ppgnn M2 with the sensitivity the paper's
+    formula omits (E1). Sampled compositions pass a larger sensitivity when one sigma protects a whole vector.
+    """
+
+    delta: float = 1e-5
+    calibration: str = "analytic"
+    sensitivity: float = 2.0
+    sigma: float = field(init=False)
+
+    name = "gaussian"
+    reference = "ppgnn M2 (Sec. II-D2, sensitivity corrected per E1); analytic form: lpgnn M5 (Balle & Wang 2018)"
+
+    def __post_init__(self):
+        super().__post_init__()
+        object.__setattr__(self, "delta", check_open_unit(self.delta, "delta"))
+        check_choice(self.calibration, "calibration", CALIBRATIONS)
+        if not (isinstance(self.sensitivity, (int, float)) and math.isfinite(self.sensitivity) and self.sensitivity > 0):
+            raise ValueError(f"sensitivity must be a positive finite number, got {self.sensitivity!r}")
+        calibrate = analytic_sigma if self.calibration == "analytic" else classical_sigma
+        object.__setattr__(self, "sigma", calibrate(self.eps, self.delta, float(self.sensitivity)))
+
+    def _sample(self, x, rng):
+        return x + self.sigma * rng.standard_normal(x.shape)
+
+    def law(self, x):
+        return Smooth(stats.norm, float(x), self.sigma)
+
+    def report_mean(self, x):
+        return np.asarray(x, dtype=np.float64)
+
+    def report_var(self, x):
+        return np.full_like(np.asarray(x, dtype=np.float64), self.sigma**2)
+
+    def params(self):
+        return {"eps": self.eps, "delta": self.delta, "calibration": self.calibration}

@@ -1,0 +1,229 @@
+"""The mechanism registry: ``make(name, **params)`` and ``available()``.
+
+Every mechanism of the five papers is registered here once, with its parameters (defaults and allowed
+ranges) and its paper reference. High-dimensional mechanisms are instances of the one sampled composition in
+``sampled.py`` over the one-dimensional mechanisms; none is a copy of another.
+"""
+from __future__ import annotations
+
+import difflib
+import math
+from dataclasses import dataclass
+from typing import Callable
+
+from .budget_split import resolve_k
+from .categorical import ExtendedSquareWaveLevels, RandomizedResponse
+from .gaussian import Gaussian
+from .sampled import SampledMechanism
+from .scalar import Duchi, Laplace, OneBit, Piecewise, SquareWave, SquareWaveUnit
+from .validation import check_eps, check_int, check_open_unit, check_range
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    default: object
+    allowed: str
+    help: str = ""
+
+
+@dataclass(frozen=True)
+class MechanismInfo:
+    """What ``available()`` returns for one mechanism."""
+
+    name: str
+    summary: str
+    reference: str
+    params: tuple[Param, ...]
+    high_dimensional: bool
+
+    def __str__(self) -> str:
+        args = ", ".join(f"{p.name}={p.default!r}" if p.default is not _REQUIRED else p.name for p in self.params)
+        return f"{self.name}({args})  [{self.reference}]"
+
+
+class _Required:
+    def __repr__(self):
+        return "<required>"
+
+
+_REQUIRED = _Required()
+_EPS = Param("eps", _REQUIRED, "(0, 700]", "total privacy budget of one report")
+_D = Param("d", 8, "integer >= 1", "input dimension")
+_DELTA = Param("delta", 1e-5, "(0, 1)", "delta of (eps, delta)-LDP")
+
+
+def _k_param(default) -> Param:
+    return Param("k", default, "integer in [1, d], or 'lpgnn', 'ppgnn', 'optimal'",
+                 "coordinates sampled per report (alias: m)")
+
+
+@dataclass(frozen=True)
+class _Entry:
+    info: MechanismInfo
+    build: Callable[..., object]
+
+
+_REGISTRY: dict[str, _Entry] = {}
+
+
+def _register(name: str, summary: str, reference: str, params: tuple[Param, ...], high_dimensional: bool = False):
+    def decorator(build):
+        _REGISTRY[name] = _Entry(MechanismInfo(name, summary, reference, params, high_dimensional), build)
+        return build
+    return decorator
+
+
+# ----- one-dimensional -------------------------------------------------------------------------------------
+def _scalar(cls, summary):
+    _register(cls.name, summary, cls.reference, (_EPS,))(lambda eps: cls(eps))
+
+
+_scalar(Laplace, "x + Lap(2/eps) on [-1, 1]")
+_scalar(Piecewise, "Piecewise mechanism on [-1, 1], unbiased")
+_scalar(SquareWave, "extended Square Wave on [-1, 1], biased (E[y] = C1 x)")
+_scalar(SquareWaveUnit, "original Square Wave on [0, 1]")
+_scalar(OneBit, "one-bit randomizer, reports +-1, server rectifies with coth(eps/2)")
+_scalar(Duchi, "Duchi et al.'s randomizer, reports +-coth(eps/2)")
+
+
+@_register("gaussian", "x + N(0, sigma^2) on [-1, 1], (eps, delta)-LDP with sensitivity 2", Gaussian.reference,
+           (_EPS, _DELTA, Param("calibration", "analytic", "'analytic' or 'classical' (needs eps < 1)")))
+def _gaussian(eps, delta=1e-5, calibration="analytic"):
+    return Gaussian(eps, delta, calibration)
+
+
+@_register("grr", "randomized response on categories {0..c-1}", RandomizedResponse.reference,
+           (_EPS, Param("c", 2, "integer >= 2", "number of categories")))
+def _grr(eps, c=2):
+    return RandomizedResponse(eps, c)
+
+
+@_register("esw", "Extended Square Wave on levels {1..f}", ExtendedSquareWaveLevels.reference,
+           (_EPS, Param("f", 5, "integer >= 2", "number of levels")))
+def _esw(eps, f=5):
+    return ExtendedSquareWaveLevels(eps, f)
+
+
+# ----- high-dimensional: instances of the sampled composition ------------------------------------------------
+def _sampled_k(k, eps, d, build_for_k, unbiased=True):
+    """Resolve k (an integer or a rule) with the worst-case variance of the mechanism each k would build."""
+    variance = (lambda kk: build_for_k(kk).worst_case_variance()) if unbiased else None
+    return resolve_k(k, eps, d, variance)
+
+
+@_register("hds", "HDS: Square Wave at eps/k on k of d coordinates, not debiased", "ldp-ge M2 (Algorithm 2, Lemma 1)",
+           (_EPS, _D, _k_param(2)), high_dimensional=True)
+def _hds(eps, d=8, k=2):
+    eps, d = check_eps(eps), check_int(d, "d", 1)
+    def build(kk):
+        return SampledMechanism("hds", "ldp-ge M2 (Algorithm 2, Lemma 1)", eps, d, kk, SquareWave(eps / kk),
+                                rescale=False)
+    return build(_sampled_k(k, eps, d, build, unbiased=False))
+
+
+@_register("piecewise_hd", "Piecewise at eps/k on k of d coordinates, rescaled by d/k", "ldp-ge M5 (Eqs. 4-5)",
+           (_EPS, _D, _k_param("optimal")), high_dimensional=True)
+def _piecewise_hd(eps, d=8, k="optimal"):
+    eps, d = check_eps(eps), check_int(d, "d", 1)
+    def build(kk):
+        return SampledMechanism("piecewise_hd", "ldp-ge M5 (Eqs. 4-5)", eps, d, kk, Piecewise(eps / kk))
+    return build(_sampled_k(k, eps, d, build))
+
+
+@_register("laplace_hd", "Laplace at eps/d on every coordinate", "ldp-ge M3; ppgnn M1 (d-dimensional)",
+           (_EPS, _D), high_dimensional=True)
+def _laplace_hd(eps, d=8):
+    eps, d = check_eps(eps), check_int(d, "d", 1)
+    return SampledMechanism("laplace_hd", "ldp-ge M3; ppgnn M1 (d-dimensional)", eps, d, d, Laplace(eps / d),
+                            fixed_k=True)
+
+
+@_register("gaussian_hd", "Gaussian at (eps/d, delta/d) on every coordinate", "ppgnn M2 (corrected per E1)",
+           (_EPS, _DELTA, _D, Param("calibration", "analytic", "'analytic' or 'classical' (needs eps/d < 1)")),
+           high_dimensional=True)
+def _gaussian_hd(eps, delta=1e-5, d=8, calibration="analytic"):
+    eps, d = check_eps(eps), check_int(d, "d", 1)
+    delta = check_open_unit(delta, "delta")
+    coordinate = Gaussian(eps / d, delta / d, calibration)
+    return SampledMechanism("gaussian_hd", "ppgnn M2 (corrected per E1)", eps, d, d, coordinate, delta=delta,
+                            extra_params=(("delta", delta), ("calibration", calibration)), fixed_k=True)
+
+
+@_register("analytic_gaussian", "analytic Gaussian on [alpha, beta]^d, L2 sensitivity (beta - alpha) sqrt(d)",
+           "lpgnn M5 (Balle & Wang 2018)",
+           (_EPS, Param("delta", 1e-4, "(0, 1)"), _D, Param("alpha", 0.0, "finite, < beta"),
+            Param("beta", 1.0, "finite, > alpha")), high_dimensional=True)
+def _analytic_gaussian(eps, delta=1e-4, d=8, alpha=0.0, beta=1.0):
+    eps, d = check_eps(eps), check_int(d, "d", 1)
+    delta = check_open_unit(delta, "delta")
+    alpha, beta = check_range(alpha, beta)
+    # one sigma for the whole vector, calibrated in the coordinate domain [-1, 1] where the L2 sensitivity is 2 sqrt(d)
+    coordinate = Gaussian(eps, delta, "analytic", sensitivity=2.0 * math.sqrt(d))
+    return SampledMechanism("analytic_gaussian", "lpgnn M5 (Balle & Wang 2018)", eps, d, d, coordinate,
+                            alpha=alpha, beta=beta, delta=delta, extra_params=(("delta", delta),), fixed_k=True)
+
+
+@_register("multibit", "multi-bit encoder + rectifier on [alpha, beta]^d", "lpgnn M1-M2 (Algorithm 1, Eq. 4); ldp-ge M7",
+           (_EPS, _D, _k_param("lpgnn"), Param("alpha", 0.0, "finite, < beta"), Param("beta", 1.0, "finite, > alpha")),
+           high_dimensional=True)
+def _multibit(eps, d=8, k="lpgnn", alpha=0.0, beta=1.0):
+    eps, d = check_eps(eps), check_int(d, "d", 1)
+    alpha, beta = check_range(alpha, beta)
+    def build(kk):
+        return SampledMechanism("multibit", "lpgnn M1-M2 (Algorithm 1, Eq. 4); ldp-ge M7", eps, d, kk,
+                                OneBit(eps / kk), alpha=alpha, beta=beta)
+    return build(_sampled_k(k, eps, d, build))
+
+
+@_register("mlr", "MLR: Duchi at eps/m on m of d coordinates, scaled by d/m on the client", "ppgnn A2 (Algorithm 2)",
+           (_EPS, _D, _k_param("ppgnn")), high_dimensional=True)
+def _mlr(eps, d=8, k="ppgnn"):
+    eps, d = check_eps(eps), check_int(d, "d", 1)
+    def build(kk):
+        return SampledMechanism("mlr", "ppgnn A2 (Algorithm 2)", eps, d, kk, Duchi(eps / kk), client_scale=d / kk)
+    return build(_sampled_k(k, eps, d, build))
+
+
+@_register("ppm_star", "PPM*: Laplace at eps/m on m of d coordinates, scaled by d/m", "ppgnn A7 (Fig. 4 right)",
+           (_EPS, _D, _k_param("optimal")), high_dimensional=True)
+def _ppm_star(eps, d=8, k="optimal"):
+    eps, d = check_eps(eps), check_int(d, "d", 1)
+    def build(kk):
+        return SampledMechanism("ppm_star", "ppgnn A7 (Fig. 4 right)", eps, d, kk, Laplace(eps / kk), client_scale=d / kk)
+    return build(_sampled_k(k, eps, d, build))
+
+
+# ----- public face -------------------------------------------------------------------------------------------
+def available() -> list[MechanismInfo]:
+    """Every registered mechanism with its parameters (defaults, allowed ranges) and paper reference."""
+    return [entry.info for entry in _REGISTRY.values()]
+
+
+def names() -> list[str]:
+    return list(_REGISTRY)
+
+
+def _suggest(word: str, options) -> str:
+    close = difflib.get_close_matches(word, list(options), n=1, cutoff=0.6)
+    return f" Did you mean {close[0]!r}?" if close else ""
+
+
+def make(name: str, **params):
+    """Build mechanism ``name`` with ``params``; ``ValueError`` names any bad parameter and its allowed range."""
+    if name not in _REGISTRY:
+        raise ValueError(f"unknown mechanism {name!r}.{_suggest(str(name), _REGISTRY)} "
+                         f"Available: {', '.join(_REGISTRY)}")
+    entry = _REGISTRY[name]
+    accepted = [p.name for p in entry.info.params]
+    if "m" in params and "k" in accepted:
+        if "k" in params:
+            raise ValueError("give either k or its alias m, not both")
+        params["k"] = params.pop("m")
+    for key in params:
+        if key not in accepted:
+            raise ValueError(f"mechanism {name!r} has no parameter {key!r}.{_suggest(key, accepted)} "
+                             f"Its parameters: {', '.join(accepted)}")
+    if "eps" not in params:
+        raise ValueError(f"mechanism {name!r} needs eps, a real number in (0, 700]")
+    return entry.build(**params)

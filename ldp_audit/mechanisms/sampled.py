@@ -1,0 +1,224 @@
+"""One generic high-dimensional mechanism: sample k of d coordinates, run a one-dimensional mechanism on each.
+
+This is the composition ppgnn's footnote 3 describes for MLR, and every high-dimensional mechanism of the five
+papers is an instance of it (see ``ldp_audit.mechanisms.registry``):
+
+1. S <- k distinct coordinates drawn uniformly from {1..d}, independently of x (exactly k, never a coin per
+   coordinate);
+2. for j in S: report_j = client_scale * M(z_j), where M is the one-dimensional ``coordinate`` mechanism at
+   budget eps/k and z_j is x_j mapped affinely from [alpha, beta] onto M's domain; report_j = 0 for j not in S;
+3. the server estimate is affine in the report. With ``rescale=True`` it undoes the sampling (factor d/k), M's
+   own rectifier and the input map, so it is unbiased whenever M's estimate is; with ``rescale=False`` (HDS,
+   ldp-ge Algorithm 2) the report is returned as is.
+
+Every moment formula follows from the coordinate mechanism's: with mu = E[M(z)], s2 = E[M(z)^2],
+E[report_j] = (k/d) c mu, E[report_j^2] = (k/d) c^2 s2, and for i != j
+Cov[report_i, report_j] = c^2 mu_i mu_j (k(k-1)/(d(d-1)) - k^2/d^2) (lpgnn E6, ppgnn C7).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import sparse
+
+from .base import ScalarMechanism
+from .laws import Law, Mixture, point_mass
+from .validation import as_input_array, check_int, check_rng
+
+#: Above this k the subsets are drawn by partial sorting of uniforms (O(n d)) instead of Floyd's algorithm (O(n k^2)).
+_FLOYD_MAX_K = 64
+
+
+def sample_subsets(n: int, d: int, k: int, rng: np.random.Generator) -> np.ndarray:
+    """(n, k) array of coordinate indices: row i is a uniformly random k-subset of {0..d-1}, rows independent.
+
+    Uses Robert Floyd's algorithm vectorised over rows (k passes of one integer draw per row), so the cost is
+    O(n k^2) and memory O(n k) for the small k of the papers.
+    """
+    if k == d:
+        return np.broadcast_to(np.arange(d), (n, d)).copy()
+    if k > _FLOYD_MAX_K:
+        return np.argpartition(rng.random((n, d)), k - 1, axis=1)[:, :k]
+    chosen = np.empty((n, k), dtype=np.int64)
+    for i, top in enumerate(range(d - k, d)):
+        candidate = rng.integers(0, top + 1, size=n)
+        taken = (chosen[:, :i] == candidate[:, None]).any(axis=1)
+        chosen[:, i] = np.where(taken, top, candidate)
+    return chosen
+
+
+@dataclass(frozen=True)
+class SampledMechanism:
+    """Sample-k-of-d composition over a one-dimensional ``coordinate`` mechanism (already built at its budget).
+
+    Attributes:
+        name, reference: registry name and paper reference of this instance.
+        eps: total budget of one report. For pure eps-LDP instances coordinate.eps == eps / k.
+        d, k: dimension and number of sampled coordinates.
+        coordinate: the one-dimensional mechanism applied to each sampled coordinate.
+        client_scale: the client multiplies each coordinate report by this (MLR's d/m), 1 otherwise.
+        rescale: whether the server estimate undoes sampling and bias (False for HDS).
+        alpha, beta: the user's input range [alpha, beta]^d, mapped affinely onto the coordinate's domain.
+        delta: the delta of the whole report's (eps, delta)-LDP guarantee (0 for pure eps-LDP).
+        extra_params: further (name, value) registry parameters, so that ``params()`` rebuilds this instance.
+        fixed_k: k is not a parameter (every coordinate is perturbed, k == d).
+    """
+
+    name: str
+    reference: str
+    eps: float
+    d: int
+    k: int
+    coordinate: ScalarMechanism
+    client_scale: float = 1.0
+    rescale: bool = True
+    alpha: float = -1.0
+    beta: float = 1.0
+    delta: float = 0.0
+    extra_params: tuple = ()
+    fixed_k: bool = False
+
+    def __post_init__(self):
+        object.__setattr__(self, "d", check_int(self.d, "d", 1))
+        object.__setattr__(self, "k", check_int(self.k, "k", 1, self.d))
+
+    # ----- description -------------------------------------------------------------------------------
+    @property
+    def domain(self) -> tuple[float, float]:
+        return self.alpha, self.beta
+
+    @property
+    def discrete_input(self) -> bool:
+        return False
+
+    @property
+    def audit_inputs(self) -> np.ndarray:
+        lo, hi = self.domain
+        return np.unique(np.array([lo, lo + 0.25 * (hi - lo), 0.5 * (lo + hi), lo + 0.65 * (hi - lo), hi]))
+
+    def to_coordinate(self, x):
+        """Map inputs from [alpha, beta] onto the coordinate mechanism's domain."""
+        lo, hi = self.coordinate.domain
+        return lo + (np.asarray(x, dtype=np.float64) - self.alpha) * ((hi - lo) / (self.beta - self.alpha))
+
+    # ----- client side -------------------------------------------------------------------------------
+    def _sampled(self, x, rng, clip):
+        x = as_input_array(x, self.alpha, self.beta, self.d, clip=clip)
+        rng = check_rng(rng)
+        n = x.shape[0]
+        columns = sample_subsets(n, self.d, self.k, rng)
+        rows = np.repeat(np.arange(n), self.k).reshape(n, self.k)
+        values = self.coordinate._sample(self.to_coordinate(x[rows, columns]), rng)
+        if self.client_scale != 1.0:
+            values = values * self.client_scale
+        return n, rows, columns, values
+
+    def perturb(self, x, rng, *, return_mask: bool = False, clip: bool = False):
+        """Reports of shape (n, d), exactly k non-zeros per row; with ``return_mask`` also the (n, d) boolean mask S."""
+        single = np.asarray(x).ndim == 1 and self.d > 1
+        n, rows, columns, values = self._sampled(x, rng, clip)
+        reports = np.zeros((n, self.d))
+        reports[rows, columns] = values
+        if single:
+            reports = reports[0]
+        if not return_mask:
+            return reports
+        mask = np.zeros((n, self.d), dtype=bool)
+        mask[rows, columns] = True
+        return reports, (mask[0] if single else mask)
+
+    def perturb_sparse(self, x, rng, *, clip: bool = False) -> sparse.csr_matrix:
+        """The same reports as a CSR matrix with exactly k stored entries per row: memory O(n k), not O(n d)."""
+        n, _, columns, values = self._sampled(x, rng, clip)
+        order = np.argsort(columns, axis=1)
+        indices = np.take_along_axis(columns, order, axis=1).ravel()
+        data = np.take_along_axis(values, order, axis=1).ravel()
+        indptr = np.arange(0, n * self.k + 1, self.k)
+        return sparse.csr_matrix((data, indices, indptr), shape=(n, self.d))
+
+    # ----- server side -------------------------------------------------------------------------------
+    @property
+    def estimate_scale(self) -> float:
+        if not self.rescale:
+            return 1.0
+        lo, hi = self.coordinate.domain
+        return ((self.beta - self.alpha) / (hi - lo)) * (self.d / self.k) * self.coordinate.estimate_scale / self.client_scale
+
+    @property
+    def estimate_shift(self) -> float:
+        if not self.rescale:
+            return 0.0
+        lo, hi = self.coordinate.domain
+        return self.alpha - (self.beta - self.alpha) * lo / (hi - lo)
+
+    def estimate(self, reports):
+        """Server estimate of every coordinate; accepts dense arrays or the CSR matrix of ``perturb_sparse``."""
+        if sparse.issparse(reports):
+            if self.estimate_shift != 0.0:
+                reports = reports.toarray()
+            else:
+                return reports.multiply(self.estimate_scale).tocsr()
+        reports = np.asarray(reports, dtype=np.float64)
+        if not self.rescale:
+            return reports
+        return self.estimate_shift + self.estimate_scale * reports
+
+    # ----- exact law and moments of one coordinate -------------------------------------------------------
+    @property
+    def inclusion(self) -> float:
+        """Probability k/d that a given coordinate is sampled."""
+        return self.k / self.d
+
+    def law(self, x_j: float) -> Law:
+        """Exact law of one coordinate's report: 0 with probability 1 - k/d, else client_scale * M(z_j)."""
+        sampled = self.coordinate.law(float(self.to_coordinate(x_j))).affine(self.client_scale)
+        if self.k == self.d:
+            return sampled
+        return Mixture((point_mass(0.0), sampled), (1.0 - self.inclusion, self.inclusion))
+
+    def estimate_law(self, x_j: float) -> Law:
+        return self.law(x_j).affine(self.estimate_scale, self.estimate_shift)
+
+    def _coordinate_moments(self, x):
+        z = self.to_coordinate(x)
+        mu = np.asarray(self.coordinate.report_mean(z))
+        second = np.asarray(self.coordinate.report_var(z)) + mu * mu
+        return mu, second
+
+    def report_mean(self, x):
+        mu, _ = self._coordinate_moments(x)
+        return self.inclusion * self.client_scale * mu
+
+    def report_var(self, x):
+        mu, second = self._coordinate_moments(x)
+        mean = self.inclusion * self.client_scale * mu
+        return self.inclusion * self.client_scale**2 * second - mean * mean
+
+    def report_cov(self, x_i, x_j):
+        """Cov[report_i, report_j] for two different coordinates of one user (zero when k == d)."""
+        if self.d == 1:
+            raise ValueError("report_cov needs two coordinates; this mechanism has d = 1")
+        mu_i, _ = self._coordinate_moments(x_i)
+        mu_j, _ = self._coordinate_moments(x_j)
+        both = self.k * (self.k - 1) / (self.d * (self.d - 1))
+        return self.client_scale**2 * mu_i * mu_j * (both - self.inclusion**2)
+
+    def estimate_mean(self, x):
+        return self.estimate_shift + self.estimate_scale * self.report_mean(x)
+
+    def estimate_var(self, x):
+        return self.estimate_scale**2 * self.report_var(x)
+
+    def estimate_cov(self, x_i, x_j):
+        return self.estimate_scale**2 * self.report_cov(x_i, x_j)
+
+    def worst_case_variance(self) -> float:
+        return float(np.max(self.estimate_var(self.audit_inputs)))
+
+    def params(self) -> dict:
+        out = {"eps": self.eps, "d": self.d} if self.fixed_k else {"eps": self.eps, "d": self.d, "k": self.k}
+        if (self.alpha, self.beta) != (-1.0, 1.0):
+            out.update(alpha=self.alpha, beta=self.beta)
+        out.update(dict(self.extra_params))
+        return out

@@ -1,0 +1,194 @@
+"""One-dimensional real-valued mechanisms on [-1, 1] (and the original Square Wave on [0, 1]).
+
+* :class:`Laplace` — ldp-ge M3 / ppgnn M1: x + Lap(2/eps).
+* :class:`Piecewise` — ldp-ge M4 (Eq. 3).
+* :class:`SquareWave` — ldp-ge M1 (Algorithm 1, Eq. 9), the extended Square Wave on [-1, 1], not debiased.
+* :class:`SquareWaveUnit` — ldp-ge M8, the original Square Wave of Li et al. on [0, 1].
+* :class:`OneBit` — ldp-ge M6 (Eq. 6 with erratum E1 corrected), reports +-1, rectified on the server.
+* :class:`Duchi` — ppgnn A1 (Algorithm 1), the same coin but reporting +-C(eps), unbiased as sent.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+
+from .base import ScalarMechanism
+from .constants import (coth_half, pm_constants, pm_variance, sw_mean_factor, sw_probabilities,
+                        sw_second_moment_offset, sw_window_masses)
+from .laws import Discrete, PiecewiseUniform, Smooth
+
+
+def _window_sample(u, masses, window_lo, width, outer_lo, outer_length):
+    """Inverse-cdf sampler shared by the Square Wave and Piecewise mechanisms.
+
+    The law is uniform on the window [window_lo, window_lo + width] with mass ``masses[0]`` and uniform on the
+    rest (mass ``masses[1]``, passed separately to avoid computing 1 - masses[0] with cancellation) of [outer_lo, outer_lo + outer_length + width]. One uniform ``u`` per output: below ``window_mass`` it is
+    mapped into the window, above it onto the outer part, whose window-sized gap is skipped.
+    """
+    window_mass, outer_mass = masses
+    inside = u < window_mass
+    y_window = window_lo + u * (width / window_mass)
+    outer = (u - window_mass) * (outer_length / outer_mass)
+    y_outer = outer_lo + outer + width * (outer >= window_lo - outer_lo)
+    return np.where(inside, y_window, y_outer)
+
+
+@dataclass(frozen=True)
+class Laplace(ScalarMechanism):
+    """y = x + Lap(2/eps): sensitivity 2 on [-1, 1]; unbiased with variance 8/eps^2 (ldp-ge M3, ppgnn M1)."""
+
+    name = "laplace"
+    reference = "ldp-ge M3 (Sec. III); ppgnn M1 (Sec. II-D1)"
+
+    @property
+    def noise_scale(self) -> float:
+        return 2.0 / self.eps
+
+    def _sample(self, x, rng):
+        return rng.laplace(x, self.noise_scale)
+
+    def law(self, x):
+        return Smooth(stats.laplace, float(x), self.noise_scale)
+
+    def report_mean(self, x):
+        return np.asarray(x, dtype=np.float64)
+
+    def report_var(self, x):
+        return np.full_like(np.asarray(x, dtype=np.float64), 8.0 / self.eps**2)
+
+
+@dataclass(frozen=True)
+class Piecewise(ScalarMechanism):
+    """Piecewise mechanism (ldp-ge Eq. 3): density p on [l(x), r(x)] and p/e^eps on the rest of [-s, s]."""
+
+    name = "piecewise"
+    reference = "ldp-ge M4 (Eq. 3)"
+
+    def _pieces(self, x):
+        s, w, outer = pm_constants(self.eps)
+        left = 0.5 * (s + 1.0) * x - 0.5 * (s - 1.0)
+        return s, (w, outer), left, left + s - 1.0
+
+    def _sample(self, x, rng):
+        s, masses, left, _ = self._pieces(x)
+        return _window_sample(rng.random(x.shape), masses, left, s - 1.0, -s, s + 1.0)
+
+    def law(self, x):
+        s, (w, outer), left, right = self._pieces(float(x))
+        return PiecewiseUniform([-s, left, right, s],
+                                [outer * (left + s) / (s + 1.0), w, outer * (s - right) / (s + 1.0)])
+
+    def report_mean(self, x):
+        return np.asarray(x, dtype=np.float64)
+
+    def report_var(self, x):
+        return pm_variance(self.eps, np.asarray(x, dtype=np.float64))
+
+
+@dataclass(frozen=True)
+class SquareWave(ScalarMechanism):
+    """Extended Square Wave on [-1, 1] (ldp-ge Algorithm 1, Eq. 9); biased: E[y|x] = C1 x (Eq. 13)."""
+
+    name = "square_wave"
+    reference = "ldp-ge M1 (Algorithm 1, Eq. 9; moments Eqs. 13, 16)"
+
+    def _sample(self, x, rng):
+        b, _, _ = sw_probabilities(self.eps)
+        return _window_sample(rng.random(x.shape), sw_window_masses(self.eps), x - b, 2.0 * b, -1.0 - b, 2.0)
+
+    def law(self, x):
+        b, p, q = sw_probabilities(self.eps)
+        x = float(x)
+        return PiecewiseUniform([-1.0 - b, x - b, x + b, 1.0 + b], [q * (x + 1.0), 2.0 * b * p, q * (1.0 - x)])
+
+    def report_mean(self, x):
+        return sw_mean_factor(self.eps) * np.asarray(x, dtype=np.float64)
+
+    def report_var(self, x):
+        c1 = sw_mean_factor(self.eps)
+        x2 = np.asarray(x, dtype=np.float64) ** 2
+        return sw_second_moment_offset(self.eps) + (c1 - c1 * c1) * x2
+
+
+@dataclass(frozen=True)
+class SquareWaveUnit(ScalarMechanism):
+    """Original Square Wave of Li et al. (SIGMOD 2020) on [0, 1] (ldp-ge M8): the affine image of M1.
+
+    Half-width b/2, density e^eps/(b e^eps + 1) inside the window; every variance is a quarter of M1's.
+    """
+
+    name = "square_wave_unit"
+    reference = "ldp-ge M8 (Li et al. 2020; Figure 1 reading, E7)"
+
+    @property
+    def domain(self):
+        return 0.0, 1.0
+
+    def _sample(self, x, rng):
+        half = 0.5 * sw_probabilities(self.eps)[0]
+        return _window_sample(rng.random(x.shape), sw_window_masses(self.eps), x - half, 2.0 * half, -half, 1.0)
+
+    def law(self, x):
+        b, p, q = sw_probabilities(self.eps)
+        x, half = float(x), 0.5 * b
+        return PiecewiseUniform([-half, x - half, x + half, 1.0 + half], [q * x * 2.0, 2.0 * b * p, q * (1.0 - x) * 2.0])
+
+    def report_mean(self, x):
+        return 0.5 * (sw_mean_factor(self.eps) * (2.0 * np.asarray(x, dtype=np.float64) - 1.0) + 1.0)
+
+    def report_var(self, x):
+        return 0.25 * SquareWave(self.eps).report_var(2.0 * np.asarray(x, dtype=np.float64) - 1.0)
+
+
+@dataclass(frozen=True)
+class OneBit(ScalarMechanism):
+    """One-bit randomizer: +1 with probability 1/2 + (x/2) tanh(eps/2), else -1 (ldp-ge Eq. 6, corrected per E1).
+
+    The server rectifies with C(eps) = coth(eps/2), giving an unbiased estimate with variance C^2 - x^2.
+    """
+
+    name = "one_bit"
+    reference = "ldp-ge M6 (Eq. 6, erratum E1 corrected); lpgnn M1 with d = m = 1"
+
+    @property
+    def output_scale(self) -> float:
+        """Magnitude of the report: 1 here, C(eps) for the client-rectified form."""
+        return 1.0
+
+    def prob_plus(self, x):
+        """Pr[report > 0 | x] = 1/(e^eps + 1) + ((x + 1)/2)(e^eps - 1)/(e^eps + 1)."""
+        return 0.5 + 0.5 * np.asarray(x, dtype=np.float64) * math.tanh(self.eps / 2.0)
+
+    def _sample(self, x, rng):
+        plus = rng.random(x.shape) < self.prob_plus(x)
+        return np.where(plus, self.output_scale, -self.output_scale)
+
+    def law(self, x):
+        p = float(self.prob_plus(float(x)))
+        return Discrete([-self.output_scale, self.output_scale], [1.0 - p, p])
+
+    @property
+    def estimate_scale(self):
+        return coth_half(self.eps) / self.output_scale
+
+    def report_mean(self, x):
+        return self.output_scale * math.tanh(self.eps / 2.0) * np.asarray(x, dtype=np.float64)
+
+    def report_var(self, x):
+        mean = self.report_mean(x)
+        return self.output_scale**2 - mean * mean
+
+
+@dataclass(frozen=True)
+class Duchi(OneBit):
+    """Duchi et al.'s local randomizer as in ppgnn Algorithm 1: reports +-C(eps), already unbiased."""
+
+    name = "duchi"
+    reference = "ppgnn A1 (Algorithm 1; Duchi et al. 2018)"
+
+    @property
+    def output_scale(self) -> float:
+        return coth_half(self.eps)

@@ -1,0 +1,1 @@
+"""Graph data, propagation and the private graph-learning pipelines (extra ``graph``)."""
