@@ -1,0 +1,402 @@
+"""Feature propagation on sparse graphs: personalised PageRank (exact, power iteration, backward push), KProp
+and FlexProp, behind one face.
+
+Every scheme is a linear map X -> W X of the (perturbed) feature matrix, so the audits only need two things
+from it: ``apply(adjacency, x)`` (fast, sparse, vectorised over feature columns) and
+``rows(adjacency, nodes)``, the exact weights W[v, :] of a few nodes (for variance and error bounds). Small
+graphs can also ask for the whole ``dense(adjacency)`` operator; nothing else densifies an n x n matrix.
+
+Conventions: ``adjacency`` is a symmetric scipy sparse 0/1 matrix without self-loops (``Graph.adjacency``);
+isolated nodes get d_v^{+-r} := 1 and a zero row of the transition matrix (ldp-ge E12), so
+Pi(v, .) = alpha e_v; KProp gives them the zero vector (lpgnn U6).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+import scipy.sparse as sp
+
+#: Largest graph for which ``dense`` is allowed (an n x n float64 matrix of 200 MB).
+DENSE_LIMIT = 5000
+
+
+def _csr(adjacency) -> sp.csr_matrix:
+    adjacency = getattr(adjacency, "adjacency", adjacency)  # a Graph is accepted too
+    if not sp.issparse(adjacency) or adjacency.shape[0] != adjacency.shape[1]:
+        raise ValueError("adjacency must be a square scipy sparse matrix (or a Graph)")
+    return sp.csr_matrix(adjacency, dtype=np.float64)
+
+
+def _features(x, n: int) -> np.ndarray:
+    x = x.toarray() if sp.issparse(x) else np.asarray(x, dtype=np.float64)
+    x = x.reshape(n, -1) if x.ndim == 1 else x
+    if x.shape[0] != n:
+        raise ValueError(f"x must have one row per node ({n}), got shape {x.shape}")
+    if not np.isfinite(x).all():
+        raise ValueError("x must be finite (no NaN or inf)")
+    return x.astype(np.float64, copy=False)
+
+
+def _check_unit(name: str, value: float, low_open: bool, high_open: bool) -> float:
+    ok = (value > 0 if low_open else value >= 0) and (value < 1 if high_open else value <= 1)
+    if not (isinstance(value, (int, float, np.floating)) and np.isfinite(value) and ok):
+        interval = f"{'(' if low_open else '['}0, 1{')' if high_open else ']'}"
+        raise ValueError(f"{name} must lie in {interval}, got {value!r}")
+    return float(value)
+
+
+def safe_degrees(adjacency) -> np.ndarray:
+    """Degrees with isolated nodes set to 1, so that d^r, d^-r and 1/d are defined (ldp-ge E12)."""
+    degrees = np.asarray(_csr(adjacency).sum(axis=1)).ravel()
+    return np.where(degrees > 0, degrees, 1.0)
+
+
+def _steps_from_tolerance(alpha: float, tol: float, growth: float, scale: float) -> int:
+    """Smallest L with (1 - alpha)^(L + 1) * growth * scale <= tol (the tail of the PPR series)."""
+    if scale == 0:
+        return 0
+    return max(0, int(np.ceil(np.log(tol / (growth * scale)) / np.log1p(-alpha) - 1)))
+
+
+class Propagation:
+    """A linear propagation W: ``apply`` computes W X, ``rows`` the exact rows W[nodes, :]."""
+
+    def apply(self, adjacency, x) -> np.ndarray:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def rows(self, adjacency, nodes) -> np.ndarray:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def dense(self, adjacency) -> np.ndarray:
+        """The whole operator as a dense matrix; small graphs only (n <= DENSE_LIMIT)."""
+        n = _csr(adjacency).shape[0]
+        if n > DENSE_LIMIT:
+            raise ValueError(f"dense operators are for graphs with at most {DENSE_LIMIT} nodes, got {n}")
+        return self.rows(adjacency, np.arange(n))
+
+
+# ------------------------------------------------------------------------------------------ step operators
+
+@dataclass(frozen=True)
+class StepPropagation(Propagation):
+    """K applications of one sparse step matrix: H^K = S^K X. KProp and FlexProp are of this kind."""
+
+    steps: int = 1
+
+    def __post_init__(self):
+        if not (isinstance(self.steps, (int, np.integer)) and self.steps >= 0):
+            raise ValueError(f"steps (K) must be an integer >= 0, got {self.steps!r}")
+
+    def step_matrix(self, adjacency) -> sp.csr_matrix:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def apply(self, adjacency, x) -> np.ndarray:
+        step = self.step_matrix(adjacency)
+        h = _features(x, step.shape[0])
+        for _ in range(self.steps):
+            h = step @ h
+        return h
+
+    def rows(self, adjacency, nodes) -> np.ndarray:
+        step = self.step_matrix(adjacency)
+        nodes = np.atleast_1d(np.asarray(nodes, dtype=np.int64))
+        w = sp.csr_matrix((np.ones(nodes.size), (np.arange(nodes.size), nodes)), shape=(nodes.size,
+                                                                                         step.shape[0]))
+        for _ in range(self.steps):
+            w = w @ step
+        return w.toarray()
+
+
+@dataclass(frozen=True)
+class KProp(StepPropagation):
+    """KProp (lpgnn A1, Algorithm 2): K steps of a linear aggregator, no non-linearity in between.
+
+    ``aggregator="mean"`` uses D^-1 A, ``"gcn"`` uses D^-1/2 A D^-1/2 (lpgnn M6). Self-loops are off by
+    default (KProp aggregates over N(v) \\ {v}); ``self_loops=True`` uses A + I and degrees + 1, the one-step
+    aggregator of the Fig. 5 MAE study (lpgnn U7). Isolated nodes get zero rows without self-loops.
+    """
+
+    aggregator: Literal["mean", "gcn"] = "mean"
+    self_loops: bool = False
+
+    def __post_init__(self):
+        super().__post_init__()
+        if self.aggregator not in ("mean", "gcn"):
+            raise ValueError(f"aggregator must be 'mean' or 'gcn', got {self.aggregator!r}")
+
+    def step_matrix(self, adjacency) -> sp.csr_matrix:
+        a = _csr(adjacency)
+        if self.self_loops:
+            a = a + sp.identity(a.shape[0], format="csr")
+        degrees = np.asarray(a.sum(axis=1)).ravel()
+        inverse = np.divide(1.0, degrees, out=np.zeros_like(degrees), where=degrees > 0)
+        if self.aggregator == "mean":
+            return sp.diags(inverse) @ a
+        root = np.sqrt(inverse)
+        return (sp.diags(root) @ a @ sp.diags(root)).tocsr()
+
+
+def flexprop_weights(policy: str, *, tau_prime=None, tau=None, variances=None, num_nodes: int | None = None
+                     ) -> np.ndarray:
+    """Per-node weights w for FlexProp (ppgnn A5, Eq. 12): Pi_ij is proportional to w_j on N(i) with i.
+
+    - ``"tau_prime"``: the perturbed level tau' (the paper's proxy);
+    - ``"true_tau"``: the true level tau (an oracle, for audits only);
+    - ``"inv_var"``: 1 / sigma_j^2, the minimiser of Eq. 10 under sum w = 1 (Eq. 11), from variances the
+      server can compute from public quantities (ppgnn E10);
+    - ``"uniform"``: plain mean over N(i) with i.
+    """
+    if policy == "tau_prime":
+        w = tau_prime
+    elif policy == "true_tau":
+        w = tau
+    elif policy == "inv_var":
+        w = None if variances is None else 1.0 / np.asarray(variances, dtype=np.float64)
+    elif policy == "uniform":
+        if num_nodes is None:
+            raise ValueError("num_nodes is needed for the 'uniform' policy")
+        w = np.ones(num_nodes)
+    else:
+        raise ValueError(f"policy must be 'tau_prime', 'true_tau', 'inv_var' or 'uniform', got {policy!r}")
+    if w is None:
+        needs = {"tau_prime": "tau_prime", "true_tau": "tau", "inv_var": "variances"}[policy]
+        raise ValueError(f"policy {policy!r} needs {needs}")
+    w = np.asarray(w, dtype=np.float64)
+    if not (np.isfinite(w).all() and (w > 0).all()):
+        raise ValueError("FlexProp weights must be finite and positive")
+    return w
+
+
+@dataclass(frozen=True)
+class FlexProp(StepPropagation):
+    """FlexProp (ppgnn A5, Algorithm 4): H^K = Pi^K X' with Pi_ij = w_j / sum_{k in N(i)} w_k on A + I.
+
+    N(i) includes i (ppgnn Table I), Pi is row-stochastic, and the aggregation is the Pi-weighted sum (not a
+    mean of weighted messages, ppgnn E15). ``weights`` come from :func:`flexprop_weights`.
+    """
+
+    weights: np.ndarray = field(default=None, compare=False)
+
+    def __post_init__(self):
+        super().__post_init__()
+        if self.weights is None:
+            raise ValueError("weights must be given (see flexprop_weights)")
+
+    def step_matrix(self, adjacency) -> sp.csr_matrix:
+        a = _csr(adjacency)
+        w = np.asarray(self.weights, dtype=np.float64)
+        if w.shape != (a.shape[0],):
+            raise ValueError(f"weights must have one entry per node ({a.shape[0]}), got shape {w.shape}")
+        support = a + sp.identity(a.shape[0], format="csr")
+        weighted = support @ sp.diags(w)
+        return (sp.diags(1.0 / np.asarray(weighted.sum(axis=1)).ravel()) @ weighted).tocsr()
+
+
+# ------------------------------------------------------------------------------------ personalised PageRank
+
+@dataclass(frozen=True)
+class PushResult:
+    """Output of :func:`backward_push`.
+
+    ``z`` approximates Pi X. ``max_residual`` is max |R| at termination (<= r_max), and ``error_bound[v]``
+    bounds |z[v, j] - (Pi X)[v, j]| for every column j: d_v^r * max_residual, or (1 - alpha) times that with
+    the residual correction (ldp-ge A3, C12). ``pushes`` counts push operations, ``edge_updates`` the
+    neighbour residual updates they made.
+    """
+
+    z: np.ndarray
+    max_residual: float
+    error_bound: np.ndarray
+    pushes: int
+    edge_updates: int
+
+
+@dataclass(frozen=True)
+class PowerResult:
+    """Output of :func:`ppr_power`: ``z`` and the bound ``error_bound[v]`` on |z - Pi X| in row v."""
+
+    z: np.ndarray
+    steps: int
+    error_bound: np.ndarray
+
+
+def transition(adjacency, r: float) -> sp.csr_matrix:
+    """P = D^(r-1) A D^(-r) of ldp-ge Eq. 2/17 (isolated nodes: zero rows)."""
+    a = _csr(adjacency)
+    degrees = safe_degrees(a)
+    return (sp.diags(degrees ** (r - 1.0)) @ a @ sp.diags(degrees ** (-r))).tocsr()
+
+
+def ppr_exact(adjacency, alpha: float, r: float) -> np.ndarray:
+    """Pi = alpha (I - (1 - alpha) P)^-1 by a dense solve (ldp-ge Eq. 17); at most DENSE_LIMIT nodes."""
+    alpha = _check_unit("alpha", alpha, True, True)
+    r = _check_unit("r", r, False, False)
+    p = transition(adjacency, r)
+    n = p.shape[0]
+    if n > DENSE_LIMIT:
+        raise ValueError(f"ppr_exact is for graphs with at most {DENSE_LIMIT} nodes, got {n}; use ppr_power")
+    return alpha * np.linalg.solve(np.eye(n) - (1.0 - alpha) * p.toarray(), np.eye(n))
+
+
+def ppr_power(adjacency, x, alpha: float, r: float, tol: float = 1e-10, steps: int | None = None
+              ) -> PowerResult:
+    """Pi X by power iteration Z_0 = alpha X, Z_{t+1} = alpha X + (1 - alpha) P Z_t (ldp-ge A2).
+
+    After L steps Z_L = sum_{l <= L} alpha (1 - alpha)^l P^l X. Since P^l = D^r (D^-1 A)^l D^-r, the tail
+    is at most (1 - alpha)^(L+1) (d_v / d_min)^r max|X| in row v; L is the smallest count that makes this
+    <= tol everywhere, unless ``steps`` fixes it.
+    """
+    alpha = _check_unit("alpha", alpha, True, True)
+    r = _check_unit("r", r, False, False)
+    p = transition(adjacency, r)
+    x = _features(x, p.shape[0])
+    degrees = safe_degrees(adjacency)
+    growth = (degrees / degrees.min()) ** r
+    scale = float(np.abs(x).max(initial=0.0))
+    if steps is None:
+        if not tol > 0:
+            raise ValueError(f"tol must be > 0, got {tol!r}")
+        steps = _steps_from_tolerance(alpha, tol, float(growth.max()), scale)
+    z = alpha * x
+    for _ in range(steps):
+        z = alpha * x + (1.0 - alpha) * (p @ z)
+    return PowerResult(z, steps, (1.0 - alpha) ** (steps + 1) * growth * scale)
+
+
+def backward_push(adjacency, x, alpha: float, r: float, r_max: float, residual_correction: bool = False,
+                  divide_by: Literal["receiver", "pusher"] = "receiver", block: int = 512,
+                  dense_fraction: float = 0.05) -> PushResult:
+    """Backward push for Z = Pi X (ldp-ge Algorithm 3, corrected per errata E2 and E3).
+
+    R <- D^-r X, Q <- 0; while some |R(v, j)| > r_max: Q(v, j) += alpha R(v, j), and every neighbour u of v
+    receives (1 - alpha) R(v, j) / |N(u)| (the *receiver's* degree, E2); R(v, j) <- 0. Finally
+    Z = D^r Q, or D^r (Q + alpha R) with ``residual_correction`` (the released code).
+
+    Each push keeps the invariant D^-r Pi X = Q + F R with F = alpha (I - (1 - alpha) D^-1 A)^-1, whose rows
+    sum to at most 1; at termination |R| <= r_max, hence |Z(v, j) - (Pi X)(v, j)| <= d_v^r r_max for any
+    push order ((1 - alpha) d_v^r r_max with the correction). Pushes are done in rounds over a block of
+    columns at once: every (node, column) entry above the threshold is pushed together as one sparse matrix
+    product A @ M, and only the entries that just received residue are examined in the next round, so the
+    work follows the residue instead of sweeping all n x d entries. While more than ``dense_fraction`` of a
+    block's entries are above the threshold, a round is a masked sparse-dense product instead (cheaper when
+    the frontier covers most of the graph); the result is the same push sequence either way.
+
+    ``divide_by="pusher"`` is Algorithm 3 as printed (dividing by |N(v)|); it converges to Eq. 2 with r + 1
+    in place of r and is kept to demonstrate erratum E2.
+    """
+    alpha = _check_unit("alpha", alpha, True, True)
+    r = _check_unit("r", r, False, False)
+    if not (r_max > 0 and np.isfinite(r_max)):
+        raise ValueError(f"r_max must be a positive number, got {r_max!r}")
+    if divide_by not in ("receiver", "pusher"):
+        raise ValueError(f"divide_by must be 'receiver' or 'pusher', got {divide_by!r}")
+    if not 0.0 <= dense_fraction <= 1.0:
+        raise ValueError(f"dense_fraction must lie in [0, 1], got {dense_fraction!r}")
+    if not (isinstance(block, (int, np.integer)) and block >= 1):
+        raise ValueError(f"block must be an integer >= 1, got {block!r}")
+    a = _csr(adjacency)
+    n = a.shape[0]
+    x = _features(x, n)
+    degrees = safe_degrees(a)
+    z = np.empty_like(x)
+    pushes = updates = 0
+    max_residual = 0.0
+    for start in range(0, x.shape[1], block):
+        cols = slice(start, min(start + block, x.shape[1]))
+        width = cols.stop - cols.start
+        residual = x[:, cols] * degrees[:, None] ** (-r)
+        reserve = np.zeros_like(residual)
+        flat_r, flat_q = residual.reshape(-1), reserve.reshape(-1)  # views: entry (v, j) is v * width + j
+        hot = np.abs(residual) > r_max
+        while hot.mean() > dense_fraction:  # wide frontier: push every hot entry with one sparse-dense product
+            mass = residual * hot
+            residual -= mass
+            reserve += alpha * mass
+            if divide_by == "pusher":
+                mass /= degrees[:, None]
+            share = a @ mass
+            if divide_by == "receiver":
+                share /= degrees[:, None]
+            residual += (1.0 - alpha) * share
+            per_row = hot.sum(axis=1)
+            pushes += int(per_row.sum())
+            updates += int(per_row @ np.diff(a.indptr))
+            hot = np.abs(residual) > r_max
+        active = np.flatnonzero(hot.reshape(-1))
+        while active.size:  # narrow frontier: work on the hot entries and the entries they touch only
+            mass = flat_r[active]
+            flat_q[active] += alpha * mass
+            flat_r[active] = 0.0
+            rows, columns = np.divmod(active, width)
+            if divide_by == "pusher":
+                mass = mass / degrees[rows]
+            pushed = sp.csr_matrix((mass, (rows, columns)), shape=(n, width))
+            share = (a @ pushed).tocoo()  # every (receiver, column) pair that gets residue, once
+            updates += int(share.nnz)
+            pushes += int(active.size)
+            if divide_by == "receiver":
+                share.data /= degrees[share.row]
+            touched = share.row * width + share.col
+            flat_r[touched] += (1.0 - alpha) * share.data
+            active = touched[np.abs(flat_r[touched]) > r_max]
+        max_residual = max(max_residual, float(np.abs(flat_r).max(initial=0.0)))
+        if residual_correction:
+            reserve += alpha * residual
+        z[:, cols] = reserve * degrees[:, None] ** r
+    factor = (1.0 - alpha) if residual_correction else 1.0
+    return PushResult(z, max_residual, factor * degrees ** r * max_residual, pushes, updates)
+
+
+def ppr_rows(adjacency, nodes, alpha: float, r: float, tol: float = 1e-12) -> np.ndarray:
+    """Exact-to-``tol`` rows Pi[nodes, :] by power iteration on P^T, without forming Pi.
+
+    Row v of Pi is alpha sum_l (1 - alpha)^l e_v^T P^l; the L1 norm of the dropped tail is at most
+    (1 - alpha)^(L+1) (d_v / d_min)^r.
+    """
+    alpha = _check_unit("alpha", alpha, True, True)
+    r = _check_unit("r", r, False, False)
+    p_t = transition(adjacency, r).T.tocsr()
+    n = p_t.shape[0]
+    nodes = np.atleast_1d(np.asarray(nodes, dtype=np.int64))
+    degrees = safe_degrees(adjacency)
+    steps = _steps_from_tolerance(alpha, tol, float(((degrees[nodes] / degrees.min()) ** r).max()), 1.0)
+    walk = np.zeros((n, nodes.size))
+    walk[nodes, np.arange(nodes.size)] = 1.0
+    total = alpha * walk
+    for _ in range(steps):
+        walk = (1.0 - alpha) * (p_t @ walk)
+        total += alpha * walk
+    return total.T
+
+
+@dataclass(frozen=True)
+class PPR(Propagation):
+    """Personalised PageRank propagation Z = Pi X (ldp-ge A2/A3) with ``method`` push, power or exact."""
+
+    alpha: float = 0.1
+    r: float = 0.5
+    method: Literal["push", "power", "exact"] = "push"
+    r_max: float = 1e-4
+    tol: float = 1e-10
+    residual_correction: bool = False
+
+    def __post_init__(self):
+        _check_unit("alpha", self.alpha, True, True)
+        _check_unit("r", self.r, False, False)
+        if self.method not in ("push", "power", "exact"):
+            raise ValueError(f"method must be 'push', 'power' or 'exact', got {self.method!r}")
+
+    def apply(self, adjacency, x) -> np.ndarray:
+        if self.method == "push":
+            return backward_push(adjacency, x, self.alpha, self.r, self.r_max, self.residual_correction).z
+        if self.method == "power":
+            return ppr_power(adjacency, x, self.alpha, self.r, self.tol).z
+        pi = ppr_exact(adjacency, self.alpha, self.r)
+        return pi @ _features(x, pi.shape[0])
+
+    def rows(self, adjacency, nodes) -> np.ndarray:
+        if self.method == "exact":
+            return ppr_exact(adjacency, self.alpha, self.r)[np.atleast_1d(nodes)]
+        return ppr_rows(adjacency, nodes, self.alpha, self.r, min(self.tol, 1e-12))
