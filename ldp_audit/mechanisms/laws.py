@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -210,7 +211,7 @@ class Smooth(Law):
     loc: float
     scale: float
 
-    @property
+    @cached_property
     def _frozen(self):
         return self.family(loc=self.loc, scale=self.scale)
 

@@ -1,0 +1,121 @@
+"""Statistical building blocks of the audits, from statsmodels and scipy rather than hand-written formulas.
+
+Conventions (ldp-ge §5.0, ppgnn §3): every check gets a family-wise false-alarm rate and splits it over its
+sub-tests with Bonferroni; mean tests are z-tests; variance tests use the empirical fourth central moment;
+probability ratios use Clopper-Pearson intervals.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+from statsmodels.stats.multitest import multipletests
+from statsmodels.stats.proportion import proportion_confint
+
+
+def clopper_pearson(count, n, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+    """Two-sided exact (Clopper-Pearson) interval at level 1 - alpha for count successes out of n."""
+    low, high = proportion_confint(np.asarray(count), np.asarray(n), alpha=alpha, method="beta")
+    low = np.where(np.asarray(count) == 0, 0.0, low)
+    high = np.where(np.asarray(count) == np.asarray(n), 1.0, high)
+    return np.asarray(low, dtype=float), np.asarray(high, dtype=float)
+
+
+def one_sided_bounds(count, n, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+    """(lower, upper) one-sided Clopper-Pearson bounds, each holding with probability >= 1 - alpha."""
+    return clopper_pearson(count, n, 2.0 * alpha)
+
+
+def bonferroni_reject(p_values, alpha: float) -> np.ndarray:
+    """Which hypotheses a Bonferroni correction rejects at family-wise rate alpha (statsmodels)."""
+    p = np.atleast_1d(np.asarray(p_values, dtype=float))
+    if p.size == 0:
+        return np.zeros(0, dtype=bool)
+    return multipletests(p, alpha=alpha, method="bonferroni")[0]
+
+
+@dataclass(frozen=True)
+class Moments:
+    """Sufficient statistics of a sample: count and the first four power sums, mergeable across chunks."""
+
+    n: int
+    s1: np.ndarray
+    s2: np.ndarray
+    s3: np.ndarray
+    s4: np.ndarray
+
+    @classmethod
+    def of(cls, values: np.ndarray, center) -> "Moments":
+        """Power sums of ``values - center`` along axis 0 (centering near the mean keeps float sums accurate)."""
+        v = np.asarray(values, dtype=np.float64) - center
+        v2 = v * v
+        return cls(v.shape[0], v.sum(0), v2.sum(0), (v2 * v).sum(0), (v2 * v2).sum(0))
+
+    def __add__(self, other: "Moments") -> "Moments":
+        return Moments(self.n + other.n, self.s1 + other.s1, self.s2 + other.s2, self.s3 + other.s3, self.s4 + other.s4)
+
+    def mean_offset(self):
+        return self.s1 / self.n
+
+    def central(self):
+        """(variance with divisor n, fourth central moment) of the sample."""
+        m1 = self.s1 / self.n
+        m2, m3, m4 = self.s2 / self.n, self.s3 / self.n, self.s4 / self.n
+        var = m2 - m1 * m1
+        fourth = m4 - 4 * m1 * m3 + 6 * m1 * m1 * m2 - 3 * m1**4
+        return var, fourth
+
+
+def mean_z(moments: Moments, center, expected) -> tuple[np.ndarray, np.ndarray]:
+    """z = (mean - expected) / (s / sqrt(n)) and its two-sided p-value (normal approximation)."""
+    var, _ = moments.central()
+    mean = center + moments.mean_offset()
+    se = np.sqrt(np.maximum(var, 1e-300) / moments.n)
+    z = (mean - expected) / se
+    return z, 2.0 * stats.norm.sf(np.abs(z))
+
+
+def variance_z(moments: Moments, expected_var) -> tuple[np.ndarray, np.ndarray]:
+    """z = (s^2 - sigma^2) / sqrt((m4 - s^4) / n), the large-sample variance test (ldp-ge §5.0)."""
+    var, fourth = moments.central()
+    n = moments.n
+    sample_var = var * n / (n - 1)
+    se = np.sqrt(np.maximum(fourth - var * var, 1e-300) / n)
+    z = (sample_var - expected_var) / se
+    return z, 2.0 * stats.norm.sf(np.abs(z))
+
+
+def z_critical(alpha: float, tests: int = 1) -> float:
+    """Two-sided Bonferroni critical value Phi^-1(1 - alpha / (2 tests))."""
+    return float(stats.norm.isf(alpha / (2.0 * tests)))
+
+
+def ratio_lower_bound(count1, count0, n1, n0, alpha: float, delta: float = 0.0):
+    """ln((CP_low(p1) - delta) / CP_high(p0)) with each one-sided bound at level alpha/2: a lower bound on the
+    epsilon an event certifies, holding with probability >= 1 - alpha (-inf when nothing is certified).
+    Vectorised over arrays of counts; returns a float for scalar counts."""
+    low1, _ = one_sided_bounds(count1, n1, alpha / 2.0)
+    _, high0 = one_sided_bounds(count0, n0, alpha / 2.0)
+    numerator = np.asarray(low1, dtype=float) - delta
+    with np.errstate(divide="ignore"):
+        bound = np.where(numerator > 0.0, np.log(np.maximum(numerator, 1e-300) / high0), -np.inf)
+    return float(bound) if bound.ndim == 0 else bound
+
+
+def ratio_upper_bound(count1, count0, n1, n0, alpha: float) -> float:
+    """ln(CP_high(p1) / CP_low(p0)) with one-sided bounds at alpha/2: an upper bound on the event's log ratio."""
+    _, high1 = one_sided_bounds(count1, n1, alpha / 2.0)
+    low0, _ = one_sided_bounds(count0, n0, alpha / 2.0)
+    if float(low0) <= 0.0:
+        return math.inf
+    return math.log(float(high1) / float(low0))
+
+
+def expected_ratio_lower_bound(p1, p0, n: int, alpha: float, delta: float = 0.0):
+    """The lower bound ``ratio_lower_bound`` would give if the counts came out at their expectations.
+
+    Used to choose input pairs and events from the exact law before any sample is drawn (no data snooping).
+    """
+    return ratio_lower_bound(np.round(np.asarray(p1) * n), np.round(np.asarray(p0) * n), n, n, alpha, delta)
