@@ -40,17 +40,23 @@ def _statistic(result: CheckResult) -> str:
 
 
 def to_table(report: AuditReport):
-    """A ``rich.table.Table`` with one row per check."""
+    """A ``rich.table.Table`` with one row per check (the claim text is in JSON and Markdown; the caption names
+    what was audited and how)."""
     from rich.table import Table
 
     verdict = report.verdict
     table = Table(title=f"{report.title} — verdict: [{_STYLE[verdict]}]{verdict.value.upper()}[/]",
                   show_lines=False, expand=False)
-    for column in ("status", "check", "claim", "statistic", "interval / p", "threshold", "n", "finding"):
-        table.add_column(column, overflow="fold")
+    table.add_column("status", no_wrap=True)
+    table.add_column("check", no_wrap=True)
+    for column in ("statistic", "interval / p", "threshold", "n"):
+        table.add_column(column, overflow="fold", max_width=16)
+    table.add_column("finding", overflow="fold", ratio=1, min_width=30)
     for r in report.results:
-        table.add_row(f"[{_STYLE[r.status]}]{r.status.value.upper()}[/]", r.name, r.claim, _statistic(r),
+        table.add_row(f"[{_STYLE[r.status]}]{r.status.value.upper()}[/]", r.name, _statistic(r),
                       _interval_or_p(r), _fmt(r.threshold), _fmt(r.n) if r.n else "", r.explanation)
+    if report.subject:
+        table.caption = ", ".join(f"{k}={v}" for k, v in {**report.subject, **report.settings}.items())
     return table
 
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+from contextlib import contextmanager
 
 from ..audits.render import to_markdown, to_table, write_report
 from ..audits.result import AuditReport
@@ -25,3 +26,32 @@ def emit(report: AuditReport, args: argparse.Namespace, console) -> int:
     if getattr(args, "out", None):
         write_report(report, args.out)
     return 0 if report.passed else 1
+
+
+def parse_param(text: str) -> tuple[str, object]:
+    """``key=value`` with the value read as int, float, bool or left as text."""
+    if "=" not in text:
+        raise argparse.ArgumentTypeError(f"--param expects KEY=VALUE, got {text!r}")
+    key, value = text.split("=", 1)
+    for cast in (int, float):
+        try:
+            return key, cast(value)
+        except ValueError:
+            pass
+    if value.lower() in ("true", "false"):
+        return key, value.lower() == "true"
+    return key, value
+
+
+@contextmanager
+def progress_bar(console, total: int | None = None, enabled: bool = True, description: str = "sampling"):
+    """A rich progress bar over draws; yields ``advance(draws)`` (a no-op when disabled or not a terminal)."""
+    if not enabled or not console.is_terminal:
+        yield lambda draws: None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=console, transient=True) as progress:
+        task = progress.add_task(description, total=total)
+        yield lambda draws: progress.advance(task, draws)
