@@ -44,7 +44,7 @@ def run(args, console) -> int:
         if key in params:
             params[key] = _k_value(params[key])
     params.update(dict(args.param))
-    settings = AuditSettings(args.samples, args.seed, 1.0 - args.confidence, args.workers)
+    settings = AuditSettings(args.samples, args.seed, round(1.0 - args.confidence, 12), args.workers)
     if ":" in args.mechanism:
         from ..external import audit_external, load_external
 
