@@ -36,7 +36,7 @@ def law_cells(law) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             edges = edges[(edges >= lo) & (edges <= hi)]
         else:
             qs = np.linspace(0.0, 1.0, GOF_CELLS + 1)[1:-1]
-            edges = np.concatenate([[-math.inf], law._frozen.ppf(qs), [math.inf]])
+            edges = np.unique(np.concatenate([[-math.inf, math.inf], law.continuous_quantiles(qs)]))
         cum = np.asarray(law.cdf(edges), dtype=float)
         inside = np.array([np.sum(atom_probs[(atoms > a) & (atoms <= b)]) for a, b in zip(edges[:-1], edges[1:])])
         probs.append(np.maximum(np.diff(cum) - inside, 0.0))

@@ -27,7 +27,7 @@ from typing import Callable
 import numpy as np
 from scipy import integrate
 
-from ..mechanisms.laws import Discrete, Law, PiecewiseUniform, Smooth
+from ..mechanisms.laws import Law, Smooth
 from .result import CheckResult, Status
 from .sampling import map_reduce
 from .stats import expected_ratio_lower_bound, ratio_lower_bound, ratio_upper_bound
@@ -198,9 +198,10 @@ def _cells(law1: Law, law0: Law, smooth_cells: int = 400):
     p1 = [_atom_mass(law1, atoms)]
     p0 = [_atom_mass(law0, atoms)]
     if law1.continuous_mass > 0 or law0.continuous_mass > 0:
-        if isinstance(law1, Smooth) or isinstance(law0, Smooth):
+        if not all(math.isfinite(v) for v in law1.support + law0.support):
             qs = np.linspace(0.0, 1.0, smooth_cells + 1)[1:-1]
-            edges = np.concatenate([[-math.inf, math.inf], law1._frozen.ppf(qs), law0._frozen.ppf(qs)])
+            edges = np.concatenate([[-math.inf, math.inf], law1.continuous_quantiles(qs),
+                                    law0.continuous_quantiles(qs)])
         else:
             edges = np.concatenate([law1.breakpoints, law0.breakpoints])
         edges = np.unique(edges)

@@ -63,6 +63,11 @@ class Law(ABC):
         """Points where the density or the cdf is not smooth (edges of pieces, atoms)."""
         return np.sort(self.atoms[0])
 
+    def continuous_quantiles(self, levels) -> np.ndarray:
+        """Quantiles of the continuous part at the given levels (empty for purely discrete laws); used to cut
+        unbounded supports into cells of comparable mass."""
+        return np.empty(0)
+
     @property
     def continuous_mass(self) -> float:
         return 1.0 - float(np.sum(self.atoms[1]))
@@ -141,6 +146,9 @@ class PiecewiseUniform(Law):
 
     def sample(self, n, rng):
         return np.interp(rng.random(n) * self._cum[-1], self._cum, self.edges)
+
+    def continuous_quantiles(self, levels):
+        return np.interp(np.asarray(levels) * self._cum[-1], self._cum, self.edges)
 
     def affine(self, scale, shift=0.0):
         if scale == 0:
@@ -250,6 +258,9 @@ class Smooth(Law):
     def sample(self, n, rng):
         return self._frozen.rvs(size=n, random_state=rng)
 
+    def continuous_quantiles(self, levels):
+        return self._frozen.ppf(levels)
+
     def affine(self, scale, shift=0.0):
         if scale == 0:
             return Discrete(np.array([shift]), np.array([1.0]))
@@ -298,6 +309,9 @@ class Mixture(Law):
             chosen = which == i
             out[chosen] = component.sample(int(chosen.sum()), rng)
         return out
+
+    def continuous_quantiles(self, levels):
+        return np.concatenate([c.continuous_quantiles(levels) for c in self.components])
 
     def affine(self, scale, shift=0.0):
         return Mixture(tuple(c.affine(scale, shift) for c in self.components), self.weights)
