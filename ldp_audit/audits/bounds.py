@@ -14,6 +14,7 @@ P(|error_j| > t_j) <= delta / d for t_j = M L / 3 + sqrt((M L / 3)^2 + 2 sigma_j
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Callable, Sequence
 
 import numpy as np
@@ -93,21 +94,41 @@ def _moment_arrays(mechanisms, x: np.ndarray, what: str) -> np.ndarray:
     return out
 
 
+def _dense(estimate) -> np.ndarray:
+    return estimate.toarray() if sp.issparse(estimate) else np.asarray(estimate, dtype=float)
+
+
+#: Entries (users x coordinates) perturbed per call; chunks of whole replicates, each with its own seed.
+CHUNK_ENTRIES = 1 << 21
+
+
+def _chunks(reps: int, entries_per_rep: int, seed: int):
+    """(first replicate, count, generator) per chunk; a replicate's draws depend on the seed and chunk size only."""
+    size = max(1, CHUNK_ENTRIES // max(1, entries_per_rep))
+    starts = range(0, reps, size)
+    for start, child in zip(starts, np.random.SeedSequence(seed).spawn(len(starts))):
+        yield start, min(size, reps - start), np.random.default_rng(child)
+
+
 def propagated_samples(weights: np.ndarray, x: np.ndarray, mechanisms, reps: int, seed: int) -> np.ndarray:
     """``reps`` draws of W @ estimate(perturb(X)): shape (reps, rows of W, d).
 
-    Each replicate has its own generator from ``SeedSequence(seed)``, so results do not depend on chunking.
     ``mechanisms`` is one mechanism for every node, or a list with one per node (personalised budgets).
+    Replicates are drawn in chunks of fixed size (``CHUNK_ENTRIES``) with one ``SeedSequence`` child each,
+    so results do not depend on cores or order. Only nodes with a non-zero weight are perturbed.
     """
-    groups = _groups(mechanisms, x.shape[0])
-    out = np.empty((reps, weights.shape[0], x.shape[1]))
-    for t, child in enumerate(np.random.SeedSequence(seed).spawn(reps)):
-        rng = np.random.default_rng(child)
-        total = np.zeros((weights.shape[0], x.shape[1]))
+    weights = np.atleast_2d(weights)
+    used = np.flatnonzero(np.abs(weights).sum(axis=0) > 0)
+    groups = [(m, idx[np.isin(idx, used)]) for m, idx in _groups(mechanisms, x.shape[0])]
+    groups = [(m, idx) for m, idx in groups if idx.size]
+    d = x.shape[1]
+    out = np.empty((reps, weights.shape[0], d))
+    for start, count, rng in _chunks(reps, used.size * d, seed):
+        total = np.zeros((count, weights.shape[0], d))
         for mech, idx in groups:
-            est = _estimates(mech, x[idx], rng)
-            total += np.asarray((est.T @ weights[:, idx].T).T) if sp.issparse(est) else weights[:, idx] @ est
-        out[t] = total
+            est = _dense(_estimates(mech, np.tile(x[idx], (count, 1)), rng)).reshape(count, idx.size, d)
+            total += np.einsum("su,cud->csd", weights[:, idx], est)
+        out[start:start + count] = total
     return out
 
 
@@ -246,8 +267,8 @@ def check_eps_rate(setting: BoundSetting, make_mechanism: Callable[[float], obje
 # ----------------------------------------------------------------------------------- linear aggregation
 
 def check_linear_aggregation(adjacency, x, mechanisms, propagation: prop.Propagation, nodes, reps: int,
-                             seed: int, alpha: float, paper: str, claimed: prop.Propagation | None = None
-                             ) -> list[CheckResult]:
+                             seed: int, alpha: float, paper: str, claimed: prop.Propagation | None = None,
+                             tag: str = "") -> list[CheckResult]:
     """Unbiasedness E[W X'] = W X (lpgnn C7 / Cor. 3.5, ppgnn C12 / Thm 3) and the exact variance
     Var[(W X')_vi] = sum_u W_vu^2 Var[x'_ui] (lpgnn C9).
 
@@ -270,9 +291,9 @@ def check_linear_aggregation(adjacency, x, mechanisms, propagation: prop.Propaga
     ref = {"lpgnn": ("lpgnn Cor. 3.5, C7", "lpgnn C9 (KProp variance)"),
            "ppgnn": ("ppgnn Thm 3, C12", "ppgnn Eq. 10, C13")}[paper]
     details = {"nodes": nodes.tolist(), "propagation": repr(propagation), "claimed": repr(claimed)}
-    return [_z_check(f"{paper}.aggregation.unbiased", ref[0], z_mean, alpha / 2, reps, seed,
+    return [_z_check(f"{paper}.aggregation{tag}.unbiased", ref[0], z_mean, alpha / 2, reps, seed,
                      "E[W X'] = W X", details),
-            _z_check(f"{paper}.aggregation.variance", ref[1], z_var, alpha / 2, reps, seed,
+            _z_check(f"{paper}.aggregation{tag}.variance", ref[1], z_var, alpha / 2, reps, seed,
                      "Var = sum_u W_vu^2 Var[x'_u]", details)]
 
 
@@ -296,20 +317,20 @@ def check_mean_aggregation(mechanism, pool: np.ndarray, sizes: Sequence[int], de
     results, logs_n, logs_err, quantiles = [], [], [], []
     worst = (2.0, 0, 0.0, 0)  # (p-value, exceedances, bound, N) of the size with the smallest p-value
     for i, size in enumerate(sizes):
-        rng = np.random.default_rng(np.random.SeedSequence([seed, i]))
-        users = rng.integers(0, pool.shape[0], size=(reps, size))
-        exceed, errors = 0, np.empty(reps)
-        for t in range(reps):
-            x = pool[users[t]]
-            estimate = _estimates(mechanism, x, rng)
-            mean = np.asarray(estimate.mean(axis=0)).ravel()
-            error = np.abs(mean - x.mean(axis=0))
-            bound = bernstein_threshold(mechanism.estimate_var(x).sum(axis=0), deviation, log_term) / size
-            exceed += bool((error > bound).any())
-            errors[t] = error.max()
+        users = np.random.default_rng(np.random.SeedSequence([seed, i])).integers(0, pool.shape[0], (reps, size))
+        errors, exceeded, bounds = np.empty(reps), np.zeros(reps, dtype=bool), np.empty(reps)
+        for start, count, rng in _chunks(reps, size * d, seed + i):
+            x = pool[users[start:start + count]]  # (count, N, d)
+            estimate = _dense(_estimates(mechanism, x.reshape(-1, d), rng)).reshape(count, size, d)
+            error = np.abs(estimate.mean(axis=1) - x.mean(axis=1))
+            bound = bernstein_threshold(mechanism.estimate_var(x).sum(axis=1), deviation, log_term) / size
+            exceeded[start:start + count] = (error > bound).any(axis=1)
+            errors[start:start + count] = error.max(axis=1)
+            bounds[start:start + count] = bound.max(axis=1)
+        exceed = int(exceeded.sum())
         p_value = float(stats.binom.sf(exceed - 1, reps, delta)) if exceed else 1.0
         if p_value < worst[0]:
-            worst = (p_value, exceed, float(bound.max()), size)
+            worst = (p_value, exceed, float(bounds.max()), size)
         quantiles.append(float(np.quantile(errors, 1 - delta)))
         logs_n.append(np.full(reps, np.log(size)))
         logs_err.append(np.log(errors))
@@ -378,6 +399,14 @@ def compare_mae(adjacency, x, mechanisms: dict, seed: int, graph: str) -> list[C
 
 # ----------------------------------------------------------------------------------- PPGNN levels
 
+@lru_cache(maxsize=256)
+def _make(name: str, **params):
+    """Mechanisms are frozen values, so PPM's per-level mechanisms can be shared across draws."""
+    from ..mechanisms import make
+
+    return make(name, **params)
+
+
 @dataclass(frozen=True)
 class Personalised:
     """PPM (ppgnn A4) on n users: levels tau, perturbed levels tau', one MLR mechanism per user."""
@@ -391,8 +420,6 @@ class Personalised:
     def draw(cls, n: int, d: int, eps: float, seed: int, h: int = 5, gamma: float = 0.5, tau=None):
         """Uniform levels (or ``tau``), budgets eps^tau = 2^(tau-1) eps (ppgnn E7), ESW with gamma eps^tau
         on f = h levels, MLR with (1 - gamma) eps^tau."""
-        from ..mechanisms import make
-
         rng = np.random.default_rng(seed)
         tau = rng.integers(1, h + 1, size=n) if tau is None else np.asarray(tau)
         budgets = eps * 2.0 ** (tau - 1)
@@ -400,8 +427,8 @@ class Personalised:
         by_level = {}
         for level in np.unique(tau):
             idx = np.flatnonzero(tau == level)
-            tau_prime[idx] = make("esw", eps=gamma * budgets[idx[0]], f=h).perturb(tau[idx], rng)
-            by_level[level] = make("mlr", eps=(1 - gamma) * budgets[idx[0]], d=d)
+            tau_prime[idx] = _make("esw", eps=gamma * budgets[idx[0]], f=h).perturb(tau[idx], rng)
+            by_level[level] = _make("mlr", eps=(1 - gamma) * budgets[idx[0]], d=d)
         mechanisms = [by_level[level] for level in tau]
         variances = np.array([float(m.estimate_var(np.zeros(1))[0]) for m in mechanisms])
         return cls(tau, tau_prime, mechanisms, variances)
@@ -500,11 +527,12 @@ def lpgnn_graph_claims(settings) -> list[CheckResult]:
     graph = _six_node_graph()
     x = np.random.default_rng(11).uniform(0, 1, size=(6, 10))
     mech = make("multibit", eps=1.0, d=10, k=1)
-    reps = max(20_000, min(200_000, settings.samples // 5))
+    reps = max(5_000, min(40_000, settings.samples // 25))
     results = []
     for k in (1, 2, 3):
         results += check_linear_aggregation(graph.adjacency, x, mech, prop.KProp(steps=k, aggregator="gcn"),
-                                            np.arange(6), reps, settings.seed + k, settings.alpha / 3, "lpgnn")
+                                            np.arange(6), reps, settings.seed + k, settings.alpha / 3, "lpgnn",
+                                            tag=f".K={k}")
     pool = np.random.default_rng(settings.seed).uniform(0, 1, size=(512, 200))
     results += check_mean_aggregation(make("multibit", eps=1.0, d=200, k=1), pool, (1, 2, 4, 8, 16), 0.05, 300,
                                       settings.seed, settings.alpha, graph_rates.LPGNN_PROP36)
@@ -527,7 +555,7 @@ def ppgnn_graph_claims(settings) -> list[CheckResult]:
     graph = Graph(name="ppgnn-C12 6-node graph", num_nodes=6, edges=np.array(np.nonzero(np.triu(a))))
     users = Personalised.draw(6, 4, 1.0, settings.seed, tau=np.array([1, 2, 3, 4, 5, 2]))
     x = np.random.default_rng(settings.seed).uniform(-1, 1, size=(6, 4))
-    reps = max(20_000, min(200_000, settings.samples // 5))
+    reps = max(5_000, min(40_000, settings.samples // 25))
     flex = prop.FlexProp(steps=2, weights=prop.flexprop_weights("tau_prime", tau_prime=users.tau_prime))
     results = check_linear_aggregation(graph.adjacency, x, users.mechanisms, flex, np.arange(6), reps,
                                        settings.seed, settings.alpha, "ppgnn")
