@@ -91,9 +91,22 @@ class ScalarMechanism(ABC):
         return self.estimate_shift + self.estimate_scale * reports
 
     # ----- exact law and the paper's moment formulas -------------------------------------------------------
-    @abstractmethod
     def law(self, x: float) -> Law:
-        """Exact distribution of the report for input ``x``."""
+        """Exact distribution of the report for one input ``x`` (checked against the domain like ``perturb``)."""
+        return self._law(float(self.checked_input(x)))
+
+    def checked_input(self, x) -> float:
+        lo, hi = self.domain
+        value = as_input_array(x, lo, hi, 1)
+        if value.ndim != 0:
+            raise ValueError(f"x must be a single number for law(), got shape {value.shape}")
+        if self.discrete_input:
+            self._check_categories(value)
+        return float(value)
+
+    @abstractmethod
+    def _law(self, x: float) -> Law:
+        """Exact law of the report for a validated input."""
 
     def estimate_law(self, x: float) -> Law:
         return self.law(x).affine(self.estimate_scale, self.estimate_shift)

@@ -14,14 +14,19 @@ from .laws import Discrete
 from .validation import check_int
 
 
-def _keep_or_jump(u, x, keep_mass, jump_mass, n_other, skip_from, skip_width, first):
-    """Shared sampler: with probability ``keep_mass`` return a uniform point of the high-probability block, else a
-    uniform point among the ``n_other`` remaining categories. The block starts at ``skip_from`` and has
-    ``skip_width`` categories; ``first`` is the smallest category."""
-    in_block = u < keep_mass
-    block = skip_from + np.minimum(np.floor(u / keep_mass * skip_width), skip_width - 1)
-    rest = np.minimum(np.floor((u - keep_mass) / jump_mass * n_other), n_other - 1) + first
-    rest = rest + skip_width * (rest >= skip_from)
+def _keep_or_jump(u, x, keep_mass, jump_mass, n_other, width, first):
+    """Shared one-uniform sampler of randomized response and ESW.
+
+    The top ``keep_mass`` of [0, 1) maps uniformly onto the ``width`` high-probability categories starting at x;
+    the rest maps uniformly onto the ``n_other`` remaining categories (counted from ``first``, skipping the block).
+    """
+    j = np.floor(u * (n_other / jump_mass))
+    in_block = j >= n_other
+    rest = j + first
+    rest += width * (rest >= x)
+    if width == 1:
+        return np.where(in_block, x, rest)
+    block = x + np.minimum(np.floor((u - jump_mass) * (width / keep_mass)), width - 1)
     return np.where(in_block, block, rest)
 
 
@@ -59,9 +64,9 @@ class RandomizedResponse(ScalarMechanism):
 
     def _sample(self, x, rng):
         p, q = self.probabilities()
-        return _keep_or_jump(rng.random(x.shape), x, p, (self.c - 1) * q, self.c - 1, x, 1, 0.0)
+        return _keep_or_jump(rng.random(x.shape), x, p, (self.c - 1) * q, self.c - 1, 1, 0.0)
 
-    def law(self, x):
+    def _law(self, x):
         p, q = self.probabilities()
         probs = np.full(self.c, q)
         probs[int(x)] = p
@@ -73,11 +78,12 @@ class RandomizedResponse(ScalarMechanism):
         return q * (self.c * (self.c - 1) / 2.0 - x) + p * x
 
     def report_var(self, x):
-        p, q = self.probabilities()
+        """Computed from the offsets y - x, which only the q-weighted categories have (no cancellation)."""
+        _, q = self.probabilities()
         x = np.asarray(x, dtype=np.float64)
-        squares = (self.c - 1) * self.c * (2 * self.c - 1) / 6.0
-        mean = self.report_mean(x)
-        return q * (squares - x * x) + p * x * x - mean * mean
+        offsets = np.arange(self.c, dtype=np.float64)[None, :] - np.atleast_1d(x)[:, None]
+        first, second = q * offsets.sum(1), q * (offsets**2).sum(1)
+        return (second - first * first).reshape(x.shape)
 
     def params(self):
         return {"eps": self.eps, "c": self.c}
@@ -125,9 +131,9 @@ class ExtendedSquareWaveLevels(ScalarMechanism):
     def _sample(self, x, rng):
         p, q = self.probabilities()
         width = 2 * self.half_width + 1
-        return _keep_or_jump(rng.random(x.shape), x, width * p, (self.f - 1) * q, self.f - 1, x, width, 1.0)
+        return _keep_or_jump(rng.random(x.shape), x, width * p, (self.f - 1) * q, self.f - 1, width, 1.0)
 
-    def law(self, x):
+    def _law(self, x):
         p, q = self.probabilities()
         outputs = np.arange(1, self.f + 2 * self.half_width + 1, dtype=np.float64)
         window = (outputs >= x) & (outputs <= x + 2 * self.half_width)
@@ -146,10 +152,14 @@ class ExtendedSquareWaveLevels(ScalarMechanism):
         return p * window + q * (total - window)
 
     def report_var(self, x):
+        """Computed from the offsets y - x (window offsets 0..2b, weight p; the rest, weight q), no cancellation."""
         p, q = self.probabilities()
-        window, total = self._sums(x, 2)
-        mean = self.report_mean(x)
-        return p * window + q * (total - window) - mean * mean
+        x = np.asarray(x, dtype=np.float64)
+        outputs = np.arange(1, self.f + 2 * self.half_width + 1, dtype=np.float64)[None, :]
+        offsets = outputs - np.atleast_1d(x)[:, None]
+        weights = np.where((offsets >= 0) & (offsets <= 2 * self.half_width), p, q)
+        first, second = (weights * offsets).sum(1), (weights * offsets**2).sum(1)
+        return (second - first * first).reshape(x.shape)
 
     def params(self):
         return {"eps": self.eps, "f": self.f}

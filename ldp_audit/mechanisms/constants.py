@@ -3,14 +3,16 @@
 Closed forms such as b(eps) = (eps e^eps - e^eps + 1) / (e^eps (e^eps - eps - 1)) cancel catastrophically for
 small eps and overflow for large eps (ldp-ge E11, lpgnn E2). Each function here uses a Taylor series below a
 threshold, ``expm1``/``tanh`` forms in the middle and ``exp(-eps)`` forms above, and is accurate to a few ulp on
-eps in [1e-8, 700].
+eps in [1e-8, 700] (better than 1e-12 relative everywhere, checked against 80-digit arithmetic in tests).
 """
 from __future__ import annotations
 
 import math
 
-#: Below this budget the Square Wave constants use their Taylor series (relative truncation error < 1e-13).
-_SERIES_BELOW = 1e-3
+#: Below this budget the Square Wave half-width uses its Taylor series (truncation error below 1e-19 there).
+_SERIES_BELOW = 1e-2
+#: Taylor coefficients of b(eps) around 0, from the series of numerator and denominator (checked with sympy).
+_B_SERIES = (1.0, -2 / 3, 2 / 9, -7 / 135, 4 / 405, -11 / 6804, 29 / 127575, -17 / 612360, 1 / 328050)
 
 
 def coth_half(eps: float) -> float:
@@ -21,12 +23,11 @@ def coth_half(eps: float) -> float:
 def sw_half_width(eps: float) -> float:
     """Window half-width b(eps) of the Square Wave on [-1, 1] (ldp-ge Algorithm 1).
 
-    b = (eps - 1 + e^-eps) / (e^eps - 1 - eps). Series 1 - 2e/3 + 2e^2/9 - 7e^3/135 + ... for small eps;
+    b = (eps - 1 + e^-eps) / (e^eps - 1 - eps). Series 1 - 2e/3 + 2e^2/9 - 7e^3/135 + ... (to e^8) for small eps;
     the e^-eps form for large eps never overflows.
     """
     if eps < _SERIES_BELOW:
-        # b = 1 - 2e/3 + 2e^2/9 - 7e^3/135 + 2e^4/405 (coefficients from the series of both numerator and denominator)
-        return 1.0 - 2.0 * eps / 3.0 + 2.0 * eps**2 / 9.0 - 7.0 * eps**3 / 135.0 + 2.0 * eps**4 / 405.0
+        return sum(c * eps**i for i, c in reversed(list(enumerate(_B_SERIES))))
     numerator = eps + math.expm1(-eps)          # eps - 1 + e^-eps
     if eps < 30.0:
         return numerator / (math.expm1(eps) - eps)

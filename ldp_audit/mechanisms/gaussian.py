@@ -78,7 +78,7 @@ class Gaussian(ScalarMechanism):
     def _sample(self, x, rng):
         return x + self.sigma * rng.standard_normal(x.shape)
 
-    def law(self, x):
+    def _law(self, x):
         return Smooth(stats.norm, float(x), self.sigma)
 
     def report_mean(self, x):

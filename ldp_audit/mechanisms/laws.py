@@ -75,9 +75,9 @@ class Law(ABC):
     def mean(self) -> float:
         return self.moment(1)
 
+    @abstractmethod
     def var(self) -> float:
-        m1 = self.moment(1)
-        return max(self.moment(2) - m1 * m1, 0.0)
+        """Second moment about the mean, computed from centred values (no m2 - m1^2 cancellation)."""
 
     def prob(self, lo, hi) -> np.ndarray:
         """P(lo < Y <= hi), elementwise."""
@@ -137,12 +137,18 @@ class PiecewiseUniform(Law):
 
     def moment(self, order):
         a, b = self.edges[:-1], self.edges[1:]
-        # E[Y^k] on a uniform piece [a, b) is (b^(k+1) - a^(k+1)) / ((k+1)(b - a))
-        per_piece = (b ** (order + 1) - a ** (order + 1)) / ((order + 1) * (b - a))
+        # E[Y^k] on a uniform piece [a, b) is (b^(k+1) - a^(k+1)) / ((k+1)(b - a)) = sum_i a^i b^(k-i) / (k+1),
+        # the second form free of cancellation on narrow pieces
+        per_piece = sum(a**i * b ** (order - i) for i in range(order + 1)) / (order + 1)
         return float(np.dot(self.masses, per_piece))
 
     def continuous_integral(self):
         return float(np.sum(self.heights * np.diff(self.edges)))
+
+    def var(self):
+        mean = self.mean()
+        a, b = self.edges[:-1] - mean, self.edges[1:] - mean
+        return float(np.dot(self.masses, (a * a + a * b + b * b) / 3.0))
 
     def sample(self, n, rng):
         return np.interp(rng.random(n) * self._cum[-1], self._cum, self.edges)
@@ -202,6 +208,9 @@ class Discrete(Law):
     def continuous_integral(self):
         return 0.0
 
+    def var(self):
+        return float(np.dot(self.probs, (self.values - self.mean()) ** 2))
+
     def sample(self, n, rng):
         cum = np.cumsum(self.probs)
         idx = np.searchsorted(cum, rng.random(n) * cum[-1], side="right")
@@ -247,6 +256,9 @@ class Smooth(Law):
 
     def moment(self, order):
         return float(self._frozen.moment(order))
+
+    def var(self):
+        return float(self._frozen.var())
 
     def continuous_integral(self):
         from scipy.integrate import quad
@@ -301,6 +313,11 @@ class Mixture(Law):
 
     def continuous_integral(self):
         return float(sum(w * c.continuous_integral() for c, w in zip(self.components, self.weights)))
+
+    def var(self):
+        """Law of total variance: within-component variances plus the spread of the component means."""
+        mean = self.mean()
+        return float(sum(w * (c.var() + (c.mean() - mean) ** 2) for c, w in zip(self.components, self.weights)))
 
     def sample(self, n, rng):
         which = rng.choice(len(self.components), size=n, p=np.asarray(self.weights) / np.sum(self.weights))

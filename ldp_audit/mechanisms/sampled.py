@@ -104,7 +104,7 @@ class SampledMechanism:
 
     # ----- client side -------------------------------------------------------------------------------
     def _sampled(self, x, rng, clip):
-        x = as_input_array(x, self.alpha, self.beta, self.d, clip=clip)
+        x = as_input_array(x, self.alpha, self.beta, self.d, clip=clip).reshape(-1, self.d)
         rng = check_rng(rng)
         n = x.shape[0]
         columns = sample_subsets(n, self.d, self.k, rng)
@@ -160,6 +160,8 @@ class SampledMechanism:
             else:
                 return reports.multiply(self.estimate_scale).tocsr()
         reports = np.asarray(reports, dtype=np.float64)
+        if reports.shape[-1:] != (self.d,) or reports.ndim > 2:
+            raise ValueError(f"reports must have shape (n, {self.d}) or ({self.d},), got {reports.shape}")
         if not self.rescale:
             return reports
         return self.estimate_shift + self.estimate_scale * reports
@@ -172,6 +174,7 @@ class SampledMechanism:
 
     def law(self, x_j: float) -> Law:
         """Exact law of one coordinate's report: 0 with probability 1 - k/d, else client_scale * M(z_j)."""
+        x_j = float(as_input_array(x_j, self.alpha, self.beta, 1, name="x_j"))
         sampled = self.coordinate.law(float(self.to_coordinate(x_j))).affine(self.client_scale)
         if self.k == self.d:
             return sampled

@@ -18,7 +18,7 @@ from scipy import stats
 from .base import ScalarMechanism
 from .constants import (coth_half, pm_constants, pm_variance, sw_mean_factor, sw_probabilities,
                         sw_second_moment_offset, sw_window_masses)
-from .laws import Discrete, PiecewiseUniform, Smooth
+from .laws import Discrete, Mixture, PiecewiseUniform, Smooth, point_mass
 
 
 def _window_sample(u, masses, window_lo, width, outer_lo, outer_length):
@@ -29,11 +29,27 @@ def _window_sample(u, masses, window_lo, width, outer_lo, outer_length):
     mapped into the window, above it onto the outer part, whose window-sized gap is skipped.
     """
     window_mass, outer_mass = masses
+    out = u - window_mass
+    out *= outer_length / outer_mass
+    out += width * (out >= window_lo - outer_lo)
+    out += outer_lo
     inside = u < window_mass
-    y_window = window_lo + u * (width / window_mass)
-    outer = (u - window_mass) * (outer_length / outer_mass)
-    y_outer = outer_lo + outer + width * (outer >= window_lo - outer_lo)
-    return np.where(inside, y_window, y_outer)
+    np.copyto(out, window_lo + u * (width / window_mass), where=inside)
+    return out
+
+
+def _window_law(window_lo, width, window_mass, outer_lo, outer_hi, outer_mass):
+    """Uniform window of mass ``window_mass`` inside a uniform outer range (the laws of Square Wave and Piecewise).
+
+    At large eps the window can be narrower than one floating-point step at its position; it is then a point
+    mass at its centre, which is what the sampler produces too.
+    """
+    window_hi = window_lo + width
+    left, right = (window_lo - outer_lo) / (outer_hi - outer_lo - width), (outer_hi - window_hi) / (outer_hi - outer_lo - width)
+    edges = [outer_lo, window_lo, window_hi, outer_hi]
+    if window_hi > window_lo:
+        return PiecewiseUniform(edges, [outer_mass * left, window_mass, outer_mass * right])
+    return Mixture((point_mass(window_lo), PiecewiseUniform(edges, [left, 0.0, right])), (window_mass, outer_mass))
 
 
 @dataclass(frozen=True)
@@ -50,7 +66,7 @@ class Laplace(ScalarMechanism):
     def _sample(self, x, rng):
         return rng.laplace(x, self.noise_scale)
 
-    def law(self, x):
+    def _law(self, x):
         return Smooth(stats.laplace, float(x), self.noise_scale)
 
     def report_mean(self, x):
@@ -69,17 +85,17 @@ class Piecewise(ScalarMechanism):
 
     def _pieces(self, x):
         s, w, outer = pm_constants(self.eps)
-        left = 0.5 * (s + 1.0) * x - 0.5 * (s - 1.0)
-        return s, (w, outer), left, left + s - 1.0
+        width = 2.0 / math.expm1(self.eps / 2.0)  # s - 1 without cancellation
+        left = 0.5 * (s + 1.0) * x - 0.5 * width
+        return s, (w, outer), left, width
 
     def _sample(self, x, rng):
-        s, masses, left, _ = self._pieces(x)
-        return _window_sample(rng.random(x.shape), masses, left, s - 1.0, -s, s + 1.0)
+        s, masses, left, width = self._pieces(x)
+        return _window_sample(rng.random(x.shape), masses, left, width, -s, s + 1.0)
 
-    def law(self, x):
-        s, (w, outer), left, right = self._pieces(float(x))
-        return PiecewiseUniform([-s, left, right, s],
-                                [outer * (left + s) / (s + 1.0), w, outer * (s - right) / (s + 1.0)])
+    def _law(self, x):
+        s, (w, outer), left, width = self._pieces(float(x))
+        return _window_law(left, width, w, -s, s, outer)
 
     def report_mean(self, x):
         return np.asarray(x, dtype=np.float64)
@@ -99,10 +115,10 @@ class SquareWave(ScalarMechanism):
         b, _, _ = sw_probabilities(self.eps)
         return _window_sample(rng.random(x.shape), sw_window_masses(self.eps), x - b, 2.0 * b, -1.0 - b, 2.0)
 
-    def law(self, x):
-        b, p, q = sw_probabilities(self.eps)
-        x = float(x)
-        return PiecewiseUniform([-1.0 - b, x - b, x + b, 1.0 + b], [q * (x + 1.0), 2.0 * b * p, q * (1.0 - x)])
+    def _law(self, x):
+        b = sw_probabilities(self.eps)[0]
+        inside, outside = sw_window_masses(self.eps)
+        return _window_law(x - b, 2.0 * b, inside, -1.0 - b, 1.0 + b, outside)
 
     def report_mean(self, x):
         return sw_mean_factor(self.eps) * np.asarray(x, dtype=np.float64)
@@ -131,10 +147,10 @@ class SquareWaveUnit(ScalarMechanism):
         half = 0.5 * sw_probabilities(self.eps)[0]
         return _window_sample(rng.random(x.shape), sw_window_masses(self.eps), x - half, 2.0 * half, -half, 1.0)
 
-    def law(self, x):
-        b, p, q = sw_probabilities(self.eps)
-        x, half = float(x), 0.5 * b
-        return PiecewiseUniform([-half, x - half, x + half, 1.0 + half], [q * x * 2.0, 2.0 * b * p, q * (1.0 - x) * 2.0])
+    def _law(self, x):
+        half = 0.5 * sw_probabilities(self.eps)[0]
+        inside, outside = sw_window_masses(self.eps)
+        return _window_law(x - half, 2.0 * half, inside, -half, 1.0 + half, outside)
 
     def report_mean(self, x):
         return 0.5 * (sw_mean_factor(self.eps) * (2.0 * np.asarray(x, dtype=np.float64) - 1.0) + 1.0)
@@ -166,7 +182,7 @@ class OneBit(ScalarMechanism):
         plus = rng.random(x.shape) < self.prob_plus(x)
         return np.where(plus, self.output_scale, -self.output_scale)
 
-    def law(self, x):
+    def _law(self, x):
         p = float(self.prob_plus(float(x)))
         return Discrete([-self.output_scale, self.output_scale], [1.0 - p, p])
 
