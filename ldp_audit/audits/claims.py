@@ -10,17 +10,19 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass
 
-from .result import AuditReport
+from .result import AuditReport, CheckResult, Status
 
 #: paper name -> providers of its claims, in the order they are reported.
-PROVIDERS: dict[str, tuple[str, ...]] = {}
+PROVIDERS: dict[str, tuple[str, ...]] = {
+    "se-privgemb": ("ldp_audit.audits.seprivgemb_claims:claims",),
+}
 
 
 @dataclass(frozen=True)
 class ClaimSettings:
     """How hard the claim checks work: Monte Carlo sample size per statistic, seed, family-wise alpha."""
 
-    samples: int = 1_000_000
+    samples: int = 200_000
     seed: int = 20240601
     alpha: float = 1e-3
 
@@ -47,3 +49,27 @@ def run_claims(paper: str, settings: ClaimSettings | None = None) -> AuditReport
         results.extend(provider(settings))
     return AuditReport.of(f"claims of {paper}", results, subject={"paper": paper},
                           settings={"samples": settings.samples, "seed": settings.seed, "alpha": settings.alpha})
+
+
+def claim_row(claim_id: str, claim: str, holds: bool, statistic: float | None, statistic_name: str,
+              explanation: str, threshold: float | None = None, **details) -> CheckResult:
+    """An exact (non-random) claim check: PASS when the printed claim holds, FAIL (an erratum) when it does not."""
+    return CheckResult(claim_id, claim, Status.PASS if holds else Status.FAIL,
+                       None if statistic is None else float(statistic), statistic_name,
+                       threshold=threshold, explanation=explanation, details=details)
+
+
+def audited_row(claim_id: str, claim: str, mechanism, settings: ClaimSettings, share: int) -> CheckResult:
+    """A claim about a mechanism's behaviour, checked by the whole ``verify`` audit at ``alpha / share``."""
+    from .verify import AuditSettings, verify
+
+    report = verify(mechanism, AuditSettings(settings.samples, settings.seed, settings.alpha / share))
+    failed = [r.name for r in report.failures()]
+    blackbox = next((r for r in report.results if r.name == "privacy.blackbox"), None)
+    return CheckResult(claim_id, claim, report.verdict, blackbox.statistic if blackbox else None,
+                       "eps_lower" if blackbox else "", threshold=mechanism.eps, n=settings.samples,
+                       seed=settings.seed, alpha=settings.alpha / share,
+                       explanation=(f"verify {mechanism.name} {mechanism.params()}: "
+                                    + (f"FAILED {', '.join(failed)}" if failed else
+                                       f"all {len(report.results)} checks pass")),
+                       details={"checks": {r.name: r.status.value for r in report.results}})

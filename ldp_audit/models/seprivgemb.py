@@ -201,7 +201,7 @@ def subgraph_loss(w_in, w_out, centre, context, negatives, weight):
 
     vi = w_in[centre]
     logits = (w_out[_targets(context, negatives)] * vi[:, None, :]).sum(-1)
-    return weight * (F.softplus(-logits[:, 0]) + F.softplus(logits[:, 1:]).sum(-1))
+    return -weight * (F.logsigmoid(logits[:, 0]) + F.logsigmoid(-logits[:, 1:]).sum(-1))
 
 
 def _targets(context, negatives):
@@ -226,29 +226,39 @@ def subgraph_gradients(w_in, w_out, centre, context, negatives, weight):
     return torch.einsum("bn,bnr->br", coef, vo), coef[:, :, None] * vi[:, None, :]
 
 
-def clip_rows(g, C: float):
-    """Eq. 3 on the trailing dimensions of each subgraph's gradient (Frobenius norm for a block)."""
-    norms = g.flatten(1).norm(dim=1)
+def clip_rows(g, C: float, norms=None):
+    """Eq. 3 on each subgraph's gradient: g / max(1, ||g|| / C), the norm over all trailing dimensions
+    (Frobenius for a block) unless ``norms`` are given."""
+    norms = g.flatten(1).norm(dim=1) if norms is None else norms
     return g / (norms / C).clamp(min=1.0).view(-1, *([1] * (g.dim() - 1)))
+
+
+def merged_block_norms(g_out, targets):
+    """Frobenius norm of each subgraph's W_out gradient AFTER rows with the same index are summed (Eq. 8: a
+    node drawn twice as a negative receives the sum). Clipping the unmerged block would let a subgraph with a
+    repeated negative move the summed gradient by up to sqrt(2) C."""
+    same = (targets[:, :, None] == targets[:, None, :]).to(g_out.dtype)
+    gram = g_out @ g_out.transpose(1, 2)
+    return (gram * same).sum((1, 2)).clamp(min=0).sqrt()
 
 
 def aggregate(w_in, w_out, centre, context, negatives, weight, C: float, clipping: str):
     """Sum of (clipped) per-subgraph gradients as |V| x r matrices for W_in and W_out.
 
-    ``per-subgraph``: each subgraph's W_in vector and W_out block clipped to C separately (Alg. 2, spec U4);
+    ``per-subgraph``: each subgraph's W_in vector and W_out block (duplicate rows merged) clipped to C
+    separately (Alg. 2, spec U4);
     ``joint``: the concatenation clipped to C; ``batch``: the summed gradient clipped as a whole (what the
     authors' code does; a mutant whose add/remove sensitivity is 2C); ``none``: no clipping.
     """
     import torch
 
     g_in, g_out = subgraph_gradients(w_in, w_out, centre, context, negatives, weight)
-    if clipping == "per-subgraph":
-        g_in, g_out = clip_rows(g_in, C), clip_rows(g_out, C)
-    elif clipping == "joint":
-        norms = torch.sqrt(g_in.pow(2).sum(1) + g_out.pow(2).sum((1, 2)))
-        factor = (norms / C).clamp(min=1.0)
-        g_in, g_out = g_in / factor[:, None], g_out / factor[:, None, None]
     targets = _targets(context, negatives)
+    if clipping == "per-subgraph":
+        g_in, g_out = clip_rows(g_in, C), clip_rows(g_out, C, merged_block_norms(g_out, targets))
+    elif clipping == "joint":
+        norms = torch.sqrt(g_in.pow(2).sum(1) + merged_block_norms(g_out, targets).pow(2))
+        g_in, g_out = clip_rows(g_in, C, norms), clip_rows(g_out, C, norms)
     sum_in = torch.zeros_like(w_in).index_add_(0, centre, g_in)
     sum_out = torch.zeros_like(w_out).index_add_(0, targets.reshape(-1), g_out.reshape(-1, g_out.shape[-1]))
     if clipping == "batch":
