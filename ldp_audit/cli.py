@@ -45,7 +45,9 @@ def main(argv: list[str] | None = None) -> int:
 
     parser = build_parser()
     args = parser.parse_args(argv)
-    console = Console(stderr=False, highlight=False)
+    console = Console(highlight=False)
+    if not console.is_terminal:  # files and pipes get a wide table instead of rich's 80-column default
+        console = Console(highlight=False, width=160)
     try:
         return int(args.func(args, console))
     except ValueError as exc:

@@ -74,6 +74,11 @@ def _family(name, claim, zs, ps, alpha, tests, n, seed, what, labels) -> CheckRe
         details={"z": [float(z) for z in zs]})
 
 
+def _not_two_point(mechanism, x) -> bool:
+    law = mechanism.law(float(x))
+    return law.continuous_mass > 0 or len(law.atoms[0]) > 2
+
+
 def moment_checks(mechanism, n: int, seed: int, alpha: float, workers: int = 1,
                   progress: Callable[[int], None] | None = None, stream_base: int = 100) -> list[CheckResult]:
     """Mean, variance (and covariance) z-tests of estimates and raw reports against the closed forms."""
@@ -102,6 +107,10 @@ def moment_checks(mechanism, n: int, seed: int, alpha: float, workers: int = 1,
         z_var = np.concatenate([z_var] + [np.atleast_1d(variance_z(m, e[1])[0]) for m, e in zip(rep, rep_expected)])
         p_var = np.concatenate([p_var] + [np.atleast_1d(variance_z(m, e[1])[1]) for m, e in zip(rep, rep_expected)])
         labels = [f"estimate {label}" for label in labels] + [f"raw report {label}" for label in labels]
+    # A two-point law's variance is a function of its mean, and its sample variance is far from normal
+    # (kurtosis 1 at the symmetric point), so the variance test is left to the mean test there.
+    testable = np.array([_not_two_point(mechanism, x) for x in
+                         (inputs[0][:MAX_COORDINATES] if is_sampled(mechanism) else inputs)] * (2 if with_report else 1))
     covariance = is_sampled(mechanism) and mechanism.d > 1
     families = 3 if covariance else 2
     share = alpha / families
@@ -109,8 +118,11 @@ def moment_checks(mechanism, n: int, seed: int, alpha: float, workers: int = 1,
     results = [
         _family("moments.mean", f"{ref}: mean formula", z_mean, p_mean, share, z_mean.size, n, seed,
                 "sample mean", labels),
-        _family("moments.variance", f"{ref}: variance formula", z_var, p_var, share, z_var.size, n, seed,
-                "sample variance", labels),
+        _family("moments.variance", f"{ref}: variance formula", z_var[testable], p_var[testable], share,
+                int(testable.sum()), n, seed, "sample variance", [lab for lab, t in zip(labels, testable) if t])
+        if testable.any() else
+        CheckResult("moments.variance", f"{ref}: variance formula", Status.INFO, explanation=(
+            "not tested separately: every report takes two values, so its variance is fixed by its mean")),
     ]
     if covariance:
         x = inputs[0]

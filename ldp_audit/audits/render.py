@@ -76,13 +76,13 @@ def to_markdown(report: AuditReport) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_atomic(path: str | os.PathLike, text: str) -> Path:
-    """Write ``text`` to ``path`` so that readers see either the old file or the whole new one, never a part."""
+def write_atomic(path: str | os.PathLike, text: str | bytes) -> Path:
+    """Write ``text`` (str or bytes) to ``path`` so that readers see either the old file or the whole new one."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        with (os.fdopen(fd, "wb") if isinstance(text, bytes) else os.fdopen(fd, "w", encoding="utf-8")) as handle:
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())

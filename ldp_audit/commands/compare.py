@@ -1,0 +1,139 @@
+"""``ldp-audit compare``: empirical against theoretical variance for several mechanisms side by side.
+
+``--sweep`` reproduces ldp-ge Figure 1 (claim C10): worst-case one-dimensional variance over eps for LP, PM,
+MB and four readings of the Square Wave curve, with the budgets where the curves cross.
+"""
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+
+from ..audits.compare import compare_variances, crossings, figure1_curves
+from ..audits.render import write_atomic
+from ..mechanisms import make
+
+_DEFAULT = "laplace_hd,piecewise_hd,multibit,hds"
+
+
+def register(sub) -> None:
+    p = sub.add_parser("compare", help="empirical vs theoretical variance of several mechanisms; ldp-ge Figure 1",
+                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--eps", type=float, default=1.0, help="privacy budget (default %(default)s)")
+    p.add_argument("--d", type=int, default=8, help="dimension of high-dimensional mechanisms")
+    p.add_argument("--k", default=None, help="sampled coordinates (integer or lpgnn/ppgnn/optimal)")
+    p.add_argument("--mechanisms", default=_DEFAULT, help="comma-separated names (default %(default)s)")
+    p.add_argument("--inputs", default="", help="comma-separated inputs to compare at, besides the worst case")
+    p.add_argument("--samples", type=int, default=200_000, help="draws per input")
+    p.add_argument("--seed", type=int, default=20240601)
+    p.add_argument("--confidence", type=float, default=0.999, help="of the variance intervals")
+    p.add_argument("--sweep", action="store_true", help="ldp-ge Figure 1: curves over eps in [0.1, 8]")
+    p.add_argument("--plot", metavar="FILE.png", help="write a PNG plot")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=run)
+
+
+def _build(name, args):
+    from ..mechanisms.registry import available
+
+    info = next((i for i in available() if i.name == name), None)
+    params = {"eps": args.eps}
+    if info is not None and info.high_dimensional:
+        params["d"] = args.d
+        if args.k is not None and any(p.name == "k" for p in info.params):
+            params["k"] = int(args.k) if str(args.k).isdigit() else args.k
+    return make(name, **params)
+
+
+def run(args, console) -> int:
+    if args.sweep:
+        return _sweep(args, console)
+    mechanisms = [_build(name.strip(), args) for name in args.mechanisms.split(",") if name.strip()]
+    try:
+        inputs = [float(v) for v in args.inputs.split(",") if v.strip()]
+    except ValueError:
+        raise ValueError(f"--inputs must be comma-separated numbers, got {args.inputs!r}") from None
+    rows = compare_variances(mechanisms, inputs, args.samples, args.seed, 1.0 - args.confidence)
+    if args.json:
+        import json
+        print(json.dumps([{**row.__dict__, "ratio": row.ratio, "agrees": row.agrees} for row in rows], indent=2))
+    else:
+        from rich.table import Table
+
+        table = Table(title=f"variance of the server estimate, eps={args.eps:g} (coordinate 0; "
+                            f"{args.confidence:g} intervals, n={args.samples})")
+        for column in ("mechanism", "params", "x", "theory", "empirical", "interval", "emp/theory", "agrees"):
+            table.add_column(column)
+        for m, row in ((m, r) for m in mechanisms for r in rows if r.mechanism == m.name):
+            table.add_row(row.mechanism, str(m.params()), row.x, f"{row.theory:.6g}", f"{row.empirical:.6g}",
+                          f"[{row.low:.6g}, {row.high:.6g}]", f"{row.ratio:.4f}", "yes" if row.agrees else "[red]NO[/]")
+        console.print(table)
+    if args.plot:
+        _plot_bars(rows, args.plot)
+    return 0 if all(row.agrees for row in rows) else 1
+
+
+def _sweep(args, console) -> int:
+    grid = np.round(np.arange(0.5, 8.01, 0.5), 2)
+    curves = figure1_curves(grid)
+    from rich.table import Table
+
+    table = Table(title="ldp-ge Figure 1: worst-case 1-D variance")
+    table.add_column("eps")
+    for name in curves:
+        table.add_column(name)
+    for i, eps in enumerate(grid):
+        table.add_row(f"{eps:g}", *(f"{curves[name][i]:.4f}" for name in curves))
+    console.print(table)
+    for reading in ("SW raw", "SW MSE", "SW debiased", "SW original [0,1]"):
+        found = {other: crossings(reading, other) for other in ("PM", "LP", "MB")}
+        console.print(f"{reading}: crosses " + "; ".join(f"{o} at {', '.join(f'{v:.4f}' for v in r) or 'never'}"
+                                                           for o, r in found.items()))
+    if args.plot:
+        _plot_sweep(args.plot)
+    return 0
+
+
+def _plot_sweep(path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    grid = np.linspace(0.1, 8.0, 200)
+    curves = figure1_curves(grid)
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for name, values in curves.items():
+        ax.plot(grid, values, label=name, linestyle="--" if name.startswith("SW") and name != "SW raw" else "-")
+    ax.set_yscale("log")
+    ax.set_xlabel("eps")
+    ax.set_ylabel("worst-case variance")
+    ax.set_title("ldp-ge Figure 1 with four readings of the Square Wave curve")
+    ax.legend(fontsize=8)
+    _save(fig, path)
+
+
+def _plot_bars(rows, path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4))
+    labels = [f"{r.mechanism}\n{r.x}" for r in rows]
+    ax.bar(np.arange(len(rows)) - 0.2, [r.theory for r in rows], 0.4, label="theory")
+    ax.bar(np.arange(len(rows)) + 0.2, [r.empirical for r in rows], 0.4, label="empirical",
+           yerr=[[r.empirical - r.low for r in rows], [r.high - r.empirical for r in rows]])
+    ax.set_xticks(np.arange(len(rows)), labels, fontsize=7)
+    ax.set_yscale("log")
+    ax.set_ylabel("variance of the estimate")
+    ax.legend()
+    _save(fig, path)
+
+
+def _save(fig, path):
+    import io
+
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=120, bbox_inches="tight")
+    write_atomic(path, buffer.getvalue())
