@@ -88,9 +88,10 @@ def _table(rows):
     from rich import box
     from rich.table import Table
 
-    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True, padding=(0, 1), title="graph datasets (counts checked against the datasets README)",
-                  caption="edges: unique undirected, no self-loops; paper E: as the papers count them; "
-                          "d: features; deg: average degree")
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True, padding=(0, 1),
+                  title="graph datasets (counts checked against the datasets README)",
+                  caption="edges: unique undirected, no self-loops; paper E: as the papers count them; d: "
+                          "features; cls: classes; deg: average degree; check: counts against the README")
     table.add_column("dataset", no_wrap=True)
     for column in ("nodes", "edges", "loops", "paper E", "d", "cls", "deg"):
         table.add_column(column, justify="right", no_wrap=True)

@@ -22,7 +22,6 @@ import shutil
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 import scipy.sparse as sp
