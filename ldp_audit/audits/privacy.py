@@ -259,21 +259,21 @@ def plan_event(law1: Law, law0: Law, copies: int, n: int, alpha: float, delta: f
     return PlannedTest(0.0, 0.0, event, float(cum1[best_j - 1]), float(cum0[best_j - 1]), copies, tight)
 
 
-def plan_tests(mechanism, n: int, alpha: float) -> list[PlannedTest]:
-    """Input pairs (both orders of the domain ends, and the middle for one-dimensional mechanisms) with events."""
+def plan_tests(mechanism, n: int, alpha: float, pairs=None) -> list[PlannedTest]:
+    """Ordered input pairs with their events: by default both orders of the domain ends, and of the middle for
+    one-dimensional mechanisms; ``pairs`` (in the coordinate mechanism's domain) overrides them."""
     coordinate, copies = coordinate_of(mechanism)
-    lo, hi = coordinate.domain
-    mid = coordinate.audit_inputs[len(coordinate.audit_inputs) // 2]
-    candidates = [lo, hi] if copies > 1 else [lo, mid, hi]
+    if pairs is None:
+        lo, hi = coordinate.domain
+        mid = coordinate.audit_inputs[len(coordinate.audit_inputs) // 2]
+        candidates = [lo, hi] if copies > 1 else [lo, mid, hi]
+        pairs = [(x1, x0) for x1 in candidates for x0 in candidates if x1 != x0]
     delta = mechanism.delta
     plans = []
-    for x1 in candidates:
-        for x0 in candidates:
-            if x1 == x0:
-                continue
-            plan = plan_event(coordinate.law(x1), coordinate.law(x0), copies, n, alpha, delta)
-            if plan is not None:
-                plans.append(PlannedTest(x1, x0, plan.event, plan.p1, plan.p0, copies, plan.tight))
+    for x1, x0 in pairs:
+        plan = plan_event(coordinate.law(x1), coordinate.law(x0), copies, n, alpha / len(pairs), delta)
+        if plan is not None:
+            plans.append(PlannedTest(x1, x0, plan.event, plan.p1, plan.p0, copies, plan.tight))
     return plans
 
 
@@ -300,10 +300,11 @@ class _EventCounter:
 
 
 def blackbox_privacy(mechanism, n: int, seed: int, alpha: float, workers: int = 1,
-                     progress: Callable[[int], None] | None = None) -> list[CheckResult]:
-    """Empirical eps lower bound from samples with law-derived events, plus the budget-use (tightness) check."""
+                     progress: Callable[[int], None] | None = None, pairs=None) -> list[CheckResult]:
+    """Empirical eps lower bound from samples with law-derived events, plus the budget-use (tightness) check.
+    ``pairs`` restricts the ordered input pairs (default: see ``plan_tests``)."""
     eps, delta = mechanism.eps, mechanism.delta
-    plans = plan_tests(mechanism, n, alpha)
+    plans = plan_tests(mechanism, n, alpha, pairs)
     inputs = sorted({p.x1 for p in plans} | {p.x0 for p in plans})
     counts = {}
     for stream, x in enumerate(inputs):
