@@ -18,6 +18,12 @@ from .laws import Law
 from .validation import as_input_array, check_eps, check_rng
 
 
+def probe_points(lo: float, hi: float) -> np.ndarray:
+    """Inputs at which the audits probe a mechanism on [lo, hi]: both ends, the middle and two interior points
+    (every variance formula here is extreme at an end or the middle)."""
+    return np.unique(np.array([lo, lo + 0.25 * (hi - lo), 0.5 * (lo + hi), lo + 0.65 * (hi - lo), hi]))
+
+
 @dataclass(frozen=True)
 class ScalarMechanism(ABC):
     """An eps-LDP randomizer of one real (or categorical) value, vectorised over users."""
@@ -51,9 +57,7 @@ class ScalarMechanism(ABC):
 
     @property
     def audit_inputs(self) -> np.ndarray:
-        """Inputs at which the audits probe the mechanism: the domain ends, its middle and a few interior points."""
-        lo, hi = self.domain
-        return np.unique(np.array([lo, lo + 0.25 * (hi - lo), 0.5 * (lo + hi), lo + 0.65 * (hi - lo), hi]))
+        return probe_points(*self.domain)
 
     # ----- client side -------------------------------------------------------------------------------
     def perturb(self, x, rng, *, clip: bool = False) -> np.ndarray:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import sparse
 
-from .base import ScalarMechanism
+from .base import ScalarMechanism, probe_points
 from .laws import Law, Mixture, point_mass
 from .validation import as_input_array, check_int, check_rng
 
@@ -94,8 +94,7 @@ class SampledMechanism:
 
     @property
     def audit_inputs(self) -> np.ndarray:
-        lo, hi = self.domain
-        return np.unique(np.array([lo, lo + 0.25 * (hi - lo), 0.5 * (lo + hi), lo + 0.65 * (hi - lo), hi]))
+        return probe_points(*self.domain)
 
     def to_coordinate(self, x):
         """Map inputs from [alpha, beta] onto the coordinate mechanism's domain."""
