@@ -1,0 +1,1 @@
+"""Example of a user-written mechanism module audited by ldp-audit (see README.md here)."""

@@ -1,0 +1,17 @@
+"""Audit a user's own mechanism (issue 6): the protocol, its adapters, and the audits that apply.
+
+    from ldp_audit.external import as_mechanism, audit_external, load_external, Interval, FiniteSet, Box
+
+    mech = as_mechanism(my_sampler, eps=1.0, domain=(-1.0, 1.0))   # black-box: sample(x, n, rng)
+    report = audit_external(mech)                                   # an AuditReport, like verify's
+
+From the command line: ``ldp-audit verify package.module:factory --eps 1 [--param key=value ...]``.
+The protocol is documented in :mod:`ldp_audit.external.protocol`.
+"""
+from .audit import GROUPS, audit_external, run_checks
+from .domains import Box, FiniteSet, Interval, parse_domain
+from .loader import load_external
+from .protocol import ExternalMechanism, as_mechanism, is_builtin
+
+__all__ = ["audit_external", "load_external", "as_mechanism", "run_checks", "ExternalMechanism", "Interval",
+           "FiniteSet", "Box", "parse_domain", "is_builtin", "GROUPS"]

@@ -1,0 +1,383 @@
+"""The protocol a user's own mechanism follows, and the adapters that bring common shapes to it.
+
+Two levels (issue 6):
+
+**Black-box** — a sampler and a claim: ``sample(x, n, rng) -> reports`` (n reports of ONE input x, as an array
+whose first axis has length n), the claimed ``eps`` (and ``delta``, default 0) and the input ``domain``
+(an interval, a box or a finite set; see :mod:`ldp_audit.external.domains`). Optionally the output
+``support`` (an interval or a finite set). Audited by the data-driven black-box privacy search and the sanity
+checks (shape, finiteness, support, determinism given the seed).
+
+**White-box** — additionally any of: the report law (``law(x)``, or ``pmf(y, x)`` with a finite ``support``, or
+``pdf(y, x)`` [and ``cdf(y, x)``] with a bounded ``support``); the claimed report moments
+``report_mean(x)`` / ``report_var(x)`` (aliases ``mean`` / ``var``); a server ``estimate(reports)`` with its
+claimed ``estimate_mean(x)`` (default: x, i.e. unbiased) and ``estimate_var(x)``. Then the engine's exact
+white-box privacy audit, law-derived black-box audit, moment and goodness-of-fit checks run as they do for
+built-in mechanisms.
+
+Shapes accepted by :func:`as_mechanism`:
+
+* an object (class instance, module, ``SimpleNamespace`` or dict) with ``sample(x, n, rng)`` or a vectorised
+  ``perturb(x, rng)`` and the attributes above (``eps``, ``domain`` may instead be passed as arguments);
+* a plain function: ``f(x, n, rng)`` (a sampler) or ``f(x, rng)`` (a vectorised perturb);
+* a ``scipy.stats``-style family: a one-argument callable ``x -> frozen distribution``; its ``rvs`` is the sampler,
+  its ``pdf``/``pmf``/``cdf`` the law and its ``mean``/``var`` the claimed moments;
+* a built-in mechanism from :func:`ldp_audit.mechanisms.make` (one-dimensional ones; sampled high-dimensional
+  ones are audited by the engine directly, see :func:`ldp_audit.external.audit.audit_external`).
+"""
+from __future__ import annotations
+
+import inspect
+import math
+from dataclasses import dataclass, field, replace
+from types import SimpleNamespace
+from typing import Callable
+
+import numpy as np
+
+from ..mechanisms.laws import Law
+from ..mechanisms.validation import check_eps
+from .domains import Box, Domain, FiniteSet, Interval, parse_domain
+from .laws import density_law, pmf_law, to_law
+
+#: Names a user may give each optional claim (first match wins).
+_ALIASES = {
+    "report_mean": ("report_mean", "mean"),
+    "report_var": ("report_var", "var"),
+    "estimate": ("estimate",),
+    "estimate_mean": ("estimate_mean",),
+    "estimate_var": ("estimate_var",),
+}
+#: Everything :func:`as_mechanism` reads from a user's object, for error messages.
+PROTOCOL = ("sample(x, n, rng) or perturb(x, rng)", "eps", "domain", "delta", "support", "law(x)", "pmf(y, x)",
+            "pdf(y, x)", "cdf(y, x)", "report_mean(x) / mean(x)", "report_var(x) / var(x)", "estimate(reports)",
+            "estimate_mean(x)", "estimate_var(x)", "name", "reference")
+
+
+def _identity(x):
+    return x
+
+
+@dataclass(frozen=True, eq=False)
+class ExternalMechanism:
+    """A user's mechanism in the shape the audit engine reads (the ``ScalarMechanism`` duck type).
+
+    Build it with :func:`as_mechanism`. For a finite input set the engine works with category codes
+    0..c-1 (or the categories themselves when they are the integers lo..hi); ``value_of`` maps a code back to
+    the user's value before any user function is called.
+    """
+
+    sampler: Callable
+    eps: float | None
+    input_domain: Domain
+    delta: float = 0.0
+    law_fn: Callable | None = None
+    output_support: Interval | FiniteSet | None = None
+    report_mean_fn: Callable | None = None
+    report_var_fn: Callable | None = None
+    estimator: Callable | None = None
+    estimate_mean_fn: Callable | None = None
+    estimate_var_fn: Callable | None = None
+    name: str = "user mechanism"
+    reference: str = "user's claim"
+    parameters: dict = field(default_factory=dict)
+
+    # ----- what the user declared ----------------------------------------------------------------------------
+    @property
+    def has_law(self) -> bool:
+        return self.law_fn is not None
+
+    @property
+    def moment_claims(self) -> dict[str, tuple[Callable | None, Callable | None]]:
+        """Claimed (mean, variance) functions of the raw report and of the estimate, where any is declared."""
+        claims = {}
+        if self.report_mean_fn or self.report_var_fn:
+            claims["report"] = (self.report_mean_fn, self.report_var_fn)
+        if self.estimator is not None:
+            claims["estimate"] = (self.estimate_mean_fn, self.estimate_var_fn)
+        return claims
+
+    @property
+    def level(self) -> str:
+        return "white-box" if (self.has_law or self.moment_claims) else "black-box"
+
+    @property
+    def scalar(self) -> bool:
+        return not isinstance(self.input_domain, Box)
+
+    def with_eps(self, eps) -> "ExternalMechanism":
+        return replace(self, eps=check_eps(eps))
+
+    def params(self) -> dict:
+        return {"eps": self.eps, **({"delta": self.delta} if self.delta else {}), **self.parameters}
+
+    # ----- the engine's face: domain in codes, vectorised perturb ---------------------------------------------
+    @property
+    def discrete_input(self) -> bool:
+        return isinstance(self.input_domain, FiniteSet)
+
+    @property
+    def _recoded(self) -> bool:
+        return self.discrete_input and not self.input_domain.consecutive_integers
+
+    @property
+    def domain(self) -> tuple[float, float]:
+        dom = self.input_domain
+        if isinstance(dom, Interval):
+            return dom.lo, dom.hi
+        if isinstance(dom, FiniteSet):
+            return (0.0, float(dom.values.size - 1)) if self._recoded else (float(dom.values[0]), float(dom.values[-1]))
+        raise ValueError("a box domain has no scalar (lo, hi); only the black-box audits apply to it")
+
+    @property
+    def audit_inputs(self) -> np.ndarray:
+        """Domain ends, middle and two interior points (at most five categories for finite sets)."""
+        lo, hi = self.domain
+        if self.discrete_input:
+            return np.unique(np.round(np.linspace(lo, hi, min(5, int(hi - lo) + 1))))
+        return np.unique(np.array([lo, lo + 0.25 * (hi - lo), 0.5 * (lo + hi), lo + 0.65 * (hi - lo), hi]))
+
+    def value_of(self, code):
+        """The user's input for an engine input (a category code for re-coded finite sets)."""
+        if self._recoded:
+            return float(self.input_domain.values[int(code)])
+        if isinstance(self.input_domain, FiniteSet):
+            return int(code) if float(code).is_integer() else float(code)
+        return float(code)
+
+    def sample(self, x, n: int, rng: np.random.Generator) -> np.ndarray:
+        """n reports of the user's input x (a value, or a vector for box domains), checked for shape."""
+        if not np.all(self.input_domain.contains(x)):
+            raise ValueError(f"input {x!r} is outside the declared domain {self.input_domain.describe()}")
+        reports = np.asarray(self.sampler(x, int(n), rng))
+        if reports.ndim == 0 or reports.shape[0] != n:
+            raise ValueError(f"sample(x, n={n}, rng) must return n reports (first axis of length n), "
+                             f"got shape {reports.shape}")
+        return reports
+
+    def perturb(self, x, rng) -> np.ndarray:
+        """Reports of each entry of x (engine inputs; codes for re-coded finite sets), grouped by distinct value."""
+        x = np.atleast_1d(np.asarray(x, dtype=np.float64))
+        distinct, inverse = np.unique(x, return_inverse=True)
+        if distinct.size == 1:
+            return np.asarray(self.sample(self.value_of(distinct[0]), x.size, rng), dtype=np.float64)
+        out = None
+        for j, code in enumerate(distinct):
+            where = np.flatnonzero(inverse == j)
+            part = np.asarray(self.sample(self.value_of(code), where.size, rng), dtype=np.float64)
+            if out is None:
+                out = np.empty((x.size,) + part.shape[1:])
+            out[where] = part
+        return out
+
+    def estimate(self, reports) -> np.ndarray:
+        reports = np.asarray(reports, dtype=np.float64)
+        return reports if self.estimator is None else np.asarray(self.estimator(reports), dtype=np.float64)
+
+    # The engine decides from (estimate_scale, estimate_shift) == (1, 0) that there is no estimator. A user's
+    # estimator is an arbitrary function, so its scale is "unknown" (nan) rather than a number.
+    @property
+    def estimate_scale(self) -> float:
+        return 1.0 if self.estimator is None else math.nan
+
+    @property
+    def estimate_shift(self) -> float:
+        return 0.0
+
+    def law(self, x) -> Law:
+        if self.law_fn is None:
+            raise ValueError(f"{self.name} declares no law: give law(x), pmf(y, x) or pdf(y, x) with a support")
+        return self.law_fn(self.value_of(x))
+
+    def _claim(self, fn, x, what):
+        if fn is None:
+            raise ValueError(f"{self.name} declares no {what}")
+        xs = np.asarray(x, dtype=np.float64)
+        values = [float(fn(self.value_of(v))) for v in xs.ravel()]
+        return np.array(values).reshape(xs.shape) if xs.ndim else values[0]
+
+    def report_mean(self, x):
+        return self._claim(self.report_mean_fn, x, "report_mean(x)")
+
+    def report_var(self, x):
+        return self._claim(self.report_var_fn, x, "report_var(x)")
+
+    def estimate_mean(self, x):
+        return self._claim(self.estimate_mean_fn, x, "estimate_mean(x)")
+
+    def estimate_var(self, x):
+        return self._claim(self.estimate_var_fn, x, "estimate_var(x)")
+
+
+# ----- adapters ------------------------------------------------------------------------------------------------
+class _FromPerturb:
+    """sample(x, n, rng) from a vectorised perturb(xs, rng) (xs of shape (n,) or (n, d))."""
+
+    def __init__(self, perturb):
+        self.perturb = perturb
+
+    def __call__(self, x, n, rng):
+        x = np.asarray(x, dtype=np.float64)
+        xs = np.broadcast_to(x, (n,) + x.shape).copy()
+        return self.perturb(xs, rng)
+
+
+class _FromFamily:
+    """sample / law / moments of a ``scipy.stats``-style family ``x -> frozen distribution``."""
+
+    def __init__(self, family, part):
+        self.family, self.part = family, part
+
+    def __call__(self, x, n=None, rng=None):
+        dist = self.family(x)
+        if self.part == "sample":
+            return np.asarray(dist.rvs(size=n, random_state=rng))
+        if self.part == "law":
+            return to_law(dist, "the family's distribution")
+        return float(getattr(dist, self.part)())
+
+
+class _LawOf:
+    """law(x) of a user object, converted to an ldp_audit Law."""
+
+    def __init__(self, kind, fn, extra=None):
+        self.kind, self.fn, self.extra = kind, fn, extra
+
+    def __call__(self, x):
+        if self.kind == "law":
+            return to_law(self.fn(x))
+        if self.kind == "pmf":
+            return pmf_law(self.fn, self.extra.values, x)
+        pdf, cdf = self.fn
+        return density_law(pdf, cdf, self.extra.lo, self.extra.hi, x)
+
+
+def _required_positional(fn) -> int | None:
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return None
+    return sum(1 for p in sig.parameters.values()
+               if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty)
+
+
+def _lookup(source, names):
+    for name in names:
+        value = getattr(source, name, None)
+        if value is not None:
+            return value
+    return None
+
+
+def is_builtin(mechanism) -> bool:
+    """True for mechanisms of this library (one-dimensional or sampled high-dimensional)."""
+    from ..mechanisms.base import ScalarMechanism
+    from ..mechanisms.sampled import SampledMechanism
+
+    return isinstance(mechanism, (ScalarMechanism, SampledMechanism))
+
+
+def as_mechanism(obj, eps=None, domain=None, *, require_eps: bool = True, **claims) -> ExternalMechanism:
+    """Adapt a user's mechanism (any shape in the module docstring) to :class:`ExternalMechanism`.
+
+    ``eps`` and ``domain`` override the object's own attributes, as do ``claims`` (keyword names from the
+    protocol: ``delta``, ``support``, ``law``, ``pmf``, ``pdf``, ``cdf``, ``report_mean``, ``report_var``,
+    ``estimate``, ``estimate_mean``, ``estimate_var``, ``name``, ``reference``, ``params``). Raises ``ValueError``
+    saying what is missing or malformed.
+    """
+    if isinstance(obj, ExternalMechanism):
+        return obj if eps is None else obj.with_eps(eps)
+    unknown = set(claims) - {"delta", "support", "law", "pmf", "pdf", "cdf", "report_mean", "report_var", "mean",
+                             "var", "estimate", "estimate_mean", "estimate_var", "name", "reference", "params",
+                             "discrete_input"}
+    if unknown:
+        raise ValueError(f"unknown protocol keyword(s) {sorted(unknown)}; the protocol reads: {', '.join(PROTOCOL)}")
+    if is_builtin(obj) and hasattr(obj, "coordinate"):
+        raise ValueError(f"sampled high-dimensional built-in {obj.name!r} cannot be wrapped; audit it directly")
+    source = SimpleNamespace(**obj) if isinstance(obj, dict) else obj
+    label = getattr(source, "name", None) or getattr(obj, "__name__", None) or type(obj).__name__
+    sampler, family = None, None
+    if getattr(source, "sample", None) is not None and callable(source.sample):
+        sampler = source.sample
+    elif getattr(source, "perturb", None) is not None and callable(source.perturb):
+        sampler = _FromPerturb(source.perturb)
+    elif callable(obj) and not isinstance(obj, type):
+        arity = _required_positional(obj)
+        if arity == 3:
+            sampler = obj
+        elif arity == 2:
+            sampler = _FromPerturb(obj)
+        elif arity == 1:
+            family = obj
+            sampler = _FromFamily(obj, "sample")
+        else:
+            raise ValueError(f"{label}: a plain function must be sample(x, n, rng), perturb(x, rng) or a family "
+                             f"x -> scipy frozen distribution; it takes {arity} required arguments")
+    if sampler is None:
+        raise ValueError(f"{label} does not fit the mechanism protocol: it has neither sample(x, n, rng) nor "
+                         f"perturb(x, rng) (the protocol reads: {', '.join(PROTOCOL)})")
+
+    def claim(key, names=None):
+        if key in claims:
+            return claims[key]
+        return _lookup(source, names or (key,))
+
+    eps_value = eps if eps is not None else getattr(source, "eps", None)
+    if eps_value is None:
+        if require_eps:
+            raise ValueError(f"{label} does not declare its claimed eps: pass eps=... or give it an `eps` attribute")
+    else:
+        eps_value = check_eps(eps_value)
+    delta = float(claim("delta") or 0.0)
+    if not 0.0 <= delta < 1.0:
+        raise ValueError(f"delta must be in [0, 1), got {delta!r}")
+    raw_domain = domain if domain is not None else getattr(source, "domain", None)
+    if raw_domain is None:
+        raise ValueError(f"{label} does not declare its input domain: pass domain=... or give it a `domain` "
+                         f"attribute ((lo, hi), a range/list of categories, or (lo_vector, hi_vector))")
+    input_domain = parse_domain(raw_domain, "domain", discrete=bool(claim("discrete_input")))
+    support = claim("support")
+    output_support = None
+    if support is not None and not callable(support):
+        output_support = parse_domain(support, "support")
+        if isinstance(output_support, Box):
+            raise ValueError("support must be an interval (lo, hi) or a finite set of output values, not a box")
+
+    law_fn = None
+    if family is not None:
+        law_fn = _FromFamily(family, "law")
+    elif claim("law") is not None:
+        law_fn = _LawOf("law", claim("law"))
+    elif claim("pmf") is not None:
+        if not isinstance(output_support, FiniteSet):
+            raise ValueError(f"{label} gives pmf(y, x) but no finite output `support` (a range/list of report values)")
+        law_fn = _LawOf("pmf", claim("pmf"), output_support)
+    elif claim("pdf") is not None:
+        if not isinstance(output_support, Interval):
+            raise ValueError(f"{label} gives pdf(y, x) but no bounded output `support` (lo, hi); for an unbounded "
+                             f"support let law(x) return a frozen scipy.stats distribution")
+        law_fn = _LawOf("pdf", (claim("pdf"), claim("cdf")), output_support)
+
+    report_mean = _FromFamily(family, "mean") if family else claim("report_mean", _ALIASES["report_mean"])
+    report_var = _FromFamily(family, "var") if family else claim("report_var", _ALIASES["report_var"])
+    estimator = claim("estimate")
+    estimate_mean = claim("estimate_mean")
+    estimate_var = claim("estimate_var")
+    if estimator is not None and estimate_mean is None:
+        estimate_mean = _identity  # an estimator's claim, unless stated otherwise, is that it is unbiased
+    for key, value in (("report_mean", report_mean), ("report_var", report_var), ("estimate", estimator),
+                       ("estimate_mean", estimate_mean), ("estimate_var", estimate_var)):
+        if value is not None and not callable(value):
+            raise ValueError(f"{label}: {key} must be callable, got {type(value).__name__}")
+    whitebox = law_fn is not None or report_mean or report_var or estimator
+    if isinstance(input_domain, Box) and whitebox:
+        raise ValueError(f"{label}: a law, moment claims or an estimator need a scalar or finite-set domain; "
+                         f"a box domain is audited black-box only")
+    parameters = claims.get("params") or {}
+    if not parameters and callable(getattr(source, "params", None)):
+        parameters = {k: v for k, v in source.params().items() if k not in ("eps", "delta")}
+    return ExternalMechanism(
+        sampler=sampler, eps=eps_value, input_domain=input_domain, delta=delta, law_fn=law_fn,
+        output_support=output_support, report_mean_fn=report_mean, report_var_fn=report_var, estimator=estimator,
+        estimate_mean_fn=estimate_mean, estimate_var_fn=estimate_var, name=str(claim("name") or label),
+        reference=str(claim("reference") or f"{label}: user's claim"), parameters=dict(parameters))

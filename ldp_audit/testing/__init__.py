@@ -1,0 +1,151 @@
+"""Statistical assertions for a test suite: ``assert_ldp``, ``assert_moments`` and ``audit``.
+
+    from ldp_audit.testing import assert_ldp, assert_moments
+
+    def test_my_randomizer_is_private():
+        assert_ldp(my_mechanism, eps=1.0)            # AssertionError with the rendered report on failure
+
+Each assertion runs the audits of :mod:`ldp_audit.external` (or of the engine, for built-in mechanisms) with a
+fixed seed and a false-alarm rate ``alpha``: a correct mechanism fails one assertion with probability at most
+``alpha``. The default ``alpha`` is 1e-5, so that a suite of up to 100 assertions fails by chance with
+probability at most 1e-3 (union bound). The pytest plugin (:mod:`ldp_audit.testing.plugin`) makes this a
+configured, enforced session-wide budget; see its docstring.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from ..audits.moments import moment_checks
+from ..audits.privacy import blackbox_privacy, whitebox_privacy
+from ..audits.render import to_markdown
+from ..audits.result import AuditReport, Status
+from ..audits.verify import DEFAULT_SEED, AuditSettings
+from ..external.audit import audit_external, run_checks, settings_of, subject_of
+from ..external.protocol import as_mechanism, is_builtin
+
+#: Draws per input of one assertion.
+DEFAULT_SAMPLES = 200_000
+#: False-alarm rate of one assertion (100 assertions: at most 1e-3 for the whole suite).
+DEFAULT_ALPHA = 1e-5
+
+__all__ = ["assert_ldp", "assert_moments", "audit", "failure_message", "DEFAULT_SAMPLES", "DEFAULT_ALPHA",
+           "DEFAULT_SEED"]
+
+
+def _settings(samples, seed, alpha, workers) -> AuditSettings:
+    return AuditSettings(samples=samples, seed=seed, alpha=alpha, workers=workers)
+
+
+class _ClaimedEps:
+    """A built-in mechanism seen with another claimed eps (everything else delegated)."""
+
+    def __init__(self, inner, eps):
+        self.__dict__.update(_inner=inner, eps=float(eps))
+
+    def __getattr__(self, name):
+        inner = self.__dict__.get("_inner")
+        if inner is None or name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(inner, name)
+
+
+def failure_message(report: AuditReport, call: str = "") -> str:
+    """Plain text for an AssertionError: each failed check with its statistic, bound, sample size and seed, how
+    to reproduce, then the whole report as Markdown."""
+    lines = [f"{report.title}: verdict {report.verdict.value.upper()}"]
+    for r in report.results:
+        if r.status not in (Status.FAIL, Status.INCONCLUSIVE):
+            continue
+        stat = f"{r.statistic_name or 'statistic'} = {r.statistic:.6g}" if r.statistic is not None else ""
+        bound = f"bound {r.threshold:.6g}" if r.threshold is not None else ""
+        where = ", ".join(part for part in (stat, bound, f"n = {r.n}" if r.n else "",
+                                            f"seed = {r.seed}" if r.seed is not None else "",
+                                            f"alpha = {r.alpha:.3g}" if r.alpha else "") if part)
+        lines.append(f"  {r.status.value.upper()} {r.name}: {r.explanation}" + (f" [{where}]" if where else ""))
+    s = report.settings
+    if s:
+        lines.append(f"  reproduce: {call or 'audit'}(..., samples={s.get('samples')}, seed={s.get('seed')}, "
+                     f"alpha={s.get('alpha')})")
+    return "\n".join(lines) + "\n\n" + to_markdown(report)
+
+
+def _raise_unless_passed(report: AuditReport, call: str) -> AuditReport:
+    if report.verdict == Status.FAIL:
+        raise AssertionError(failure_message(report, call))
+    return report
+
+
+def audit(mechanism, eps: float | None = None, *, domain=None, samples: int = DEFAULT_SAMPLES,
+          seed: int = DEFAULT_SEED, alpha: float = DEFAULT_ALPHA, workers: int = 1,
+          progress: Callable[[int], None] | None = None, **claims) -> AuditReport:
+    """Every applicable audit of ``mechanism`` (a user's object in any protocol shape, or a built-in); never raises
+    on a failed check — inspect ``report.passed`` / ``report.failures()``. ``eps``, ``domain`` and ``claims``
+    override what the object declares (see :func:`ldp_audit.external.as_mechanism`)."""
+    settings = _settings(samples, seed, alpha, workers)
+    if is_builtin(mechanism) and domain is None and not claims:
+        inner = mechanism if eps is None or float(eps) == mechanism.eps else _ClaimedEps(mechanism, eps)
+        return audit_external(inner, settings, progress)
+    mech = as_mechanism(mechanism, eps, domain, **claims)
+    return AuditReport.of(f"audit {mech.name}", run_checks(mech, settings, progress), subject=subject_of(mech),
+                          settings=settings_of(settings))
+
+
+def assert_ldp(mechanism, eps: float, *, domain=None, samples: int = DEFAULT_SAMPLES, seed: int = DEFAULT_SEED,
+               alpha: float = DEFAULT_ALPHA, workers: int = 1, **claims) -> AuditReport:
+    """Assert that ``mechanism`` is ``eps``-LDP (``(eps, delta)`` with ``delta=...``): the sampler's sanity checks,
+    the exact white-box audit when a law is declared, and the black-box audit (law-derived events, or the
+    data-driven search for a sampler alone). Raises AssertionError with the rendered report on a failure;
+    returns the report otherwise."""
+    settings = _settings(samples, seed, alpha, workers)
+    if is_builtin(mechanism) and domain is None and not claims:
+        inner = mechanism if float(eps) == mechanism.eps else _ClaimedEps(mechanism, eps)
+        results = whitebox_privacy(inner) + blackbox_privacy(inner, samples, seed, alpha, workers)
+        subject = {"mechanism": mechanism.name, **mechanism.params(), "eps": float(eps),
+                   "reference": mechanism.reference}
+    else:
+        mech = as_mechanism(mechanism, eps, domain, **claims)
+        results = run_checks(mech, settings, groups=("sanity", "privacy"))
+        subject = subject_of(mech)
+    report = AuditReport.of(f"assert_ldp {subject['mechanism']} eps={float(eps):g}", results, subject=subject,
+                            settings=settings_of(settings))
+    return _raise_unless_passed(report, "assert_ldp")
+
+
+def assert_moments(mechanism, mean: Callable | None = None, var: Callable | None = None, *, of: str | None = None,
+                   domain=None, samples: int = DEFAULT_SAMPLES, seed: int = DEFAULT_SEED,
+                   alpha: float = DEFAULT_ALPHA, workers: int = 1, **claims) -> AuditReport:
+    """Assert that sample means and variances match formulas (z-tests, Bonferroni over inputs and families).
+
+    ``mean`` / ``var`` are functions of the input x; ``of`` says whose moments they are: ``"estimate"`` (the
+    mechanism's estimator applied to its reports; the default when it has one) or ``"report"`` (the raw report).
+    Without ``mean`` and ``var`` the mechanism's own declared claims are tested (for a built-in: its paper's
+    formulas, exactly as ``ldp-audit verify`` tests them). Raises AssertionError with the rendered report on a
+    failure; returns the report otherwise.
+    """
+    if of not in (None, "estimate", "report"):
+        raise ValueError(f"of must be 'estimate' or 'report', got {of!r}")
+    if mean is not None and not callable(mean):
+        raise ValueError(f"mean must be a function of the input x, got {type(mean).__name__}")
+    if var is not None and not callable(var):
+        raise ValueError(f"var must be a function of the input x, got {type(var).__name__}")
+    settings = _settings(samples, seed, alpha, workers)
+    if is_builtin(mechanism) and mean is None and var is None and domain is None and not claims:
+        results = moment_checks(mechanism, samples, seed, alpha, workers)
+        subject = {"mechanism": mechanism.name, **mechanism.params(), "reference": mechanism.reference}
+    else:
+        mech = as_mechanism(mechanism, None, domain, require_eps=False, **claims)
+        if mean is None and var is None:
+            moment_claims = mech.moment_claims
+            if not moment_claims:
+                raise ValueError(f"{mech.name} declares no moment claims: pass mean=... and/or var=..., or give it "
+                                 f"report_mean/report_var or estimate/estimate_var")
+        else:
+            target = of or ("estimate" if mech.estimator is not None else "report")
+            if target == "estimate" and mech.estimator is None:
+                raise ValueError(f"of='estimate' needs an estimator: {mech.name} has no estimate(reports)")
+            moment_claims = {target: (mean, var)}
+        results = run_checks(mech, settings, groups=("sanity", "moments"), moment_claims=moment_claims)
+        subject = subject_of(mech)
+    report = AuditReport.of(f"assert_moments {subject['mechanism']}", results, subject=subject,
+                            settings=settings_of(settings))
+    return _raise_unless_passed(report, "assert_moments")

@@ -1,0 +1,150 @@
+"""pytest plugin (entry point ``pytest11``): configured, reproducible LDP assertions with a session-wide error budget.
+
+Options (command line, or ``addopts`` in your pytest configuration):
+
+* ``--ldp-audit-samples N``   draws per input of every assertion (default 200000);
+* ``--ldp-audit-seed S``      seed of every assertion (default 20240601); a failure message names it;
+* ``--ldp-audit-confidence C``  1 - the family-wise false-alarm rate of the WHOLE session (default 0.999);
+* ``--ldp-audit-max-assertions M``  the number of statistical assertions the session may make (default 100).
+
+How the session's false-alarm rate is bounded: every assertion made through the ``ldp_auditor`` fixture runs at
+the fixed level ``alpha = (1 - C) / M`` (default 1e-3 / 100 = 1e-5). A correct mechanism fails one assertion
+with probability at most ``alpha`` whatever the other assertions do, so by the union bound a session of N <= M
+assertions fails by chance with probability at most ``N alpha <= 1 - C``. The level does not depend on which
+tests run or in which order, so a failing test re-run alone reproduces bit for bit. The plugin counts the
+assertions; when a session makes more than M, the bound no longer holds and the session fails with a message
+saying so (raise M, which lowers alpha, or lower the number of assertions). Under pytest-xdist each worker
+counts its own assertions; M then bounds each worker, so divide it by the number of workers.
+
+The fixture::
+
+    def test_private(ldp_auditor):
+        ldp_auditor.assert_ldp(my_mechanism, eps=1.0)
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pytest
+
+# The plugin loads in every pytest session of an environment where ldp-audit is installed, so it imports the
+# audit machinery (scipy, statsmodels) only when an assertion runs. These equal ldp_audit.testing's defaults
+# (a test checks it).
+DEFAULT_SAMPLES = 200_000
+DEFAULT_SEED = 20240601
+DEFAULT_CONFIDENCE = 0.999
+DEFAULT_MAX_ASSERTIONS = 100
+
+_AUDITOR = pytest.StashKey["LdpAuditor"]()
+
+
+@dataclass
+class LdpAuditor:
+    """The configured auditor: ``assert_ldp``, ``assert_moments`` and ``audit`` at the session's settings.
+
+    Keyword arguments given to a method override the configured ``samples``, ``seed`` and ``alpha``; an override
+    of ``alpha`` above the configured one voids the session bound and is refused.
+    """
+
+    samples: int = DEFAULT_SAMPLES
+    seed: int = DEFAULT_SEED
+    confidence: float = DEFAULT_CONFIDENCE
+    max_assertions: int = DEFAULT_MAX_ASSERTIONS
+    made: list = field(default_factory=list)
+
+    @property
+    def session_alpha(self) -> float:
+        return round(1.0 - self.confidence, 15)
+
+    @property
+    def alpha(self) -> float:
+        """False-alarm rate of one assertion."""
+        return self.session_alpha / self.max_assertions
+
+    def _options(self, what: str, options: dict) -> dict:
+        merged = {"samples": self.samples, "seed": self.seed, "alpha": self.alpha, **options}
+        if merged["alpha"] > self.alpha:
+            raise ValueError(f"alpha={merged['alpha']:g} exceeds the per-assertion level {self.alpha:g} that keeps "
+                             f"the session's false-alarm rate <= {self.session_alpha:g}")
+        self.made.append(what)
+        return merged
+
+    def assert_ldp(self, mechanism, eps, **options):
+        from . import assert_ldp
+
+        return assert_ldp(mechanism, eps, **self._options("assert_ldp", options))
+
+    def assert_moments(self, mechanism, mean=None, var=None, **options):
+        from . import assert_moments
+
+        return assert_moments(mechanism, mean, var, **self._options("assert_moments", options))
+
+    def audit(self, mechanism, eps=None, **options):
+        from . import audit
+
+        return audit(mechanism, eps, **self._options("audit", options))
+
+    @property
+    def bound(self) -> float:
+        """Union bound on the probability that any assertion made so far failed by chance."""
+        return len(self.made) * self.alpha
+
+
+def pytest_addoption(parser):
+    group = parser.getgroup("ldp-audit", "statistical LDP assertions (ldp_audit.testing)")
+    group.addoption("--ldp-audit-samples", type=int, default=DEFAULT_SAMPLES, metavar="N",
+                    help="draws per input of every ldp-audit assertion (default %(default)s)")
+    group.addoption("--ldp-audit-seed", type=int, default=DEFAULT_SEED, metavar="S",
+                    help="seed of every ldp-audit assertion (default %(default)s)")
+    group.addoption("--ldp-audit-confidence", type=float, default=DEFAULT_CONFIDENCE, metavar="C",
+                    help="1 - family-wise false-alarm rate of the whole session (default %(default)s)")
+    group.addoption("--ldp-audit-max-assertions", type=int, default=DEFAULT_MAX_ASSERTIONS, metavar="M",
+                    help="statistical assertions the session may make; each runs at alpha = (1 - C) / M "
+                         "(default %(default)s)")
+
+
+def pytest_configure(config):
+    samples = config.getoption("--ldp-audit-samples")
+    confidence = config.getoption("--ldp-audit-confidence")
+    budget = config.getoption("--ldp-audit-max-assertions")
+    seed = config.getoption("--ldp-audit-seed")
+    if samples < 1000:
+        raise pytest.UsageError(f"--ldp-audit-samples must be >= 1000, got {samples}")
+    if not 0.0 < confidence < 1.0:
+        raise pytest.UsageError(f"--ldp-audit-confidence must be in (0, 1), got {confidence}")
+    if budget < 1:
+        raise pytest.UsageError(f"--ldp-audit-max-assertions must be >= 1, got {budget}")
+    if seed < 0:
+        raise pytest.UsageError(f"--ldp-audit-seed must be >= 0, got {seed}")
+    config.stash[_AUDITOR] = LdpAuditor(samples, seed, confidence, budget)
+
+
+@pytest.fixture(scope="session")
+def ldp_auditor(pytestconfig) -> LdpAuditor:
+    """The session's :class:`LdpAuditor`, configured by the ``--ldp-audit-*`` options."""
+    return pytestconfig.stash[_AUDITOR]
+
+
+def _over_budget(auditor: LdpAuditor) -> bool:
+    return len(auditor.made) > auditor.max_assertions
+
+
+def pytest_sessionfinish(session, exitstatus):
+    auditor = session.config.stash.get(_AUDITOR, None)
+    if auditor is not None and _over_budget(auditor) and exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    auditor = config.stash.get(_AUDITOR, None)
+    if auditor is None or not auditor.made:
+        return
+    n = len(auditor.made)
+    line = (f"ldp-audit: {n} statistical assertion(s) at alpha={auditor.alpha:.3g} each (samples={auditor.samples}, "
+            f"seed={auditor.seed}); session false-alarm rate <= {auditor.bound:.3g}")
+    if _over_budget(auditor):
+        terminalreporter.write_line(
+            line + f" -- EXCEEDS the stated {auditor.session_alpha:g}: {n} assertions > --ldp-audit-max-assertions="
+                   f"{auditor.max_assertions}; raise it (lowering alpha) to restore the bound", red=True)
+    else:
+        terminalreporter.write_line(line + f" (<= {auditor.session_alpha:g} for up to {auditor.max_assertions})")
