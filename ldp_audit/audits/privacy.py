@@ -135,9 +135,15 @@ def whitebox_privacy(mechanism) -> list[CheckResult]:
     eps = mechanism.eps
     if mechanism.delta > 0:
         lo, hi = coordinate.domain
-        shift = (hi - lo) * math.sqrt(copies)
-        base = coordinate.law(lo)
-        delta = hockey_stick(base.affine(1.0, shift), base, eps)
+        if copies > 1:
+            # one isotropic Gaussian per report: the extreme pair differs by (hi - lo) sqrt(k) in L2
+            shift = (hi - lo) * math.sqrt(copies)
+            base = coordinate.law(lo)
+            delta = hockey_stick(base.affine(1.0, shift), base, eps)
+        else:
+            shift = hi - lo
+            delta = max(hockey_stick(coordinate.law(hi), coordinate.law(lo), eps),
+                        hockey_stick(coordinate.law(lo), coordinate.law(hi), eps))
         ok = delta <= mechanism.delta * (1.0 + 1e-6)
         results.append(CheckResult(
             "privacy.whitebox", f"{mechanism.reference}: ({eps:g}, {mechanism.delta:g})-LDP",
@@ -316,14 +322,13 @@ def blackbox_privacy(mechanism, n: int, seed: int, alpha: float, workers: int = 
     best = int(np.argmax(bounds))
     plan, lower = plans[best], bounds[best]
     violated = lower > eps * (1.0 + _EXACT_TOL)
-    conf = 1.0 - alpha
     results = [CheckResult(
         "privacy.blackbox", f"{mechanism.reference}: {eps:g}-LDP" + (f" (delta={delta:g})" if delta else ""),
         Status.FAIL if violated else Status.PASS, lower, "eps_lower", interval=(lower, math.inf),
         threshold=eps, n=n, seed=seed, alpha=alpha,
         explanation=(f"inputs {plan.x1:g} vs {plan.x0:g}, event {plan.event.describe()}"
                      + (f" on all {plan.copies} sampled coordinates" if plan.copies > 1 else "")
-                     + f": eps >= {lower:.4f} with {conf:.4g} confidence"
+                     + f": eps >= {lower:.4f} with confidence 1 - {alpha:.3g}"
                      + (f", ABOVE the claimed {eps:g}" if violated else f" (tightness {lower / eps:.3f})")),
         details={"tightness": lower / eps, "tests": len(plans), "event": plan.event.describe(),
                  "counts": [int(counts[plan.x1][best]), int(counts[plan.x0][best])]})]
@@ -360,18 +365,22 @@ def _cell_index(values: np.ndarray, atoms: np.ndarray, edges: np.ndarray) -> np.
 
 
 def search_privacy(sample: Callable[[object, int, np.random.Generator], np.ndarray], x1, x0, eps: float, n: int,
-                   seed: int, alpha: float, claim: str, delta: float = 0.0, bins: int = 50) -> CheckResult:
+                   seed: int, alpha: float, claim: str, delta: float = 0.0, bins: int = 50,
+                   stream: int = 0) -> CheckResult:
     """Data-driven black-box audit: no law needed, only ``sample(x, size, rng) -> reports``.
 
     Half of the n draws per input choose the cells (atoms when outputs take few values, otherwise ``bins``
     quantile bins of the pooled statistic) and the union of top-ratio cells that maximises the lower bound;
-    the other half estimates that event's probabilities with Clopper-Pearson bounds.
+    the other half estimates that event's probabilities with Clopper-Pearson bounds. ``stream`` separates the
+    random numbers of several pairs audited with one seed.
     """
     half = n // 2
-    first = [_statistic(sample(x, half, np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(s, 0)))))
-             for s, x in ((0, x1), (1, x0))]
-    second = [_statistic(sample(x, n - half, np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(s, 1)))))
-              for s, x in ((0, x1), (1, x0))]
+    def draws(x, size, side, part):
+        rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(stream, side, part)))
+        return _statistic(sample(x, size, rng))
+
+    first = [draws(x1, half, 0, 0), draws(x0, half, 1, 0)]
+    second = [draws(x1, n - half, 0, 1), draws(x0, n - half, 1, 1)]
     pooled = np.concatenate(first)
     values = np.unique(pooled)
     if values.size <= 4 * bins:

@@ -53,7 +53,7 @@ def verify(mechanism, settings: AuditSettings | None = None,
     results += blackbox_privacy(mechanism, s.samples, s.seed, share, s.workers, progress)
     results += moment_checks(mechanism, s.samples, s.seed, share, s.workers, progress)
     results += distribution_checks(mechanism, s.samples, s.seed, share, s.workers, progress)
-    subject = {"mechanism": getattr(mechanism, "name", type(mechanism).__name__), **mechanism.params(),
+    subject = {**mechanism.params(), "mechanism": getattr(mechanism, "name", type(mechanism).__name__),
                "reference": mechanism.reference}
     return AuditReport.of(f"verify {subject['mechanism']}", results, subject=subject,
                           settings={"samples": s.samples, "seed": s.seed, "alpha": s.alpha,
