@@ -12,6 +12,7 @@ Pi(v, .) = alpha e_v; KProp gives them the zero vector (lpgnn U6).
 """
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -60,14 +61,16 @@ def _steps_from_tolerance(alpha: float, tol: float, growth: float, scale: float)
     return max(0, int(np.ceil(np.log(tol / (growth * scale)) / np.log1p(-alpha) - 1)))
 
 
-class Propagation:
+class Propagation(ABC):
     """A linear propagation W: ``apply`` computes W X, ``rows`` the exact rows W[nodes, :]."""
 
-    def apply(self, adjacency, x) -> np.ndarray:  # pragma: no cover - interface
-        raise NotImplementedError
+    @abstractmethod
+    def apply(self, adjacency, x) -> np.ndarray:
+        """W X for a feature matrix X."""
 
-    def rows(self, adjacency, nodes) -> np.ndarray:  # pragma: no cover - interface
-        raise NotImplementedError
+    @abstractmethod
+    def rows(self, adjacency, nodes) -> np.ndarray:
+        """The exact rows W[nodes, :]."""
 
     def dense(self, adjacency) -> np.ndarray:
         """The whole operator as a dense matrix; small graphs only (n <= DENSE_LIMIT)."""
@@ -89,8 +92,9 @@ class StepPropagation(Propagation):
         if not (isinstance(self.steps, (int, np.integer)) and self.steps >= 0):
             raise ValueError(f"steps (K) must be an integer >= 0, got {self.steps!r}")
 
-    def step_matrix(self, adjacency) -> sp.csr_matrix:  # pragma: no cover - interface
-        raise NotImplementedError
+    @abstractmethod
+    def step_matrix(self, adjacency) -> sp.csr_matrix:
+        """The sparse one-step matrix S of this propagation."""
 
     def apply(self, adjacency, x) -> np.ndarray:
         step = self.step_matrix(adjacency)
