@@ -20,14 +20,21 @@ def _keep_or_jump(u, x, keep_mass, jump_mass, n_other, width, first):
     The top ``keep_mass`` of [0, 1) maps uniformly onto the ``width`` high-probability categories starting at x;
     the rest maps uniformly onto the ``n_other`` remaining categories (counted from ``first``, skipping the block).
     """
-    j = np.floor(u * (n_other / jump_mass))
-    in_block = j >= n_other
-    rest = j + first
-    rest += width * (rest >= x)
+    out = u * (n_other / jump_mass)
+    in_block = out >= n_other
+    np.floor(out, out=out)
+    out += first
+    out += width * (out >= x)
     if width == 1:
-        return np.where(in_block, x, rest)
-    block = x + np.minimum(np.floor((u - jump_mass) * (width / keep_mass)), width - 1)
-    return np.where(in_block, block, rest)
+        np.copyto(out, np.broadcast_to(x, out.shape), where=in_block)
+        return out
+    block = u - jump_mass
+    block *= width / keep_mass
+    np.floor(block, out=block)
+    np.minimum(block, width - 1, out=block)
+    block += x
+    np.copyto(out, block, where=in_block)
+    return out
 
 
 @dataclass(frozen=True)
