@@ -482,6 +482,47 @@ def check_flexprop_weighting(d: int, eps: float, neighbours: int, draws: int, se
 
 # --------------------------------------------------------------------------------------------- providers
 
+def effective_neighbourhood(adjacency, steps: int) -> np.ndarray:
+    """N_eff(v, K) = (sum_u |W_vu|)^2 / sum_u W_vu^2 for W = A_hat^K, KProp's GCN operator without self-loops
+    (lpgnn C10): Var[H_v,i] <= V_max ||W_v||_1^2 / N_eff(v, K). Zero rows (isolated nodes) give 0."""
+    w = np.abs(prop.KProp(steps=steps, aggregator="gcn").dense(adjacency))
+    l1, l2 = w.sum(axis=1), (w * w).sum(axis=1)
+    return np.divide(l1 * l1, l2, out=np.zeros_like(l1), where=l2 > 0)
+
+
+def check_effective_neighbourhood(adjacency, graph: str) -> list[CheckResult]:
+    """lpgnn C10: KProp's effective neighbourhood grows with K on a connected non-bipartite graph and tends to
+    (sum_u sqrt(d_u))^2 / sum_u d_u; on a star it oscillates, so "larger K, larger neighbourhood" is not general
+    (E7). Exact linear algebra, no sampling."""
+    claim = "lpgnn C10: KProp's effective neighbourhood grows with K"
+    ks = (1, 2, 4, 8, 16, 32)
+    inverse = [float(np.mean(1.0 / effective_neighbourhood(adjacency, k))) for k in ks]
+    grows = all(b < a for a, b in zip(inverse, inverse[1:]))
+    degrees = np.asarray(sp.csr_matrix(adjacency).sum(axis=1)).ravel()
+    limit = float(np.sqrt(degrees).sum() ** 2 / degrees.sum())
+    far = effective_neighbourhood(adjacency, 200)
+    gap = float(np.max(np.abs(far / limit - 1.0)))
+    leaves = 10
+    star = sp.csr_matrix((np.ones(2 * leaves), (np.r_[np.zeros(leaves, int), np.arange(1, leaves + 1)],
+                                                np.r_[np.arange(1, leaves + 1), np.zeros(leaves, int)])),
+                         shape=(leaves + 1, leaves + 1))
+    leaf = [float(effective_neighbourhood(star, k)[1]) for k in range(1, 7)]
+    monotone = all(b >= a for a, b in zip(leaf, leaf[1:]))
+    return [
+        CheckResult("lpgnn.C10.neff-grows", f"{claim} ({graph})", Status.PASS if grows else Status.FAIL,
+                    inverse[-1], "mean 1/N_eff at K=32", explanation=(
+                        f"{graph}: mean 1/N_eff = " + ", ".join(f"{v:.4f}" for v in inverse)
+                        + f" for K = {ks}" + ("" if grows else " -- not decreasing")), details={"K": list(ks)}),
+        CheckResult("lpgnn.C10.limit", f"lpgnn C10: N_eff -> (sum sqrt d)^2 / sum d ({graph})",
+                    Status.PASS if gap < 1e-6 else Status.FAIL, gap, "max |N_eff(K=200)/limit - 1|", threshold=1e-6,
+                    explanation=f"limit {limit:.4f}; every node within {gap:.1e} of it at K = 200"),
+        CheckResult("lpgnn.C10 (E7)", "lpgnn: a larger K always gives a larger effective neighbourhood",
+                    Status.PASS if monotone else Status.FAIL, leaf[-1], "leaf N_eff at K=6", explanation=(
+                        f"star with {leaves} leaves: a leaf's N_eff for K = 1..6 is "
+                        + ", ".join(f"{v:g}" for v in leaf) + (" -- it oscillates" if not monotone else ""))),
+    ]
+
+
 def _karate_setting(nodes=(33,)) -> BoundSetting:
     """ldp-ge C14's reference setting: karate, d = 32, x_uj = +1 if (u + j) mod 5 == 0 else -1, r = 0."""
     from ..models.synthetic import karate
@@ -529,9 +570,9 @@ def _six_node_graph():
 
 
 def lpgnn_graph_claims(settings) -> list[CheckResult]:
-    """LPGNN graph-level claims: C7, C9 on the 6-node graph; C8 bound and rate; C13 MAE on a CSBM."""
+    """LPGNN graph-level claims: C7, C9 on the 6-node graph; C8 bound and rate; C13 MAE on a CSBM; C10 on karate."""
     from ..mechanisms import make
-    from ..models.synthetic import csbm
+    from ..models.synthetic import csbm, karate
 
     graph = _six_node_graph()
     x = np.random.default_rng(11).uniform(0, 1, size=(6, 10))
@@ -551,6 +592,7 @@ def lpgnn_graph_claims(settings) -> list[CheckResult]:
              "AGM": make("analytic_gaussian", eps=1.0, d=100, delta=1e-4),
              "1BM": make("multibit", eps=1.0, d=100, k=100)}
     results += compare_mae(demo.adjacency, features, mechs, settings.seed, "CSBM n=600, d=100")
+    results += check_effective_neighbourhood(karate().adjacency, "karate")
     return results
 
 
