@@ -13,7 +13,8 @@ import sys
 #: Sub-command modules, in the order ``ldp-audit --help`` lists them.
 COMMANDS = ("verify", "list", "compare", "claims", "account", "bounds", "data")
 
-EXIT_PASS, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+#: Exit code of usage errors and bad input (0 and 1 come from the report's verdict).
+EXIT_USAGE = 2
 
 
 class _Parser(argparse.ArgumentParser):

@@ -29,7 +29,7 @@ def one_sided_bounds(count, n, alpha: float) -> tuple[np.ndarray, np.ndarray]:
 
 
 def bonferroni_reject(p_values, alpha: float) -> np.ndarray:
-    """Which hypotheses a Bonferroni correction rejects at family-wise rate alpha (statsmodels)."""
+    """Which hypotheses a Bonferroni correction rejects at family-wise rate alpha (statsmodels' multipletests)."""
     p = np.atleast_1d(np.asarray(p_values, dtype=float))
     if p.size == 0:
         return np.zeros(0, dtype=bool)
