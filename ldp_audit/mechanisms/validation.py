@@ -82,19 +82,26 @@ def as_input_array(x, lo: float, hi: float, d: int, clip: bool = False, name: st
             arr = arr[None, :]
         if arr.ndim != 2 or arr.shape[1] != d:
             raise ValueError(f"{name} must have shape (n, {d}) for this mechanism (d={d}), got shape {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        bad = int(np.size(arr) - np.count_nonzero(np.isfinite(arr)))
-        raise ValueError(f"{name} contains {bad} NaN or infinite value(s); inputs must be finite numbers in [{lo:g}, {hi:g}]")
     if clip:
+        if not np.all(np.isfinite(arr)):
+            raise ValueError(_nonfinite_message(arr, name, lo, hi))
         return np.clip(arr, lo, hi)
-    outside = (arr < lo) | (arr > hi)
-    if np.any(outside):
+    if arr.size and not (lo <= float(np.min(arr)) and float(np.max(arr)) <= hi):
+        # two reductions decide the common case (NaN makes min/max NaN); the details are only for the message
+        if not np.all(np.isfinite(arr)):
+            raise ValueError(_nonfinite_message(arr, name, lo, hi))
+        outside = (arr < lo) | (arr > hi)
         first = np.argwhere(np.atleast_1d(outside))[0]
         value = np.atleast_1d(arr)[tuple(first)]
         raise ValueError(f"{name} must lie in the domain [{lo:g}, {hi:g}]; {int(outside.sum())} value(s) are outside "
                          f"(e.g. {value:g} at index {tuple(int(i) for i in first)}). Normalise with public bounds, "
                          f"or pass clip=True to clip explicitly")
     return arr
+
+
+def _nonfinite_message(arr: np.ndarray, name: str, lo: float, hi: float) -> str:
+    bad = int(np.size(arr) - np.count_nonzero(np.isfinite(arr)))
+    return f"{name} contains {bad} NaN or infinite value(s); inputs must be finite numbers in [{lo:g}, {hi:g}]"
 
 
 def check_rng(rng) -> np.random.Generator:
