@@ -55,3 +55,23 @@ def progress_bar(console, total: int | None = None, enabled: bool = True, descri
                   TimeElapsedColumn(), console=console, transient=True) as progress:
         task = progress.add_task(description, total=total)
         yield lambda draws: progress.advance(task, draws)
+
+
+class _Quiet:
+    """Stands in for a rich status spinner when output is not for a terminal."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def update(self, _text):
+        pass
+
+
+def spinner(console, text: str, enabled: bool = True):
+    """A rich status spinner with ``update(text)``, or a silent stand-in (JSON/Markdown output, no terminal)."""
+    if enabled and console.is_terminal:
+        return console.status(text, spinner="dots")
+    return _Quiet()

@@ -1,7 +1,7 @@
 """``ldp-audit bounds PAPER --dataset NAME --mechanism MECH --eps E``: the graph papers' error bounds on real data."""
 from __future__ import annotations
 
-from ._common import add_output_options, emit
+from ._common import add_output_options, emit, spinner
 from .data import add_data_options
 
 PAPERS = ("ldp-ge", "lpgnn", "ppgnn")
@@ -44,7 +44,7 @@ def run(args, console) -> int:
     k = None if args.k is None else (int(args.k) if args.k.isdigit() else args.k)
     graph = data.load(args.dataset, args.data_dir, args.cache_dir)
     quiet = args.json or args.markdown
-    with console.status("auditing", spinner="dots") if not quiet else _Silent() as status:
+    with spinner(console, "auditing", enabled=not quiet) as status:
         report = audit_dataset(args.paper, graph, args.mechanism or DEFAULT_MECHANISM[args.paper], args.eps,
                                reps=args.reps, seed=args.seed, delta=args.delta, alpha=args.alpha,
                                features=args.features or None, k=k, ppr_alpha=args.ppr_alpha, r=args.r,
@@ -52,13 +52,3 @@ def run(args, console) -> int:
                                progress=lambda line: status.update(f"{args.paper} on {graph.name}: {line}"))
     return emit(report, args, console)
 
-
-class _Silent:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
-
-    def update(self, _line):
-        pass

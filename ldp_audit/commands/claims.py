@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import add_output_options, emit
+from ._common import add_output_options, emit, spinner
 from ..audits.claims import ClaimSettings, papers, run_claims
 
 
@@ -24,14 +24,6 @@ def register(sub) -> None:
 
 def run(args, console) -> int:
     settings = ClaimSettings(args.samples, args.seed, round(1.0 - args.confidence, 12))
-    with console.status(f"checking the claims of {args.paper}") if console.is_terminal else _Null():
+    with spinner(console, f"checking the claims of {args.paper}", enabled=not (args.json or args.markdown)):
         report = run_claims(args.paper, settings)
     return emit(report, args, console)
-
-
-class _Null:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
