@@ -23,9 +23,18 @@ def chunk_sizes(n: int) -> list[int]:
     return [CHUNK] * full + ([rest] if rest else [])
 
 
+def rng_for(seed: int, *key: int) -> np.random.Generator:
+    """The one seeding rule of the package: the generator of ``SeedSequence(seed, spawn_key=key)``.
+
+    Every random stream (a chunk, a search half, a bound replicate, a training run) is named by its key, so
+    two streams never share numbers and a stream never depends on which other streams ran before it.
+    """
+    return np.random.default_rng(np.random.SeedSequence(int(seed), spawn_key=tuple(int(k) for k in key)))
+
+
 def chunk_rng(seed: int, stream: int, index: int) -> np.random.Generator:
     """The generator of chunk ``index`` of stream ``stream`` (one stream per input or per sub-check)."""
-    return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(stream, index)))
+    return rng_for(seed, stream, index)
 
 
 def _run_chunk(task):
