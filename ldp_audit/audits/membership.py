@@ -61,7 +61,7 @@ def membership_audit(config, runs: int, alpha: float = 1e-3, delta: float = 1e-5
     ``alpha`` is the family-wise false-alarm rate, split over the two Clopper-Pearson bounds.
     """
     from ..models import seprivgemb as model
-    from . import accounting
+    from .accounting import paper_accountant
 
     if not (isinstance(runs, int) and runs >= 10):
         raise ValueError(f"runs must be an integer >= 10, got {runs!r}")
@@ -75,10 +75,8 @@ def membership_audit(config, runs: int, alpha: float = 1e-3, delta: float = 1e-5
             changed += bool(np.any(result.w_in[z] != result.init_in[z]))
         hits.append(changed)
     if claimed_eps is None:
-        q = config.batch_size / len(graphs[0])
-        orders = accounting.default_orders("without-replacement")
-        rdp = accounting.rdp_per_step("paper-literal", q, config.sigma, orders) * config.steps
-        claimed_eps = accounting.eps_from_rdp(orders, rdp, delta, "classic")[0]
+        claimed_eps = paper_accountant().epsilon(config.batch_size / len(graphs[0]), config.sigma, delta,
+                                                 config.steps)
     lb, _ = clopper_pearson(hits[0], runs, alpha / 2)
     _, ub = clopper_pearson(hits[1], runs, alpha / 2)
     eps_lb = math.log((lb - delta) / ub) if lb > delta else -math.inf

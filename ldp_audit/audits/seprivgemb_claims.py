@@ -14,7 +14,8 @@ import numpy as np
 from scipy import stats
 
 from ..papers import se_privgemb as paper
-from . import accounting
+from .. import accounting
+from .accounting import paper_accountant, rdp_per_step
 from .result import CheckResult, Status
 
 PAPER = "SE-PrivGEmb"
@@ -361,7 +362,7 @@ _GRIDS = {"opacus": accounting.default_orders("poisson"), "dp-accounting-poisson
 def _eps_after(method: str, q: float, sigma: float, steps: int, delta: float = 1e-5,
                conversion: str = "improved") -> float:
     orders = _GRIDS[method]
-    return float(accounting.epsilon_curve(accounting.rdp_per_step(method, q, sigma, orders), orders, delta,
+    return float(accounting.epsilon_curve(rdp_per_step(method, q, sigma, orders), orders, delta,
                                           [steps], conversion)[0])
 
 
@@ -427,15 +428,16 @@ def check_stop_rule() -> list[CheckResult]:
     m = 6594
     mismatches, overshoot = [], []
     orders = accounting.default_orders("without-replacement")
-    step = accounting.rdp_per_step("paper-literal", 128 / m, 1.5, orders)
+    step = rdp_per_step("paper-literal", 128 / m, 1.5, orders)
     for target in paper.SETTINGS["eps_targets"]:
-        cfg = TrainConfig(sigma=1.5, steps=2000, eps=target)
+        cfg = TrainConfig(sigma=1.5, steps=2000, eps=target, accountant=paper_accountant())
         ran, spent = steps_allowed(cfg, m)
         expected = max((T for T in range(1, 2001)
                         if accounting.eps_from_rdp(orders, step * T, 1e-5, "classic")[0] <= target), default=0)
         if ran != expected or spent > target:
             mismatches.append((target, ran, expected))
-        ran_p, spent_p = steps_allowed(TrainConfig(sigma=1.5, steps=2000, eps=target, stop_rule="paper"), m)
+        ran_p, spent_p = steps_allowed(TrainConfig(sigma=1.5, steps=2000, eps=target, stop_rule="paper",
+                                                      accountant=paper_accountant()), m)
         overshoot.append((target, ran_p, spent_p))
     over = [o for o in overshoot if o[2] > o[0]]
     return [

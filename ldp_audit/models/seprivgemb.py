@@ -9,7 +9,7 @@ Pipeline (spec ``se-privgemb.md``):
 * the weighted skip-gram loss of Eq. 5 and its closed-form per-subgraph gradients (Eqs. 7-8);
 * training per Algorithm 2: per-subgraph clipping (Eq. 3), Gaussian noise on the touched rows only (Eq. 9,
   ``perturbation="nonzero"``) or on every row (Eq. 6, ``"all"``), Poisson or without-replacement batches,
-  and a stop rule driven by an accountant from :mod:`ldp_audit.audits.accounting`;
+  and a stop rule driven by the :class:`ldp_audit.accounting.RdpAccountant` the caller hands in;
 * metrics: StrucEqu (Pearson correlation of pairwise distances) and link-prediction ROC-AUC.
 
 torch is imported inside the functions that need it; training runs on CUDA when available.
@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
+
+from ..accounting import RdpAccountant
 
 PROXIMITIES = ("adjacency", "common-neighbours", "deepwalk", "degree", "ppr", "katz")
 NEGATIVES = ("uniform", "inverse-proximity", "degree")
@@ -286,7 +288,7 @@ def add_noise(total, rows, std: float, perturbation: str, generator):
 class TrainConfig:
     """Hyper-parameters of Algorithm 2 (defaults: the paper's final values, Section V).
 
-    ``eps=None`` trains ``steps`` steps with no budget; otherwise training stops when the accountant's eps
+    ``eps=None`` trains ``steps`` steps with no budget; otherwise training stops when ``accountant``'s eps
     would exceed ``eps`` (``stop_rule="before"``, correct) or after the step that exceeded it
     (``"paper"``, Algorithm 2 line 10 taken literally, erratum E15). ``sensitivity`` (S in Eqs. 6/9)
     defaults to C (spec U5); the naive Eq. 6 of the paper uses B C.
@@ -303,8 +305,7 @@ class TrainConfig:
     perturbation: str = "nonzero"
     clipping: str = "per-subgraph"
     sampling: str = "without-replacement"
-    accountant: str = "paper-literal"
-    conversion: str = "classic"
+    accountant: RdpAccountant | None = None
     stop_rule: str = "before"
     sensitivity: float | None = None
     optimizer: str = "adam"
@@ -314,8 +315,6 @@ class TrainConfig:
     seed: int = 0
 
     def __post_init__(self):
-        from ..audits.accounting import METHODS
-
         for name, low in (("r", 1), ("batch_size", 1), ("steps", 1)):
             value = getattr(self, name)
             if not (isinstance(value, int) and value >= low):
@@ -326,10 +325,12 @@ class TrainConfig:
                 raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
         if self.eps is not None and not (self.eps > 0):
             raise ValueError(f"eps must be > 0 or None, got {self.eps!r}")
+        if self.eps is not None and self.perturbation != "none" and not isinstance(self.accountant, RdpAccountant):
+            raise ValueError("accountant must be an ldp_audit.accounting.RdpAccountant when eps is set, got "
+                             f"{self.accountant!r}")
         if not 0.0 < self.delta < 1.0:
             raise ValueError(f"delta must lie in (0, 1), got {self.delta!r}")
         for name, allowed in (("perturbation", PERTURBATIONS), ("clipping", CLIPPINGS), ("sampling", SAMPLINGS),
-                              ("accountant", METHODS), ("conversion", ("classic", "improved")),
                               ("stop_rule", ("before", "paper")), ("optimizer", ("adam", "sgd")),
                               ("dtype", ("float32", "float64"))):
             if getattr(self, name) not in allowed:
@@ -350,15 +351,10 @@ class TrainResult:
 
 def steps_allowed(config: TrainConfig, num_subgraphs: int) -> tuple[int, float | None]:
     """Number of steps Algorithm 2 runs under ``config`` and the eps spent by then (None without a budget)."""
-    from ..audits import accounting
-
     if config.eps is None or config.perturbation == "none":
         return config.steps, None
     q = min(1.0, config.batch_size / num_subgraphs)
-    orders = accounting.default_orders("without-replacement" if config.accountant in
-                                       ("paper-literal", "dp-accounting-wor") else "poisson")
-    step = accounting.rdp_per_step(config.accountant, q, config.sigma, orders)
-    curve = accounting.epsilon_curve(step, orders, config.delta, np.arange(1, config.steps + 1), config.conversion)
+    curve = config.accountant.epsilon_curve(q, config.sigma, config.delta, np.arange(1, config.steps + 1))
     within = int(np.sum(curve <= config.eps))  # curve is increasing in T
     run = min(config.steps, within + (1 if config.stop_rule == "paper" else 0))
     return run, (float(curve[run - 1]) if run > 0 else 0.0)
