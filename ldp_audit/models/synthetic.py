@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from .data import Graph, canonical_edges
+from .graph import Graph, canonical_edges
 
 #: Zachary (1977), "An information flow model for conflict and fission in small groups": 34 members, 78 ties.
 #: The same list ships with networkx (``karate_club_graph``) and torch-geometric (``KarateClub``).
