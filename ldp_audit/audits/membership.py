@@ -18,6 +18,7 @@ from dataclasses import replace
 import numpy as np
 from scipy.stats import beta
 
+from ..seeding import rng_for
 from .result import CheckResult, Status
 
 
@@ -33,7 +34,7 @@ def toy_worlds(num_nodes: int = 20, num_edges: int = 40, seed: int = 7):
     with z first (world G), and the same graph with z isolated (world G'). Returns (z, (adj, edges) x 2)."""
     import scipy.sparse as sp
 
-    rng = np.random.default_rng(seed)
+    rng = rng_for(seed)
     ring = np.stack([np.arange(num_nodes), (np.arange(num_nodes) + 1) % num_nodes])  # keeps it connected
     ring = np.sort(ring, axis=0)
     iu = np.array(np.triu_indices(num_nodes, 1))

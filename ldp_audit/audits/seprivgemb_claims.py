@@ -13,8 +13,9 @@ import math
 import numpy as np
 from scipy import stats
 
-from ..papers import se_privgemb as paper
 from .. import accounting
+from ..papers import se_privgemb as paper
+from ..seeding import rng_for
 from .accounting import paper_accountant, rdp_per_step
 from .result import CheckResult, Status
 
@@ -61,7 +62,7 @@ def check_clip(seed: int) -> CheckResult:
 
     from ..models import seprivgemb as model
 
-    rng = np.random.default_rng(seed)
+    rng = rng_for(seed)
     C = 2.0
     g = rng.standard_normal((10_000, 16)) * rng.uniform(0, 4, (10_000, 1))
     g[0] = 0.0
@@ -303,7 +304,7 @@ def check_rdp_building_blocks() -> list[CheckResult]:
     out.append(CheckResult("C10.poisson-rdp", "authors' accountant (Mironov et al. 2019)", _status(rel < 1e-9), rel,
                            "max_rel_diff", threshold=1e-9, n=orders.size,
                            explanation="quadrature of the Poisson-subsampled Gaussian = opacus compute_rdp, q=128/6594"))
-    rng = np.random.default_rng(1)
+    rng = rng_for(1)
     grid = np.arange(2.0, 65.0)
     bad = 0
     for _ in range(200):
@@ -521,7 +522,7 @@ def check_metrics(seed: int) -> list[CheckResult]:
 
     from ..models.seprivgemb import roc_auc, struc_equ
 
-    rng = np.random.default_rng(seed)
+    rng = rng_for(seed)
     graph = _karate()
     a = graph.adjacency
     dense = a.toarray()

@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
+from ..seeding import rng_for
 from .graph import Graph, MissingFeaturesError, canonical_edges  # noqa: F401 (MissingFeaturesError is re-exported)
 
 ENV_DATA = "LDP_AUDIT_DATA"
@@ -327,7 +328,7 @@ def verify_counts(graph: Graph, info: DatasetInfo) -> dict[str, tuple[object, ob
 def node_split(num_nodes: int, seed: int, fractions=(0.5, 0.25, 0.25)) -> tuple[np.ndarray, ...]:
     """A seeded random split of the nodes into train / validation / test (50/25/25 by default, ldp-ge §8.1)."""
     fractions = _check_fractions(fractions)
-    order = np.random.default_rng(seed).permutation(num_nodes)
+    order = rng_for(seed).permutation(num_nodes)
     cuts = np.floor(np.cumsum(fractions)[:-1] * num_nodes).astype(int)
     return tuple(np.sort(part) for part in np.split(order, cuts))
 
@@ -352,7 +353,7 @@ def edge_split(graph: Graph, seed: int, fractions=(0.85, 0.05, 0.10)) -> EdgeSpl
     prediction should use ``train_graph`` (ldp-ge §9: no leakage of held-out edges).
     """
     fractions = _check_fractions(fractions)
-    rng = np.random.default_rng(seed)
+    rng = rng_for(seed)
     order = rng.permutation(graph.num_edges)
     cuts = np.floor(np.cumsum(fractions)[:-1] * graph.num_edges).astype(int)
     train, val, test = (graph.edges[:, np.sort(part)] for part in np.split(order, cuts))

@@ -24,13 +24,14 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..accounting import RdpAccountant
+from .propagation import DENSE_LIMIT, ppr_exact
+from ..seeding import rng_for
 
 PROXIMITIES = ("adjacency", "common-neighbours", "deepwalk", "degree", "ppr", "katz")
 NEGATIVES = ("uniform", "inverse-proximity", "degree")
 PERTURBATIONS = ("nonzero", "all", "none")
 CLIPPINGS = ("per-subgraph", "joint", "batch", "none")
 SAMPLINGS = ("without-replacement", "poisson")
-DENSE_LIMIT = 6000  # PPR and Katz are dense n x n matrices; refuse them above this many nodes
 
 
 # ------------------------------------------------------------------------------------------ proximities
@@ -54,14 +55,12 @@ def proximity_matrix(adj, kind: str, restart: float = 0.15, beta: float | None =
         raise ValueError(f"proximity_matrix densifies |V| x |V|; |V| must be <= {DENSE_LIMIT}, got {n}")
     if kind in ("adjacency", "common-neighbours", "deepwalk", "degree"):
         return _sparse_proximity(a, kind).toarray()
-    d = np.asarray(a.sum(axis=1)).ravel()
-    dense = a.toarray()
     if kind == "ppr":
         if not 0.0 < restart < 1.0:
             raise ValueError(f"restart must lie in (0, 1), got {restart!r}")
-        walk = dense / np.maximum(d, 1.0)[:, None]
-        return restart * np.linalg.inv(np.eye(n) - (1.0 - restart) * walk)
+        return ppr_exact(a, restart, 0.0)  # r = 0: the walk D^-1 A
     if kind == "katz":
+        dense = a.toarray()
         lam = float(np.max(np.abs(np.linalg.eigvalsh(dense))))
         beta = 0.5 / lam if beta is None else beta
         if not 0.0 < beta < 1.0 / lam:
@@ -170,7 +169,7 @@ def build_subgraphs(adj, edges: np.ndarray, proximity: str = "deepwalk", k: int 
     edges = np.asarray(edges, dtype=np.int64)
     if edges.ndim != 2 or edges.shape[0] != 2 or edges.shape[1] == 0:
         raise ValueError(f"edges must be a non-empty (2, m) integer array, got shape {edges.shape}")
-    rng = np.random.default_rng(seed)
+    rng = rng_for(seed)
     src, dst = edges
     if orientation == "random":
         flip = rng.random(src.size) < 0.5
@@ -443,7 +442,7 @@ def struc_equ(adj, embedding: np.ndarray, max_nodes: int = 2000, seed: int = 0) 
     y = np.asarray(embedding, dtype=np.float64)
     if y.shape[0] != n:
         raise ValueError(f"embedding must have one row per node ({n}), got {y.shape[0]}")
-    nodes = np.arange(n) if n <= max_nodes else np.sort(np.random.default_rng(seed).choice(n, max_nodes, False))
+    nodes = np.arange(n) if n <= max_nodes else np.sort(rng_for(seed).choice(n, max_nodes, False))
     sub = a[nodes]
     gram = (sub @ sub.T).toarray()
     sq = np.diag(gram)
