@@ -141,6 +141,12 @@ def ldp_ge_claims(settings: ClaimSettings) -> list:
     # C7: Laplace
     rows.append(audited_row("C7", "Laplace baseline: unbiased, Var = 8/eps^2, eps-LDP", make("laplace", eps=1.0), settings,
                             _AUDITED))
+    ratios = [paper.laplace_variance(eps, d) / float(make("laplace_hd", eps=eps, d=d).estimate_var(np.zeros((1, d)))[0, 0])
+              for eps in (0.1, 1.0, 4.0) for d in (1, 16, 500)]
+    gap = max(abs(r - 1.0) for r in ratios)
+    rows.append(claim_row("C7.variance", "Sec. III: the Laplace baseline's variance is 8 d^2 / eps^2", gap < 1e-9, gap,
+                          "max |printed / mechanism - 1|", "the printed 8d^2/eps^2 against the variance of Laplace noise "
+                          "of scale 2d/eps (eps/d per coordinate), eps in {0.1, 1, 4}, d in {1, 16, 500}", threshold=1e-9))
     # C8: Piecewise
     pm = make("piecewise_hd", eps=1.0, d=10, k=3)
     values = (float(pm.estimate_var(0.0)), float(pm.estimate_var(1.0)))

@@ -323,6 +323,23 @@ def check_rdp_building_blocks() -> list[CheckResult]:
     return out
 
 
+def check_theorem5_step(sensitivity: float = paper.SETTINGS["C"], sigma: float = paper.SETTINGS["sigma"]
+                        ) -> CheckResult:
+    """E7: the proof of Theorem 5 writes the per-step RDP as alpha S^2 / (2 sigma^2); with the noise std S sigma
+    of Eqs. 6/9 and sensitivity S, the Gaussian mechanism's RDP is alpha / (2 sigma^2) (quadrature). The two
+    agree only when S = 1; at the paper's S = C = 2 the printed curve is S^2 = 4 times too large."""
+    orders = (2.0, 8.0, 32.0)
+    printed = paper.theorem5_step_rdp(np.asarray(orders), sensitivity, sigma)
+    exact = np.array([accounting.renyi_divergence_mixtures(a, sensitivity * sigma, [1.0], [sensitivity], [1.0], [0.0])
+                      for a in orders])
+    gap = float(np.max(np.abs(printed / exact - 1.0)))
+    return CheckResult("E7.theorem5-step", f"{PAPER} proof of Thm 5: per-step RDP alpha S^2/(2 sigma^2)",
+                       _status(gap < 1e-6), gap, "max |printed/quadrature - 1|", threshold=1e-6,
+                       explanation=f"noise std S sigma with S={sensitivity:g}, sigma={sigma:g}: printed / exact = "
+                                   f"{float(printed[0] / exact[0]):.6g} (S^2 = {sensitivity ** 2:g}); the printed form "
+                                   "holds only for a noise std of sigma")
+
+
 def check_wor_bounds() -> list[CheckResult]:
     """C11: Theorem 4 is an upper bound looser than dp-accounting's WOR bound; the replace-one pair (1, -1)
     needs multiplier sigma/2 (E11)."""
@@ -556,6 +573,6 @@ def claims(settings) -> list[CheckResult]:
     exact = check_theorem3_exact(seed)
     out += [exact[0], check_theorem3_stochastic(seed, 4000), exact[1], check_algorithm1(seed)]
     blocks = check_rdp_building_blocks()
-    out += blocks[:2] + check_wor_bounds() + blocks[2:] + check_budgets() + [check_node_level()] + check_stop_rule()
+    out += blocks[:2] + [check_theorem5_step()] + check_wor_bounds() + blocks[2:] + check_budgets() + [check_node_level()] + check_stop_rule()
     out += check_membership(settings) + check_utility(settings) + check_metrics(seed)
     return out
