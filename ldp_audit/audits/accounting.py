@@ -17,7 +17,7 @@ from ..accounting import (CONVERSIONS, RdpAccountant, default_orders, eps_from_r
                           rdp_numeric_pair, rdp_numeric_poisson, rdp_opacus, validate)
 from ..accounting.rdp import DEFAULT_ORDERS_WOR, SOURCES
 from ..papers import se_privgemb as paper
-from .result import CheckResult, Status
+from .result import AuditReport, CheckResult, Status
 
 #: Relative tolerance for accountant agreement, on each RDP value and on eps (plus 1e-12 absolute).
 RTOL = 1e-6
@@ -180,3 +180,15 @@ def account(q: float, sigma: float, steps: int, delta: float, sampling: str = "p
         explanation="the classic conversion never gives the smaller eps" if ok
         else "classic conversion gave a smaller eps than the improved one"))
     return AccountingResult(q, sigma, int(steps), delta, sampling, conversions, orders, tuple(rows), tuple(checks))
+
+
+def account_report(q: float, sigma: float, steps: int, delta: float, sampling: str = "poisson",
+                   conversion: str = "both", orders=None) -> AuditReport:
+    """:func:`account` as a report: the agreement checks are the rows, every accountant's eps is in the subject."""
+    result = account(q, sigma, steps, delta, sampling, conversion, orders)
+    subject = {"q": result.q, "sigma": result.sigma, "steps": result.steps, "delta": result.delta,
+               "sampling": result.sampling, "conversions": list(result.conversions),
+               "accountants": [{"source": r.source, "method": r.method, "eps": r.eps, "order": r.order,
+                                "note": r.note} for r in result.rows]}
+    return AuditReport.of("accountant agreement", result.checks, subject=subject,
+                          settings={"orders": len(result.orders), "rtol": RTOL})
