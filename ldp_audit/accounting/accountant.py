@@ -13,7 +13,7 @@ from typing import Callable
 import numpy as np
 
 from .conversion import CONVERSIONS, epsilon_curve
-from .rdp import SOURCES, default_orders
+from .rdp import SOURCES
 
 RdpStep = Callable[[float, float, np.ndarray], np.ndarray]
 
@@ -35,11 +35,11 @@ class RdpAccountant:
 
     @classmethod
     def named(cls, name: str, conversion: str = "improved", orders=None) -> "RdpAccountant":
-        """One of the library or numerical sources in :data:`.rdp.SOURCES`, on its sampling's default grid."""
+        """One of the library or numerical sources in :data:`.rdp.SOURCES`, on its default order grid."""
         if name not in SOURCES:
             raise ValueError(f"accountant must be one of {', '.join(SOURCES)}; got {name!r}")
-        step, sampling = SOURCES[name]
-        grid = default_orders(sampling) if orders is None else np.asarray(orders, dtype=float)
+        step, default_grid = SOURCES[name]
+        grid = np.asarray(default_grid if orders is None else orders, dtype=float)
         return cls(name, step, tuple(float(a) for a in grid), conversion)
 
     def epsilon_curve(self, q: float, sigma: float, delta: float, steps) -> np.ndarray:

@@ -157,10 +157,13 @@ def eps_pld(q: float, sigma: float, steps: int, delta: float) -> float:
     return float(accountant.get_epsilon(delta))
 
 
-#: Named per-step RDP curves ``(q, sigma, orders) -> rdp``, with the sampling each one is valid for.
+#: dp_accounting's without-replacement bound costs O(order) per order: integers to 64, then every 8th to 512.
+WOR_ORDERS_COARSE = tuple(range(2, 65)) + tuple(range(72, 513, 8))
+
+#: Named per-step RDP curves ``(q, sigma, orders) -> rdp``, with the order grid an accountant uses by default.
 SOURCES = {
-    "opacus": (rdp_opacus, "poisson"),
-    "dp-accounting-poisson": (lambda q, s, o: rdp_dp_accounting(q, s, o, "poisson"), "poisson"),
-    "dp-accounting-wor": (lambda q, s, o: rdp_dp_accounting(q, s, o, "without-replacement"), "without-replacement"),
-    "numeric-poisson": (rdp_numeric_poisson, "poisson"),
+    "opacus": (rdp_opacus, DEFAULT_ORDERS_POISSON),
+    "dp-accounting-poisson": (lambda q, s, o: rdp_dp_accounting(q, s, o, "poisson"), DEFAULT_ORDERS_POISSON),
+    "dp-accounting-wor": (lambda q, s, o: rdp_dp_accounting(q, s, o, "without-replacement"), WOR_ORDERS_COARSE),
+    "numeric-poisson": (rdp_numeric_poisson, DEFAULT_ORDERS_POISSON),
 }

@@ -14,6 +14,7 @@ import numpy as np
 from scipy import stats
 
 from .. import accounting
+from ..accounting.rdp import WOR_ORDERS_COARSE
 from ..papers import se_privgemb as paper
 from ..seeding import rng_for
 from .accounting import paper_accountant, rdp_per_step
@@ -373,7 +374,7 @@ def check_wor_bounds() -> list[CheckResult]:
 #: orders (exact and fast in dp-accounting), coarser above 64 for dp-accounting's O(alpha) WOR terms.
 _GRIDS = {"opacus": accounting.default_orders("poisson"), "dp-accounting-poisson": np.arange(2.0, 513.0),
           "paper-literal": np.arange(2.0, 513.0),
-          "dp-accounting-wor": np.concatenate([np.arange(2.0, 65.0), np.arange(72.0, 513.0, 8.0)])}
+          "dp-accounting-wor": np.asarray(WOR_ORDERS_COARSE, dtype=float)}
 
 
 @functools.lru_cache(maxsize=None)
