@@ -16,6 +16,11 @@ COMMANDS = ("verify", "list", "compare", "claims", "account", "bounds", "data")
 
 #: Exit code of usage errors and bad input (0 and 1 come from the report's verdict).
 EXIT_USAGE = 2
+#: Optional dependencies -> the extra that installs them.
+EXTRAS = {"torch": "graph", "torch_geometric": "graph", "opacus": "graph", "dp_accounting": "graph",
+          "matplotlib": "plot"}
+#: Options naming files that a run writes; they are checked writable before the run starts.
+OUTPUT_OPTIONS = ("out", "plot")
 EXIT_SIGPIPE = 141  # 128 + SIGPIPE: the verdict was not fully written, so it is not reported as a pass
 
 
@@ -30,6 +35,7 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="ldp-audit", description="Audit local differential privacy mechanisms and the claims "
                                                    "of five LDP / DP graph-learning papers.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
     for name in COMMANDS:
@@ -43,18 +49,57 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("ldp-audit")
+    except PackageNotFoundError:  # pragma: no cover - running from a source tree that is not installed
+        return "unknown"
+
+
+def _console():
+    """A console for stdout: the terminal's width, else ``$COLUMNS``, else 160 columns for files and pipes."""
+    from rich.console import Console
+
+    console = Console(highlight=False, emoji=False)
+    if not console.is_terminal and "COLUMNS" not in os.environ:
+        console = Console(highlight=False, emoji=False, width=160)
+    return console
+
+
+def _check_outputs(args, errors) -> None:
+    from .commands.options import check_output_path
+
+    for name in OUTPUT_OPTIONS:
+        path = getattr(args, name, None)
+        if path:
+            for folder in check_output_path(f"--{name}", path):
+                errors.print(f"ldp-audit: --{name}: the folder {str(folder)!r} will be created", markup=False, soft_wrap=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     from rich.console import Console
 
     parser = build_parser()
-    args = parser.parse_args(argv)
-    console = Console(highlight=False)
-    if not console.is_terminal:  # files and pipes get a wide table instead of rich's 80-column default
-        console = Console(highlight=False, width=160)
     try:
+        args = parser.parse_args(argv)
+    except SystemExit as done:  # --help, --version (0) and usage errors (2) return their code too
+        return int(done.code or 0)
+    console = _console()
+    errors = Console(stderr=True, highlight=False, emoji=False)
+    try:
+        _check_outputs(args, errors)
         return int(args.func(args, console))
     except ValueError as exc:
-        Console(stderr=True, highlight=False).print(f"[bold red]ldp-audit: error:[/] {exc}")
+        errors.print(f"ldp-audit: error: {exc}", style="bold red", markup=False, soft_wrap=True)
+        return EXIT_USAGE
+    except ModuleNotFoundError as exc:
+        top = (exc.name or "").split(".")[0]
+        if top not in EXTRAS:
+            raise
+        errors.print(f"ldp-audit: error: {args.command} needs the {EXTRAS[top]} extra ({top} is not installed): "
+                     f"pip install 'ldp-audit[{EXTRAS[top]}]'", style="bold red", markup=False, soft_wrap=True)
         return EXIT_USAGE
     except KeyboardInterrupt:  # pragma: no cover
         return 130

@@ -21,7 +21,10 @@ from scipy import integrate
 
 SAMPLINGS = ("poisson", "without-replacement")
 #: opacus's default orders (also TF-Privacy's and the SE-PrivGEmb authors' code): 1.1..10.9 and 12..63.
-DEFAULT_ORDERS_POISSON = tuple([1 + x / 10.0 for x in range(1, 100)] + list(range(12, 64)))
+OPACUS_ORDERS = tuple([1 + x / 10.0 for x in range(1, 100)] + list(range(12, 64)))
+#: The Poisson default: opacus's grid widened to dp-accounting's (up to 1024), so that a small sampling rate or a
+#: large sigma does not leave the optimal order stuck at the edge of the grid.
+DEFAULT_ORDERS_POISSON = OPACUS_ORDERS + (128.0, 256.0, 512.0, 1024.0)
 #: Integer orders 2..512 (the without-replacement bounds are stated for integer orders only).
 DEFAULT_ORDERS_WOR = tuple(range(2, 513))
 

@@ -6,6 +6,8 @@ import os
 import tempfile
 from pathlib import Path
 
+from rich.markup import escape
+
 from .result import AuditReport, CheckResult, Status
 
 _STYLE = {Status.PASS: "green", Status.FAIL: "bold red", Status.INCONCLUSIVE: "yellow", Status.INFO: "cyan"}
@@ -33,31 +35,53 @@ def _interval_or_p(result: CheckResult) -> str:
 
 
 def _statistic(result: CheckResult) -> str:
+    """The headline number on its own line under its name, so that a narrow column never splits the number."""
     if result.statistic is None:
         return ""
     text = _fmt(float(result.statistic))
-    return f"{result.statistic_name}={text}" if result.statistic_name else text
+    return f"{result.statistic_name}\n{text}" if result.statistic_name else text
 
 
-def to_table(report: AuditReport):
+#: Optional columns of the terminal table, dropped in this order when the terminal is narrow.
+_OPTIONAL = (("interval / p", 120), ("n", 100), ("threshold", 90))
+
+
+def to_table(report: AuditReport, width: int | None = None):
     """A ``rich.table.Table`` with one row per check (the claim text is in JSON and Markdown; the caption names
-    what was audited and how)."""
+    what was audited and how). Below 120, 100 and 90 columns of ``width`` the interval, n and threshold columns
+    are dropped in that order; status and numbers are never cropped or split. Every text is escaped, so a
+    user's string is printed as written, never read as rich markup."""
     from rich.table import Table
 
+    width = width or 160
+    shown = {name for name, needs in _OPTIONAL if width >= needs}
     verdict = report.verdict
-    table = Table(title=f"{report.title} — verdict: [{_STYLE[verdict]}]{verdict.value.upper()}[/]",
+    table = Table(title=f"{escape(report.title)} — verdict: [{_STYLE[verdict]}]{verdict.value.upper()}[/]",
                   show_lines=False, expand=False)
     table.add_column("status", no_wrap=True)
-    table.add_column("check", no_wrap=True)
-    for column in ("statistic", "interval / p", "threshold", "n"):
-        table.add_column(column, overflow="fold", max_width=16)
-    table.add_column("finding", overflow="fold", ratio=1, min_width=30)
+    table.add_column("check", overflow="fold", max_width=28)
+    numbers = [max((len(_fmt(float(r.statistic))) for r in report.results if r.statistic is not None), default=4)]
+    table.add_column("statistic", overflow="fold", min_width=max(numbers), max_width=18)
+    for column in ("interval / p", "threshold", "n"):
+        if column in shown:
+            table.add_column(column, overflow="fold", max_width=16, no_wrap=column != "interval / p")
+    table.add_column("finding", overflow="fold", ratio=1, min_width=20)
     for r in report.results:
-        table.add_row(f"[{_STYLE[r.status]}]{r.status.value.upper()}[/]", r.name, _statistic(r),
-                      _interval_or_p(r), _fmt(r.threshold), _fmt(r.n) if r.n else "", r.explanation)
-    if report.subject:
-        table.caption = ", ".join(f"{k}={v}" for k, v in {**report.subject, **report.settings}.items())
+        cells = {"interval / p": _interval_or_p(r), "threshold": _fmt(r.threshold), "n": _fmt(r.n) if r.n else ""}
+        table.add_row(f"[{_STYLE[r.status]}]{r.status.value.upper()}[/]", escape(r.name), escape(_statistic(r)),
+                      *(escape(cells[c]) for c in ("interval / p", "threshold", "n") if c in shown),
+                      escape(r.explanation))
+    if report.subject or report.settings:
+        table.caption = escape(", ".join(f"{k}={v}" for k, v in {**report.subject, **report.settings}.items()
+                                         if _short(v)))
     return table
+
+
+def _short(value) -> bool:
+    """Scalars and short lists go into a table's caption; nested data stays in JSON and Markdown."""
+    if isinstance(value, (list, tuple)):
+        return len(value) <= 8 and all(isinstance(v, (str, int, float, bool)) for v in value)
+    return value is None or isinstance(value, (str, int, float, bool))
 
 
 def to_markdown(report: AuditReport) -> str:

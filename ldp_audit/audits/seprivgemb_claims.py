@@ -14,7 +14,7 @@ import numpy as np
 from scipy import stats
 
 from .. import accounting
-from ..accounting.rdp import WOR_ORDERS_COARSE
+from ..accounting.rdp import OPACUS_ORDERS, WOR_ORDERS_COARSE
 from ..papers import se_privgemb as paper
 from ..seeding import rng_for
 from .accounting import paper_accountant, rdp_per_step
@@ -372,7 +372,7 @@ def check_wor_bounds() -> list[CheckResult]:
 
 #: Order grids per accountant: opacus keeps its own default (the authors' code path); the others use integer
 #: orders (exact and fast in dp-accounting), coarser above 64 for dp-accounting's O(alpha) WOR terms.
-_GRIDS = {"opacus": accounting.default_orders("poisson"), "dp-accounting-poisson": np.arange(2.0, 513.0),
+_GRIDS = {"opacus": np.asarray(OPACUS_ORDERS, dtype=float), "dp-accounting-poisson": np.arange(2.0, 513.0),
           "paper-literal": np.arange(2.0, 513.0),
           "dp-accounting-wor": np.asarray(WOR_ORDERS_COARSE, dtype=float)}
 

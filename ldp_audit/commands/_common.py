@@ -22,7 +22,7 @@ def emit(report: AuditReport, args: argparse.Namespace, console) -> int:
     elif getattr(args, "markdown", False):
         print(to_markdown(report))
     else:
-        console.print(to_table(report))
+        console.print(to_table(report, console.width))
     if getattr(args, "out", None):
         write_report(report, args.out)
     return 0 if report.passed else 1

@@ -4,13 +4,15 @@ from __future__ import annotations
 import argparse
 
 from ._common import add_output_options, emit
+from .options import integer, positive, probability, real
 
 
 def _orders(text: str) -> list[float]:
-    try:
-        return [float(x) for x in text.replace(",", " ").split()]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"orders must be numbers separated by commas, got {text!r}") from None
+    order = real(1.0, 1e6, low_open=True)
+    values = [order(x) for x in text.replace(",", " ").split()]
+    if not values:
+        raise argparse.ArgumentTypeError(f"expected Renyi orders > 1 separated by commas, got {text!r}")
+    return values
 
 
 def register(subparsers) -> None:
@@ -19,15 +21,19 @@ def register(subparsers) -> None:
         description="eps after T steps of the subsampled Gaussian mechanism from opacus's RDP accountant, Google's "
                     "dp-accounting (RDP and PLD) and a scipy quadrature of the Renyi divergence; disagreement "
                     "beyond a relative 1e-6 is a FAIL (exit 1).")
-    p.add_argument("--q", type=float, required=True, help="sampling rate in (0, 1] (B/|E| for fixed batches)")
-    p.add_argument("--sigma", type=float, required=True, help="noise multiplier (> 0)")
-    p.add_argument("--steps", type=int, required=True, help="number of steps T (>= 1)")
-    p.add_argument("--delta", type=float, required=True, help="target delta in (0, 1)")
-    p.add_argument("--sampling", choices=("poisson", "without-replacement"), default="poisson")
+    p.add_argument("--q", type=real(0.0, 1.0, low_open=True), required=True,
+                   help="sampling rate in (0, 1] (B/|E| for fixed batches)")
+    p.add_argument("--sigma", type=positive, required=True, help="noise multiplier (> 0)")
+    p.add_argument("--steps", type=integer(1), required=True, help="number of steps T (>= 1)")
+    p.add_argument("--delta", type=probability, required=True, help="target delta in (0, 1)")
+    p.add_argument("--sampling", choices=("poisson", "without-replacement"), default="poisson",
+                   help="how batches are drawn (default %(default)s)")
     p.add_argument("--conversion", choices=("improved", "classic", "both"), default="both",
-                   help="RDP -> (eps, delta) conversion: improved (opacus/dp-accounting) or classic (Mironov Prop. 3)")
+                   help="RDP -> (eps, delta) conversion: improved (opacus/dp-accounting) or classic (Mironov "
+                        "Prop. 3) (default %(default)s)")
     p.add_argument("--orders", type=_orders, default=None,
-                   help="Renyi orders, e.g. '2,4,8,16,32' (default: opacus's grid for Poisson, 2..512 otherwise)")
+                   help="Renyi orders > 1, e.g. '2,4,8,16,32' (default: 1.1..63 and 128..1024 for Poisson, "
+                        "2..512 without replacement)")
     add_output_options(p)
     p.set_defaults(func=run)
 

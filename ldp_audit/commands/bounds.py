@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ._common import add_output_options, emit, spinner
+from .options import check_memory, integer, positive, probability, real, seed
 from .data import add_data_options
 
 PAPERS = ("ldp-ge", "lpgnn", "ppgnn")
@@ -18,18 +19,25 @@ def register(subparsers) -> None:
     parser.add_argument("--dataset", default="cora",
                         help="dataset name (see `ldp-audit data`; default cora)")
     parser.add_argument("--mechanism", help="mechanism (default: hds for ldp-ge, multibit for lpgnn, mlr for ppgnn)")
-    parser.add_argument("--eps", type=float, default=1.0, help="privacy budget (ppgnn: base budget eps^1)")
+    parser.add_argument("--eps", type=positive, default=1.0,
+                        help="privacy budget > 0 (ppgnn: base budget eps^1; default %(default)s)")
     parser.add_argument("--k", help="sampled coordinates (integer or a rule such as 'lpgnn'); mechanism default")
-    parser.add_argument("--features", type=int, default=128,
+    parser.add_argument("--features", type=integer(0, 10 ** 6), default=128,
                         help="use the first F feature columns (0: all; default 128)")
-    parser.add_argument("--reps", type=int, default=200, help="repeated perturbations per check (default 200)")
-    parser.add_argument("--delta", type=float, default=0.1, help="failure probability of the bounds (default 0.1)")
-    parser.add_argument("--alpha", type=float, default=1e-3, help="false-alarm rate per check (default 1e-3)")
-    parser.add_argument("--seed", type=int, default=20240601)
-    parser.add_argument("--steps", type=int, default=2, help="KProp / FlexProp steps K (default 2)")
-    parser.add_argument("--ppr-alpha", type=float, default=0.1, help="PPR decay alpha (ldp-ge; default 0.1)")
-    parser.add_argument("--r", type=float, default=0.5, help="PPR convolution coefficient r (default 0.5)")
-    parser.add_argument("--r-max", type=float, default=1e-4, help="push threshold r_max (default 1e-4)")
+    parser.add_argument("--reps", type=integer(50), default=200,
+                        help="repeated perturbations per check, >= 50 (default 200)")
+    parser.add_argument("--delta", type=probability, default=0.1,
+                        help="failure probability of the bounds, in (0, 1) (default 0.1)")
+    parser.add_argument("--alpha", type=probability, default=1e-3,
+                        help="false-alarm rate per check, in (0, 1) (default 1e-3)")
+    parser.add_argument("--seed", type=seed, default=20240601, help="seed of all sampling (default %(default)s)")
+    parser.add_argument("--steps", type=integer(0, 1000), default=2, help="KProp / FlexProp steps K (default 2)")
+    parser.add_argument("--ppr-alpha", type=probability, default=0.1,
+                        help="PPR decay alpha in (0, 1) (ldp-ge; default 0.1)")
+    parser.add_argument("--r", type=real(0.0, 1.0), default=0.5,
+                        help="PPR convolution coefficient r in [0, 1] (default 0.5)")
+    parser.add_argument("--r-max", type=real(0.0, 1.0, low_open=True), default=1e-4,
+                        help="push threshold r_max in (0, 1] (default 1e-4)")
     add_data_options(parser)
     add_output_options(parser)
     parser.set_defaults(func=run)
@@ -39,10 +47,12 @@ def run(args, console) -> int:
     from ..audits.dataset_bounds import audit_dataset
     from ..models import data
 
-    if args.features < 0:
-        raise ValueError(f"--features must be >= 0, got {args.features}")
     k = None if args.k is None else (int(args.k) if args.k.isdigit() else args.k)
     graph = data.load(args.dataset, args.data_dir, args.cache_dir)
+    columns = min(args.features or graph.num_features, max(graph.num_features, 1))
+    # propagated replicates: (reps, probe nodes, columns) float64, plus the moment checks' >= 5000 replicates
+    check_memory("--reps", 8.0 * max(args.reps, 5000) * 3 * columns * 2, f"{args.reps} replicates of "
+                 f"{columns} columns")
     quiet = args.json or args.markdown
     with spinner(console, "auditing", enabled=not quiet) as status:
         report = audit_dataset(args.paper, graph, args.mechanism or DEFAULT_MECHANISM[args.paper], args.eps,

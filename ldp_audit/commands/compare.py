@@ -13,6 +13,7 @@ from ..audits.compare import figure1_curves, figure1_report, variance_report
 from ..audits.render import write_atomic
 from ..mechanisms import make
 from ._common import add_output_options, emit
+from .options import check_memory, integer, positive, real, seed
 
 _DEFAULT = "laplace_hd,piecewise_hd,multibit,hds"
 
@@ -20,15 +21,19 @@ _DEFAULT = "laplace_hd,piecewise_hd,multibit,hds"
 def register(sub) -> None:
     p = sub.add_parser("compare", help="empirical vs theoretical variance of several mechanisms; ldp-ge Figure 1",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--eps", type=float, default=1.0, help="privacy budget (default %(default)s)")
-    p.add_argument("--d", type=int, default=8, help="dimension of high-dimensional mechanisms")
-    p.add_argument("--k", default=None, help="sampled coordinates (integer or lpgnn/ppgnn/optimal)")
+    p.add_argument("--eps", type=positive, default=1.0, help="privacy budget > 0 (default %(default)s)")
+    p.add_argument("--d", type=integer(1, 10 ** 6), default=8,
+                   help="dimension of high-dimensional mechanisms (default %(default)s)")
+    p.add_argument("--k", default=None, help="sampled coordinates: an integer in [1, d] or lpgnn/ppgnn/optimal "
+                                             "(default: each mechanism's own)")
     p.add_argument("--mechanisms", default=_DEFAULT, help="comma-separated names (default %(default)s)")
-    p.add_argument("--inputs", default="", help="comma-separated inputs to compare at, besides the worst case")
-    p.add_argument("--samples", type=int, default=200_000, help="draws per input")
-    p.add_argument("--seed", type=int, default=20240601)
-    p.add_argument("--confidence", type=float, default=0.999, help="of the variance intervals")
-    p.add_argument("--sweep", action="store_true", help="ldp-ge Figure 1: curves over eps in [0.1, 8]")
+    p.add_argument("--inputs", default="", help="comma-separated inputs to compare at, besides the worst case "
+                                                "(default: none)")
+    p.add_argument("--samples", type=integer(100), default=200_000, help="draws per input (default %(default)s)")
+    p.add_argument("--seed", type=seed, default=20240601, help="seed of all sampling (default %(default)s)")
+    p.add_argument("--confidence", type=real(0.0, 1.0, low_open=True, high_open=True), default=0.999,
+                   help="level of the variance intervals, in (0, 1) (default %(default)s)")
+    p.add_argument("--sweep", action="store_true", help="ldp-ge Figure 1: curves over eps in [0.5, 8]")
     p.add_argument("--plot", metavar="FILE.png", help="write a PNG plot")
     add_output_options(p)
     p.set_defaults(func=run)
@@ -50,10 +55,16 @@ def run(args, console) -> int:
     if args.sweep:
         return _sweep(args, console)
     mechanisms = [_build(name.strip(), args) for name in args.mechanisms.split(",") if name.strip()]
+    if not mechanisms:
+        raise ValueError(f"--mechanisms must name at least one mechanism, got {args.mechanisms!r}")
+    finite = real()
     try:
-        inputs = [float(v) for v in args.inputs.split(",") if v.strip()]
-    except ValueError:
-        raise ValueError(f"--inputs must be comma-separated numbers, got {args.inputs!r}") from None
+        inputs = [finite(v) for v in args.inputs.split(",") if v.strip()]
+    except argparse.ArgumentTypeError:
+        raise ValueError(f"--inputs must be comma-separated finite numbers, got {args.inputs!r}") from None
+    # one chunk of reports (dense, CHUNK draws x d) per mechanism is held at a time
+    check_memory("--d", 8.0 * 3 * min(args.samples, 1 << 17) * max(getattr(m, "d", 1) for m in mechanisms),
+                 f"chunks of {min(args.samples, 1 << 17)} reports of dimension {args.d}")
     report = variance_report(mechanisms, inputs, args.samples, args.seed, 1.0 - args.confidence)
     code = emit(report, args, console)
     if args.plot:

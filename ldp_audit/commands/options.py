@@ -1,0 +1,108 @@
+"""Option types that validate before any work starts: every bad value is a usage error (exit 2) whose message
+names the option and the allowed range, never a traceback from deep inside numpy.
+
+argparse turns an ``ArgumentTypeError`` raised by a ``type=`` callable into ``argument --NAME: MESSAGE`` and
+exit status 2, so the option is always named. Sizes are also checked against this machine's memory
+(:func:`check_memory`), and output paths are checked writable before a run (:func:`check_output_path`).
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import os
+from pathlib import Path
+
+#: Numbers of draws, repetitions, steps and dimensions are capped here: beyond these no run ends in a day.
+MAX_COUNT = 10 ** 12
+
+
+def _number(text: str) -> float:
+    try:
+        value = float(text)
+    except (TypeError, ValueError):
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if math.isnan(value):
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}")
+    return value
+
+
+def _interval(low, high, low_open: bool, high_open: bool) -> str:
+    left = "(" if low_open or low is None else "["
+    right = ")" if high_open or high is None else "]"
+    return f"{left}{'-inf' if low is None else f'{low:g}'}, {'inf' if high is None else f'{high:g}'}{right}"
+
+
+def integer(low: int, high: int = MAX_COUNT):
+    """An integer in [low, high]; ``1e6`` style input is accepted when it is a whole number."""
+    def parse(text: str) -> int:
+        value = _number(text)
+        if not math.isfinite(value) or value != int(value) or not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be an integer in [{low:g}, {high:g}], got {text!r}")
+        return int(value)
+
+    parse.__name__ = "integer"
+    return parse
+
+
+def real(low: float | None = None, high: float | None = None, *, low_open: bool = False, high_open: bool = False):
+    """A finite number in the given interval (open or closed at each end; None: unbounded)."""
+    def parse(text: str) -> float:
+        value = _number(text)
+        ok = math.isfinite(value)
+        if low is not None:
+            ok &= value > low if low_open else value >= low
+        if high is not None:
+            ok &= value < high if high_open else value <= high
+        if not ok:
+            raise argparse.ArgumentTypeError(f"must be a finite number in {_interval(low, high, low_open, high_open)}, "
+                                             f"got {text!r}")
+        return value
+
+    parse.__name__ = "number"
+    return parse
+
+
+#: The common ones.
+positive = real(0.0, low_open=True)
+probability = real(0.0, 1.0, low_open=True, high_open=True)
+seed = integer(0, 2 ** 63 - 1)
+
+
+def available_memory() -> int:
+    """Bytes of physical memory of this machine (the upper limit of any single run)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):  # pragma: no cover - non-POSIX
+        return 16 * 2 ** 30
+
+
+def check_memory(option: str, nbytes: float, what: str, fraction: float = 0.75) -> None:
+    """Refuse a size whose arrays would not fit in ``fraction`` of this machine's memory, with the estimate."""
+    limit = fraction * available_memory()
+    if nbytes > limit:
+        raise ValueError(f"{option} is too large: {what} needs about {nbytes / 2 ** 30:,.1f} GiB, more than "
+                         f"{limit / 2 ** 30:,.1f} GiB ({fraction:.0%} of this machine's memory)")
+
+
+def check_output_path(option: str, path: str | os.PathLike) -> list[Path]:
+    """Check before the run that ``path`` can be written; return the folders that will be created for it.
+
+    Missing folders are created when the file is written (and the CLI says so); the nearest existing folder
+    must be writable, and the path must not be an existing folder.
+    """
+    target = Path(path).expanduser()
+    if target.is_dir():
+        raise ValueError(f"{option} {str(path)!r} is a folder; give a file name")
+    parent, missing = target.parent, []
+    while not parent.exists():
+        missing.append(parent)
+        if parent.parent == parent:
+            break
+        parent = parent.parent
+    if not parent.is_dir():
+        raise ValueError(f"{option} {str(path)!r}: {str(parent)!r} is not a folder")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise ValueError(f"{option} {str(path)!r}: the folder {str(parent)!r} is not writable")
+    if target.exists() and not os.access(target, os.W_OK):
+        raise ValueError(f"{option} {str(path)!r} exists and is not writable")
+    return list(reversed(missing))
