@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 
 from ._common import add_output_options, emit
-from .options import integer, positive, probability, real
+from .options import integer, probability, real
 
 
 def _orders(text: str) -> list[float]:
@@ -23,7 +23,7 @@ def register(subparsers) -> None:
                     "beyond a relative 1e-6 is a FAIL (exit 1).")
     p.add_argument("--q", type=real(0.0, 1.0, low_open=True), required=True,
                    help="sampling rate in (0, 1] (B/|E| for fixed batches)")
-    p.add_argument("--sigma", type=positive, required=True, help="noise multiplier (> 0)")
+    p.add_argument("--sigma", type=real(0.1, 1e6), required=True, help="noise multiplier in [0.1, 1e6]")
     p.add_argument("--steps", type=integer(1), required=True, help="number of steps T (>= 1)")
     p.add_argument("--delta", type=probability, required=True, help="target delta in (0, 1)")
     p.add_argument("--sampling", choices=("poisson", "without-replacement"), default="poisson",

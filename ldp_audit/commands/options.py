@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import tempfile
 from pathlib import Path
 
 #: Numbers of draws, repetitions, steps and dimensions are capped here: beyond these no run ends in a day.
@@ -101,8 +102,11 @@ def check_output_path(option: str, path: str | os.PathLike) -> list[Path]:
         parent = parent.parent
     if not parent.is_dir():
         raise ValueError(f"{option} {str(path)!r}: {str(parent)!r} is not a folder")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise ValueError(f"{option} {str(path)!r}: the folder {str(parent)!r} is not writable")
+    try:  # a real write, since permission bits say little to root or on special file systems
+        with tempfile.TemporaryFile(dir=parent):
+            pass
+    except OSError as exc:
+        raise ValueError(f"{option} {str(path)!r}: the folder {str(parent)!r} is not writable ({exc.strerror})") from None
     if target.exists() and not os.access(target, os.W_OK):
         raise ValueError(f"{option} {str(path)!r} exists and is not writable")
     return list(reversed(missing))
