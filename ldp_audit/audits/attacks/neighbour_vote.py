@@ -78,10 +78,10 @@ def _row(label, eps, counts, seed, alpha, band, raw, details):
                        details={"accuracy": accuracy, "majority_class_rate": max(pos, neg) / n, **details})
 
 
-def neighbour_vote_attack(graph, methods: dict, *, columns: int = 10, seed: int = 0, alpha: float = 1e-3,
+def neighbour_vote_attack(graph, methods, *, columns: int = 10, seed: int = 0, alpha: float = 1e-3,
                           band: float = 0.03) -> list[CheckResult]:
-    """One row per method. ``methods`` maps a label to (mechanism or None for the raw features, eps for the
-    label or None); a PPM draws uniform levels. The false-alarm rate alpha is per row."""
+    """One row per method. ``methods`` is a sequence of (label, mechanism or None for the raw features, eps or
+    None); a PPM draws uniform levels. The false-alarm rate alpha is per row."""
     if not 0 < band < 0.5:
         raise ValueError(f"band must lie in (0, 0.5), got {band!r}")
     cols = frequent_columns(graph, columns)
@@ -89,7 +89,7 @@ def neighbour_vote_attack(graph, methods: dict, *, columns: int = 10, seed: int 
     truth = x[:, cols] > 0
     targets = np.flatnonzero(graph.degrees > 0)
     rows = []
-    for stream, (label, (mechanism, eps)) in enumerate(methods.items()):
+    for stream, (label, mechanism, eps) in enumerate(methods):
         rng = rng_for(seed, stream)
         tau = rng.integers(1, mechanism.h + 1, size=graph.num_nodes) \
             if isinstance(mechanism, PersonalisedMechanism) else None
