@@ -26,7 +26,8 @@ def ldp_ceiling(eps: float, secrets: int = 2, delta: float = 0.0) -> float:
         raise ValueError("the (eps, delta) ceiling is implemented for binary secrets only")
     if math.isinf(eps):
         return 1.0
-    return min(1.0, 1.0 / (1.0 + (secrets - 1) * math.exp(-eps)) + delta / (1.0 + math.exp(eps)))
+    tail = math.exp(-eps)  # stable for large eps: e^eps/(e^eps + c - 1) = 1/(1 + (c - 1) e^-eps)
+    return min(1.0, 1.0 / (1.0 + (secrets - 1) * tail) + delta * tail / (1.0 + tail))
 
 
 def bayes_accuracy(likelihoods, prior=None) -> float:
