@@ -11,15 +11,15 @@ from ..mechanisms.personalised import PersonalisedMechanism
 from ..mechanisms.sampled import SampledMechanism
 
 
-def query_reports(mechanism, x: np.ndarray, queries: int, seed: int, memoise: bool = True) -> np.ndarray:
+def query_reports(mechanism, x: np.ndarray, queries: int, rng: np.random.Generator,
+                  memoise: bool = True) -> np.ndarray:
     """The reports a server gets when it asks each of n users ``queries`` times: shape (queries, n, d).
 
-    With ``memoise`` every user encodes once (one seeded stream) and answers every query with that stored report
-    (lpgnn C11 ii); without it each query is a fresh encoding, which an averaging attacker exploits (C11 iii).
+    With ``memoise`` every user encodes once and answers every query with that stored report (lpgnn C11 ii);
+    without it each query is a fresh encoding, which an averaging attacker exploits (C11 iii).
     """
     if not (isinstance(queries, int) and queries >= 1):
         raise ValueError(f"queries must be an integer >= 1, got {queries!r}")
-    rng = np.random.default_rng(np.random.SeedSequence(int(seed)))
     x = np.asarray(x, dtype=np.float64).reshape(-1, mechanism.d)
     if memoise:
         once = np.asarray(mechanism.perturb(x, rng), dtype=np.float64).reshape(x.shape)

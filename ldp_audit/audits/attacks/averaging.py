@@ -13,7 +13,7 @@ import numpy as np
 from ...models.reports import query_reports
 from ..result import CheckResult, Status
 from ..sampling import rng_for
-from .bayes import attack_row, ldp_ceiling, map_guess
+from .bayes import attack_row, count_correct, ldp_ceiling, map_guess
 
 CLAIM = "lpgnn Cor. 3.7 (post-processing), C11: repeated queries gain nothing when reports are memoised"
 
@@ -28,28 +28,36 @@ def averaging_attack(mechanism, *, queries: int = 16, memoise: bool = True, samp
     if not (isinstance(queries, int) and queries >= 2):
         raise ValueError(f"queries must be an integer >= 2, got {queries!r}")
     lo, hi = (float(v) for v in mechanism.domain)
-    rng = rng_for(seed, 0)
-    bits = rng.integers(0, 2, size=samples)
-    x = np.repeat(np.where(bits == 1, hi, lo)[:, None], mechanism.d, axis=1)
-    reports = query_reports(mechanism, x, queries, seed, memoise)
-    estimates = np.asarray(mechanism.estimate(reports.reshape(-1, mechanism.d))).reshape(reports.shape)
-    average = estimates.mean(axis=0).mean(axis=1)
     middle = 0.5 * (lo + hi)
-    guess = map_guess(np.stack([middle - average, average - middle], axis=1), rng)
-    correct = int(np.sum(guess == bits))
+
+    def batch(size, rng):
+        """(correct guesses, sum and sum of squares of the first coordinate's error: one report, mean of R)."""
+        bits = rng.integers(0, 2, size=size)
+        x = np.repeat(np.where(bits == 1, hi, lo)[:, None], mechanism.d, axis=1)
+        reports = query_reports(mechanism, x, queries, rng, memoise)
+        estimates = np.asarray(mechanism.estimate(reports.reshape(-1, mechanism.d))).reshape(reports.shape)
+        average = estimates.mean(axis=0).mean(axis=1)
+        guess = map_guess(np.stack([middle - average, average - middle], axis=1), rng)
+        one, mean_r = estimates[0, :, 0] - x[:, 0], estimates[:, :, 0].mean(axis=0) - x[:, 0]
+        return np.array([np.sum(guess == bits), one.sum(), (one ** 2).sum(), mean_r.sum(), (mean_r ** 2).sum()])
+
+    tally = count_correct(batch, samples, queries * mechanism.d, seed, 0)
+    correct = int(tally[0])
     ceiling = ldp_ceiling(mechanism.eps, 2, float(getattr(mechanism, "delta", 0.0)))
     label = f"{mechanism.name} {mechanism.params()}, {queries} queries, memoise={memoise}"
     rows = [attack_row("attack.averaging", CLAIM, correct, samples, ceiling, alpha, seed,
                        f"{label}: sign of the averaged estimate")]
-    first = estimates[0, :, 0] - x[:, 0]
-    mean_r = estimates[:, :, 0].mean(axis=0) - x[:, 0]
-    ratio = float(mean_r.var() / first.var())
+    var_one = tally[2] / samples - (tally[1] / samples) ** 2
+    var_mean = tally[4] / samples - (tally[3] / samples) ** 2
+    ratio = float(var_mean / var_one)
     rows.append(CheckResult("attack.averaging.variance", "lpgnn C11 iii: Var[mean of R re-encodings] = Var/R",
                             Status.INFO, ratio, "Var[mean of R]/Var[one]", threshold=1.0 if memoise else 1.0 / queries,
                             n=samples, seed=seed, explanation=f"{label}: variance of the averaged first coordinate "
                             f"is {ratio:.3f} of one report's (1 when memoised, 1/R = {1 / queries:.3f} otherwise)"))
+    x = np.repeat(np.array([[hi], [lo], [hi]]), mechanism.d, axis=1)
+    estimates = np.asarray(mechanism.estimate(query_reports(mechanism, x, 1, rng_for(seed, 1), memoise)[0]))
     # differencing (Fig. 3): AGG(B, C, D) - AGG(C, D) with the sum aggregator
-    b, c, d = estimates[0, 0], estimates[0, 1], estimates[0, 2]
+    b, c, d = estimates
     difference = (b + c + d) - (c + d)
     exact_gap = float(np.max(np.abs(difference - b)))
     raw_gap = float(np.max(np.abs(difference - x[0])))

@@ -14,7 +14,11 @@ import math
 import numpy as np
 
 from ..result import CheckResult, Status
+from ..sampling import map_reduce
 from ..stats import one_sided_bounds
+
+#: Report entries (users x report width) simulated at once inside a chunk: bounds memory at any d.
+BATCH_ENTRIES = 1 << 21
 
 
 def ldp_ceiling(eps: float, secrets: int = 2, delta: float = 0.0) -> float:
@@ -45,6 +49,21 @@ def map_guess(scores: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         tied = (scores == best) | (np.abs(scores - best) <= 1e-12 * np.maximum(1.0, np.abs(best)))
     pick = rng.random(scores.shape) * tied
     return np.argmax(pick, axis=1)
+
+
+def count_correct(attack_batch, n: int, width: int, seed: int, stream: int):
+    """Sum of ``attack_batch(size, rng)`` (correct guesses, or any summable tally) over n simulated users, in the
+    package's seeded chunks (``sampling.map_reduce``), each chunk cut into batches of BATCH_ENTRIES / width users
+    so that memory stays bounded for wide reports."""
+    batch = max(1, BATCH_ENTRIES // max(1, width))
+
+    def chunk(size, rng):
+        total = 0
+        for start in range(0, size, batch):
+            total = total + attack_batch(min(batch, size - start), rng)
+        return total
+
+    return map_reduce(chunk, n, seed, stream)
 
 
 def closeness(accuracy: float, ceiling: float, secrets: int) -> float:

@@ -23,8 +23,7 @@ from scipy import stats
 
 from ...mechanisms.personalised import PersonalisedMechanism
 from ..result import CheckResult
-from ..sampling import rng_for
-from .bayes import attack_row, bayes_accuracy, exact_row, ldp_ceiling, map_guess
+from .bayes import attack_row, bayes_accuracy, count_correct, exact_row, ldp_ceiling, map_guess
 
 CLAIM_LEVEL = "ppgnn Sec. III-B, C11: the level tau is protected by ESW at eps_1 (dual protection)"
 CLAIM_JOINT = "ppgnn Thm 5 read for the joint record (x, tau), C10: bounded by eps_1 + (1 - gamma) eps^h"
@@ -63,28 +62,29 @@ def exact_accuracies(ppm: PersonalisedMechanism) -> dict[str, float]:
             "joint": bayes_accuracy(full.reshape(ppm.h, -1))}
 
 
-def _simulate(ppm: PersonalisedMechanism, samples: int, seed: int):
+def _simulate(ppm: PersonalisedMechanism, samples: int, seed: int) -> np.ndarray:
     """Correct guesses of attackers (a) and (b) on ``samples`` PPM users with uniform levels and x = 0."""
-    outputs, esw, classes, _ = _tables(ppm)
-    rng = rng_for(seed, 0)
-    tau = rng.integers(1, ppm.h + 1, size=samples)
-    reports = ppm.perturb(np.zeros((samples, ppm.d)), tau, rng)
+    _, esw, _, _ = _tables(ppm)
     with np.errstate(divide="ignore"):
         log_esw = np.log(esw)
-    level_scores = log_esw[:, reports.levels - 1].T  # (users, h)
-    correct = {"tau_prime": int(np.sum(map_guess(level_scores, rng) + 1 == tau))}
-    # (b): the public (count, magnitude) of every level, matched against each report
-    values = np.abs(reports.features)
-    count = (values > 0).sum(axis=1)
-    magnitude = values.max(axis=1)
-    compatible = np.ones((samples, ppm.h), dtype=bool)
-    if ppm.mode == "paper":
-        for i, t in enumerate(ppm.levels):
-            expected = ppm.magnitude(int(t))
-            compatible[:, i] = (count == ppm.sampled_count(int(t))) & (np.abs(magnitude - expected) <= 1e-9 * expected)
-    scores = np.where(compatible, level_scores, -np.inf)
-    correct["magnitude"] = int(np.sum(map_guess(scores, rng) + 1 == tau))
-    return correct
+    table = [(ppm.sampled_count(int(t)), ppm.magnitude(int(t))) for t in ppm.levels] if ppm.mode == "paper" else None
+
+    def batch(size, rng):
+        tau = rng.integers(1, ppm.h + 1, size=size)
+        reports = ppm.perturb(np.zeros((size, ppm.d)), tau, rng)
+        level_scores = log_esw[:, reports.levels - 1].T  # (users, h)
+        by_level = np.sum(map_guess(level_scores, rng) + 1 == tau)
+        # (b): the public (count, magnitude) of every level, matched against each report
+        compatible = np.ones((size, ppm.h), dtype=bool)
+        if table is not None:
+            values = np.abs(reports.features)
+            count, magnitude = (values > 0).sum(axis=1), values.max(axis=1)
+            for i, (m, expected) in enumerate(table):
+                compatible[:, i] = (count == m) & (np.abs(magnitude - expected) <= 1e-9 * expected)
+        by_magnitude = np.sum(map_guess(np.where(compatible, level_scores, -np.inf), rng) + 1 == tau)
+        return np.array([by_level, by_magnitude])
+
+    return count_correct(batch, samples, ppm.d, seed, 0)
 
 
 def level_leak_attack(ppm: PersonalisedMechanism, *, samples: int = 100_000, seed: int = 0,
@@ -98,7 +98,7 @@ def level_leak_attack(ppm: PersonalisedMechanism, *, samples: int = 100_000, see
     level_ceiling = ldp_ceiling(eps_1, ppm.h)
     joint_ceiling = ldp_ceiling(eps_1 + ppm.feature_budget(ppm.h), ppm.h)
     exact = exact_accuracies(ppm)
-    correct = _simulate(ppm, samples, seed)
+    correct = dict(zip(("tau_prime", "magnitude"), (int(c) for c in _simulate(ppm, samples, seed))))
     label = (f"PPM mode={ppm.mode}, base eps={ppm.eps:g}, h={ppm.h}, gamma={ppm.gamma:g}, d={ppm.d}")
     details = {"ppm": ppm.params(), "eps_1": eps_1, "joint_eps": eps_1 + ppm.feature_budget(ppm.h)}
     rows = []

@@ -23,8 +23,7 @@ import numpy as np
 from scipy import integrate, stats
 
 from ..result import CheckResult
-from ..sampling import rng_for
-from .bayes import attack_row, exact_row, ldp_ceiling, map_guess
+from .bayes import attack_row, count_correct, exact_row, ldp_ceiling, map_guess
 
 CLAIM = "lpgnn C12 / ppgnn C10: attribute inference from one's own report is bounded by e^eps/(1+e^eps)"
 
@@ -93,7 +92,10 @@ def exact_whole_vector(mechanism) -> float | None:
     values = np.union1d(law0.atoms[0], law1.atoms[0])
     q0, q1 = _atom_mass(*law0.atoms, values), _atom_mass(*law1.atoms, values)
     k = mechanism.k
-    if math.comb(k + values.size - 1, values.size - 1) > 200_000:
+    if values.size == 2:  # the count of the larger value is binomial under each secret
+        counts = np.arange(k + 1)
+        return 0.5 * float(np.maximum(stats.binom.pmf(counts, k, q0[1]), stats.binom.pmf(counts, k, q1[1])).sum())
+    if (k + 1) ** values.size > 100_000:
         return None
     total = 0.0
     for counts in itertools.product(range(k + 1), repeat=values.size):
@@ -110,30 +112,26 @@ def majority_accuracy(m: int, eps: float) -> float:
     return float(law.sf(m // 2) + 0.5 * tie)
 
 
-def _attack(mechanism, secret_columns: slice, n: int, seed: int, stream: int) -> int:
+def _attack_batch(mechanism, secret_columns: slice, n: int, rng) -> int:
     """Correct guesses of the Bayes attacker over n users whose secret bit is uniform."""
     lo, hi = _ends(mechanism)
-    rng = rng_for(seed, stream)
     bits = rng.integers(0, 2, size=n)
-    middle = 0.5 * (lo + hi)
     if mechanism.d == 1:
         x = np.where(bits == 1, hi, lo).astype(np.float64)
         reports = np.asarray(mechanism.perturb(x, rng)).reshape(n, 1)
     else:
-        x = np.full((n, mechanism.d), middle)
+        x = np.full((n, mechanism.d), 0.5 * (lo + hi))
         x[:, secret_columns] = np.where(bits == 1, hi, lo)[:, None]
         reports = np.asarray(mechanism.perturb(x, rng), dtype=np.float64)
-    one_coordinate = secret_columns.stop == 1
     scores = np.zeros((n, 2))
     for s, value in enumerate((lo, hi)):
-        if one_coordinate:
+        if secret_columns.stop == 1:
             scores[:, s] = log_likelihood(mechanism.law(value), reports[:, 0])
         else:
             law = _sampled_law(mechanism, value)
             observed = reports != 0.0 if mechanism.k < mechanism.d else np.ones_like(reports, dtype=bool)
             scores[:, s] = np.where(observed, log_likelihood(law, reports.ravel()).reshape(reports.shape), 0.0).sum(1)
-    guess = map_guess(scores, rng)
-    return int(np.sum(guess == bits))
+    return int(np.sum(map_guess(scores, rng) == bits))
 
 
 def own_report_attack(mechanism, *, claimed_eps: float | None = None, samples: int = 200_000, seed: int = 0,
@@ -159,7 +157,8 @@ def own_report_attack(mechanism, *, claimed_eps: float | None = None, samples: i
     for stream, (case, columns, exact) in enumerate(cases):
         if exact is not None:
             rows.append(exact_row(f"attack.own-report.{case}.exact", CLAIM, exact, ceiling, f"{label}, {case} secret"))
-        correct = _attack(mechanism, columns, samples, seed, stream)
+        correct = count_correct(lambda size, rng: _attack_batch(mechanism, columns, size, rng), samples,
+                                mechanism.d, seed, stream)
         rows.append(attack_row(f"attack.own-report.{case}", CLAIM, correct, samples, ceiling, alpha / len(cases),
                                seed, f"{label}, Bayes attacker on the {case} secret", exact=exact))
     return rows

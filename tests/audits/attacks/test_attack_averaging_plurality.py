@@ -17,11 +17,11 @@ def _by_name(rows):
 def test_memoised_reports_repeat_and_fresh_ones_do_not():
     mech = make("duchi", eps=1.0)
     x = np.zeros((50, 1))
-    same = query_reports(mech, x, 4, seed=1, memoise=True)
-    fresh = query_reports(mech, x, 4, seed=1, memoise=False)
+    same = query_reports(mech, x, 4, np.random.default_rng(1), memoise=True)
+    fresh = query_reports(mech, x, 4, np.random.default_rng(1), memoise=False)
     assert np.array_equal(same[0], same[3]) and not np.array_equal(fresh[0], fresh[3])
     with pytest.raises(ValueError, match="queries"):
-        query_reports(mech, x, 0, seed=1)
+        query_reports(mech, x, 0, np.random.default_rng(1))
 
 
 @pytest.mark.parametrize("mech", [make("multibit", eps=1.0, d=8, k=1, alpha=-1.0, beta=1.0), make("duchi", eps=1.0)],
