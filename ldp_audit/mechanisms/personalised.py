@@ -28,7 +28,7 @@ from .categorical import ExtendedSquareWaveLevels
 from .constants import coth_half
 from .laws import Discrete
 from .sampled import SampledMechanism
-from .scalar import Laplace, OneBit
+from .scalar import OneBit
 from .validation import as_input_array, check_choice, check_eps, check_int, check_open_unit, check_rng
 
 MODES = ("paper", "corrected")
@@ -151,6 +151,11 @@ class PersonalisedMechanism:
             return _registered("ppm_star", self.feature_budget(tau), self.d, "optimal").k
         return floor_rule(self.feature_budget(tau), self.d, "ppgnn")
 
+    def _server_factor(self, tau_hat: int) -> float:
+        """(d/m') C((1 - gamma) eps^tau_hat / m'): the corrected mode's public rescaling for estimated level tau_hat."""
+        m = floor_rule(self.feature_budget(tau_hat), self.d, "ppgnn")
+        return (self.d / m) * coth_half(self.feature_budget(tau_hat) / m)
+
     def feature_mechanism(self, tau: int, tau_prime: int | None = None) -> SampledMechanism:
         """The client-side feature mechanism of a user at level tau (and, in the corrected mode, with report tau').
 
@@ -160,9 +165,9 @@ class PersonalisedMechanism:
         m = self.sampled_count(tau, tau_prime)
         if self.mode == "paper":
             return _registered(self.feature, self.feature_budget(tau), self.d, m)
-        a_server = self.feature_budget(int(self.estimated_level(tau_prime))) / m
         return ServerRescaled("ppm_corrected", self.reference, self.feature_budget(tau), self.d, m,
-                              OneBit(self.feature_budget(tau) / m), server_scale=(self.d / m) * coth_half(a_server))
+                              OneBit(self.feature_budget(tau) / m),
+                              server_scale=self._server_factor(int(self.estimated_level(tau_prime))))
 
     def magnitude(self, tau: int) -> float:
         """|non-zero report value| of an MLR user at level tau: (d/m) C(eps_2/m) in the paper mode (E5), 1 in the
@@ -214,10 +219,8 @@ class PersonalisedMechanism:
         tau_prime = np.asarray(tau_prime, dtype=np.int64)
         if self.mode == "paper":
             return np.ones(tau_prime.shape)
-        hat = self.estimated_level(tau_prime)
-        scale = {int(t): self.feature_mechanism(int(t), int(t) + self.level_mechanism(1).half_width).server_scale
-                 for t in np.unique(hat)}
-        return np.array([scale[int(t)] for t in hat])
+        factors = np.array([self._server_factor(int(t)) for t in self.levels])
+        return factors[self.estimated_level(tau_prime) - 1]
 
     def estimate(self, reports: PersonalisedReports) -> np.ndarray:
         """Server estimate of every user's features (public inputs only: the reports)."""

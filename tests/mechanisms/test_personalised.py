@@ -123,3 +123,14 @@ def test_bad_parameters_name_themselves(kwargs, word):
 def test_bad_levels_are_rejected():
     with pytest.raises(ValueError, match="tau"):
         PPM(1.0, 4).perturb(np.zeros((2, 4)), np.array([0, 6]), np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("mode", ["paper", "corrected"])
+def test_server_estimate_uses_public_inputs_only_and_matches_each_users_mechanism(mode):
+    ppm = PPM(2.0, 5, mode=mode)
+    tau = np.tile(np.arange(1, 6), 8)
+    reports = ppm.perturb(np.random.default_rng(3).uniform(-1, 1, (40, 5)), tau, np.random.default_rng(4))
+    estimate = ppm.estimate(reports)
+    for i in range(40):
+        mech = ppm.feature_mechanism(int(tau[i]), int(reports.levels[i]))
+        assert np.allclose(estimate[i], mech.estimate(reports.features[i]))
