@@ -6,7 +6,8 @@ plurality of N i.i.d. RR labels (p = e^eps/(e^eps + c - 1) for the true class, q
 other). Exact: enumerate count vectors by dynamic programming over the c - 1 other classes; ties broken
 uniformly at random. torch's argmax breaks ties by the lowest index instead: over a uniformly distributed true
 class that gives the same accuracy, but per class it does not (class 0 wins every tie, class c - 1 loses every
-tie); both extremes are reported, and averaged over the true class's position the two rules agree. Without self-loops v's own noisy label is not part of its K_y = 1 target.
+tie); both extremes are reported, and averaged over the true class's position the two rules agree.
+Without self-loops v's own noisy label is not part of its K_y = 1 target.
 The neighbours' labels are other users' data: LDP does not bound this inference (at N = 1 it equals p, the
 ceiling of one eps-LDP report of a c-ary secret).
 """
@@ -103,5 +104,6 @@ def label_plurality_attack(c: int = 7, eps: float = 1.0, neighbours=(1, 4, 16), 
                             Status.INFO, first[neighbours[-1]], f"accuracy, lowest-index ties, N={neighbours[-1]}",
                             explanation="random ties are implemented here; torch's argmax (lowest index) gives "
                             + ", ".join(f"N={n}: {first[n]:.4f} for class 0 and {last[n]:.4f} for class {c - 1}"
-                                        for n in neighbours) + " (averaged over the c positions of the true class it equals random ties)"))
+                                        for n in neighbours)
+                            + " (averaged over the c positions of the true class it equals random ties)"))
     return rows

@@ -10,6 +10,9 @@ Two binary secrets under a uniform prior, both between the ends lo, hi of the in
   accuracy P[Bin(m, p_m) > m/2] + P[Bin(m, p_m) = m/2] / 2 (exact for every discrete coordinate law, by
   enumerating count vectors).
 
+* c-ary (categorical mechanisms, e.g. randomized response on c labels, ESW on f levels): the secret is uniform
+  on all c categories; exact accuracy (1/c) sum_y max_s P(y | s), ceiling e^eps / (e^eps + c - 1).
+
 The empirical attack runs that Bayes rule on fresh reports (``mechanism.perturb``) and is compared with the
 ceiling e^eps/(1 + e^eps) of the *claimed* eps (default: the mechanism's own): a mechanism that spends more
 than it claims (the 2 eps mutant) FAILs.
@@ -23,7 +26,7 @@ import numpy as np
 from scipy import integrate, stats
 
 from ..result import CheckResult
-from .bayes import attack_row, count_correct, exact_row, ldp_ceiling, map_guess
+from .bayes import attack_row, bayes_accuracy, count_correct, exact_row, ldp_ceiling, map_guess
 
 CLAIM = "lpgnn C12 / ppgnn C10: attribute inference from one's own report is bounded by e^eps/(1+e^eps)"
 
@@ -134,12 +137,33 @@ def _attack_batch(mechanism, secret_columns: slice, n: int, rng) -> int:
     return int(np.sum(map_guess(scores, rng) == bits))
 
 
+def _categories(mechanism) -> np.ndarray:
+    lo, hi = _ends(mechanism)
+    return np.arange(lo, hi + 1.0)
+
+
+def exact_categorical(mechanism) -> float:
+    """(1/c) sum_y max_s P(y | s) over the c categories of a categorical mechanism."""
+    laws = [mechanism.law(float(s)) for s in _categories(mechanism)]
+    outputs = np.unique(np.concatenate([law.atoms[0] for law in laws]))
+    return bayes_accuracy([_atom_mass(*law.atoms, outputs) for law in laws])
+
+
+def _categorical_batch(mechanism, n: int, rng) -> int:
+    categories = _categories(mechanism)
+    secret = rng.integers(0, categories.size, size=n)
+    reports = np.asarray(mechanism.perturb(categories[secret], rng), dtype=np.float64)
+    scores = np.stack([log_likelihood(mechanism.law(float(s)), reports) for s in categories], axis=1)
+    return int(np.sum(map_guess(scores, rng) == secret))
+
+
 def own_report_attack(mechanism, *, claimed_eps: float | None = None, samples: int = 200_000, seed: int = 0,
                       alpha: float = 1e-3) -> list[CheckResult]:
     """Exact and empirical Bayes attribute inference on one coordinate and on the whole vector of ``mechanism``.
 
     Rows: the exact accuracies against the ceiling of ``claimed_eps`` (PASS/FAIL, no sampling), and the empirical
-    attacks with one-sided Clopper-Pearson bounds at alpha / 2 each (false-alarm rate alpha for the pair).
+    attacks with one-sided Clopper-Pearson bounds, alpha split over them (family-wise false-alarm rate alpha).
+    Categorical mechanisms with c > 2 categories add the c-ary secret.
     """
     if not (isinstance(samples, int) and samples >= 1000):
         raise ValueError(f"samples must be an integer >= 1000, got {samples!r}")
@@ -154,11 +178,20 @@ def own_report_attack(mechanism, *, claimed_eps: float | None = None, samples: i
     cases = [("one-coordinate", slice(0, 1), exact_one_coordinate(mechanism))]
     if mechanism.d > 1:
         cases.append(("whole-vector", slice(0, mechanism.d), exact_whole_vector(mechanism)))
+    c = _categories(mechanism).size if mechanism.discrete_input else 2
+    share = alpha / (len(cases) + (c > 2))  # Bonferroni over the Monte Carlo rows
     for stream, (case, columns, exact) in enumerate(cases):
         if exact is not None:
             rows.append(exact_row(f"attack.own-report.{case}.exact", CLAIM, exact, ceiling, f"{label}, {case} secret"))
         correct = count_correct(lambda size, rng: _attack_batch(mechanism, columns, size, rng), samples,
                                 mechanism.d, seed, stream)
-        rows.append(attack_row(f"attack.own-report.{case}", CLAIM, correct, samples, ceiling, alpha / len(cases),
-                               seed, f"{label}, Bayes attacker on the {case} secret", exact=exact))
+        rows.append(attack_row(f"attack.own-report.{case}", CLAIM, correct, samples, ceiling, share, seed,
+                               f"{label}, Bayes attacker on the {case} secret", exact=exact))
+    if c > 2:
+        exact, ceiling_c = exact_categorical(mechanism), ldp_ceiling(eps, c)
+        rows.append(exact_row("attack.own-report.c-ary.exact", CLAIM, exact, ceiling_c,
+                              f"{label}, secret uniform on {c} categories", c))
+        correct = count_correct(lambda size, rng: _categorical_batch(mechanism, size, rng), samples, 1, seed, 9)
+        rows.append(attack_row("attack.own-report.c-ary", CLAIM, correct, samples, ceiling_c, share, seed,
+                               f"{label}, Bayes attacker on a secret uniform on {c} categories", c, exact))
     return rows

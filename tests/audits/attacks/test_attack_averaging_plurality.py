@@ -42,7 +42,8 @@ def test_plurality_exact_values_C16():
     p, _ = make("grr", eps=1.0, c=7).probabilities()
     assert plurality_accuracy(7, 1.0, 1) == pytest.approx(p)
     c, eps, n = 3, 0.5, 6
-    assert plurality_accuracy(c, eps, n, "first") > plurality_accuracy(c, eps, n) > plurality_accuracy(c, eps, n, "last")
+    first, last = plurality_accuracy(c, eps, n, "first"), plurality_accuracy(c, eps, n, "last")
+    assert first > plurality_accuracy(c, eps, n) > last
 
 
 def test_plurality_passes_rr_and_fails_a_2eps_mutant():

@@ -64,3 +64,14 @@ def test_bad_input():
         own_report_attack(make("duchi", eps=1.0), samples=10)
     with pytest.raises(ValueError, match="claimed_eps"):
         own_report_attack(make("duchi", eps=1.0), claimed_eps=-1.0)
+
+
+def test_c_ary_secret_meets_the_ceiling_for_rr_and_fails_at_2eps():
+    rows = {r.name: r for r in own_report_attack(make("grr", eps=1.0, c=7), samples=30_000, seed=8)}
+    assert rows["attack.own-report.c-ary.exact"].statistic == pytest.approx(ldp_ceiling(1.0, 7))
+    assert rows["attack.own-report.c-ary"].status is Status.PASS
+    esw = {r.name: r for r in own_report_attack(make("esw", eps=1.0, f=5), samples=30_000, seed=8)}
+    assert esw["attack.own-report.c-ary.exact"].statistic < ldp_ceiling(1.0, 5)
+    leaked = {r.name: r for r in own_report_attack(make("esw", eps=2.0, f=5), claimed_eps=1.0, samples=30_000,
+                                                   seed=8)}
+    assert leaked["attack.own-report.c-ary"].status is Status.FAIL
