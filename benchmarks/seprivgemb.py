@@ -25,7 +25,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ldp_audit.audits import accounting  # noqa: E402
+from ldp_audit.audits.accounting import paper_accountant  # noqa: E402
 from ldp_audit.papers import se_privgemb as paper  # noqa: E402
 
 EPS = (0.5, 1.0, 2.0, 3.5)
@@ -38,11 +38,10 @@ def calibrated_sigma(q: float, eps: float, steps: int = 200) -> float | None:
     """sigma at which Theorem 4 + Theorem 1 spend exactly ``eps`` after ``steps`` steps (None: below the floor)."""
     from scipy.optimize import brentq
 
-    orders = np.arange(2.0, 513.0)
+    accountant = paper_accountant()
 
     def gap(sigma):
-        rdp = accounting.rdp_per_step("paper-literal", q, sigma, orders) * steps
-        return accounting.eps_from_rdp(orders, rdp, 1e-5, "classic")[0] - eps
+        return accountant.epsilon(q, sigma, 1e-5, steps) - eps
 
     if gap(1e4) >= 0:
         return None
@@ -55,7 +54,8 @@ def one_run(task):
     name, mode, eps, sigma, seed, task_kind, lp_steps = task
     graph = data.load(name, with_features=False) if name == "chameleon" else data.load(name)
     private = mode != "non-private"
-    cfg = model.TrainConfig(sigma=sigma or 5.0, eps=eps if private else None, seed=seed, threads=1,
+    cfg = model.TrainConfig(sigma=sigma or 5.0, eps=eps if private else None, accountant=paper_accountant(),
+                            seed=seed, threads=1,
                             perturbation={"naive": "all", "non-private": "none"}.get(mode, "nonzero"),
                             clipping="per-subgraph" if private else "none",
                             steps=lp_steps if task_kind == "lp" else 200)

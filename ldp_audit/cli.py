@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 #: Sub-command modules, in the order ``ldp-audit --help`` lists them.
@@ -16,6 +17,7 @@ COMMANDS += ("attack",)
 
 #: Exit code of usage errors and bad input (0 and 1 come from the report's verdict).
 EXIT_USAGE = 2
+EXIT_SIGPIPE = 141  # 128 + SIGPIPE: the verdict was not fully written, so it is not reported as a pass
 
 
 class _Parser(argparse.ArgumentParser):
@@ -57,6 +59,9 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     except KeyboardInterrupt:  # pragma: no cover
         return 130
+    except BrokenPipeError:  # the reader (e.g. ``head``) closed stdout: exit as a shell does on SIGPIPE
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_SIGPIPE
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -76,10 +76,13 @@ def test_list_names_every_mechanism(capsys):
 def test_compare_and_sweep(capsys, tmp_path):
     code, out, _ = run(capsys, "compare", "--eps", "1", "--mechanisms", "laplace_hd,hds", "--samples", "50000",
                        "--json", "--plot", str(tmp_path / "c.png"))
-    rows = json.loads(out)
-    assert code == 0 and all(r["agrees"] for r in rows) and (tmp_path / "c.png").stat().st_size > 1000
-    code, out, _ = run(capsys, "compare", "--sweep")
-    assert code == 0 and "SW raw: crosses PM at 3.6843" in out
+    report = json.loads(out)
+    assert code == 0 and report["schema"] == "ldp-audit/report" and len(report["results"]) == 2
+    assert all(r["status"] == "pass" for r in report["results"]) and (tmp_path / "c.png").stat().st_size > 1000
+    code, out, _ = run(capsys, "compare", "--sweep", "--json")
+    report = json.loads(out)
+    sw = next(r for r in report["results"] if r["name"] == "figure1.SW raw")
+    assert code == 0 and "crosses PM at 3.6843" in sw["explanation"] and len(report["subject"]["curves"]) == 7
 
 
 @pytest.mark.parametrize("paper, errata", [

@@ -1,219 +1,43 @@
-"""Renyi-DP accounting of the subsampled Gaussian mechanism, three ways, and checks that they agree.
+"""The three-way cross-check of privacy accounting: do opacus, dp_accounting and a scipy quadrature agree?
 
-Three independent sources of the per-step RDP curve of DP-SGD (noise multiplier sigma, sampling rate q):
-
-* opacus's RDP analysis (``opacus.accountants.analysis.rdp``, Mironov, Talwar, Zhang 2019), Poisson only;
-* Google's ``dp_accounting`` (RDP for Poisson and for sampling without replacement, Wang, Balle,
-  Kasiviswanathan 2019; PLD for Poisson);
-* a numerical integration with scipy of the Renyi divergence between Gaussian mixtures (this module),
-  which for Poisson sampling is the exact quantity the two libraries evaluate in closed form.
-
-For sampling without replacement there is no exact closed form; the paper's Theorem 4 bound (SE-PrivGEmb,
-spec M9) is the third source, and the numerical divergences of concrete neighbouring pairs must lie below
-every bound. RDP composes linearly over steps (SE-PrivGEmb Theorem 5) and is converted to (eps, delta)-DP
-either by the classic Theorem 1 (Mironov 2017, Prop. 3) or by the improved conversion (Balle et al. 2020,
-Prop. 12; what opacus and dp_accounting use). The classic conversion is never smaller.
-
-Everything is numpy in, numbers out; torch is not imported.
+The curves themselves are mechanism-side mathematics in :mod:`ldp_audit.accounting`; this module judges them.
+For Poisson sampling the three sources must agree order by order and in eps; dp_accounting's PLD must not
+exceed the RDP eps. For sampling without replacement there is no exact closed form: SE-PrivGEmb's printed
+Theorem 4 bound (spec M9, from :mod:`ldp_audit.papers.se_privgemb`) is the third source, and the numerical
+divergences of concrete neighbouring pairs must lie below every bound. The classic conversion is never
+smaller than the improved one.
 """
 from __future__ import annotations
 
-import math
-import warnings
 from dataclasses import dataclass, field
-from fractions import Fraction
 
 import numpy as np
-from scipy import integrate
-from scipy.special import logsumexp
 
+from ..accounting import (CONVERSIONS, RdpAccountant, default_orders, eps_from_rdp, eps_pld, rdp_dp_accounting,
+                          rdp_numeric_pair, rdp_numeric_poisson, rdp_opacus, validate)
+from ..accounting.rdp import DEFAULT_ORDERS_WOR, SOURCES
 from ..papers import se_privgemb as paper
-from .result import CheckResult, Status
+from .result import AuditReport, CheckResult, Status
 
-SAMPLINGS = ("poisson", "without-replacement")
-CONVERSIONS = ("improved", "classic")
-#: opacus's default orders (also TF-Privacy's and the SE-PrivGEmb authors' code): 1.1..10.9 and 12..63.
-DEFAULT_ORDERS_POISSON = tuple([1 + x / 10.0 for x in range(1, 100)] + list(range(12, 64)))
-#: Integer orders 2..512 (Theorem 4 is stated for integer orders only).
-DEFAULT_ORDERS_WOR = tuple(range(2, 513))
 #: Relative tolerance for accountant agreement, on each RDP value and on eps (plus 1e-12 absolute).
 RTOL = 1e-6
 ATOL = 1e-12
+#: Every per-step curve an audit can ask for: the library and numerical sources, and the paper's Theorem 4.
+METHODS = tuple(SOURCES) + ("paper-literal",)
 
 
-# ----------------------------------------------------------------------------------------------- validation
-def validate(q: float, sigma: float, steps: int | None = None, delta: float | None = None,
-             orders=None, sampling: str | None = None) -> np.ndarray | None:
-    """Raise ``ValueError`` naming the parameter and its allowed range; return the orders as an array."""
-    if not (isinstance(q, (int, float)) and math.isfinite(q) and 0.0 < q <= 1.0):
-        raise ValueError(f"q (sampling rate) must lie in (0, 1], got {q!r}")
-    if not (isinstance(sigma, (int, float)) and math.isfinite(sigma) and sigma > 0):
-        raise ValueError(f"sigma (noise multiplier) must be a finite number > 0, got {sigma!r}")
-    if steps is not None and not (isinstance(steps, (int, np.integer)) and steps >= 1):
-        raise ValueError(f"steps must be an integer >= 1, got {steps!r}")
-    if delta is not None and not (isinstance(delta, (int, float)) and 0.0 < delta < 1.0):
-        raise ValueError(f"delta must lie in (0, 1), got {delta!r}")
-    if sampling is not None and sampling not in SAMPLINGS:
-        raise ValueError(f"sampling must be one of {', '.join(SAMPLINGS)}; got {sampling!r}")
-    if orders is None:
-        return None
-    arr = np.atleast_1d(np.asarray(orders, dtype=float))
-    if arr.size == 0 or not np.all(np.isfinite(arr)) or np.any(arr <= 1.0):
-        raise ValueError(f"orders must be finite numbers > 1, got {orders!r}")
-    if sampling == "without-replacement" and np.any(arr != np.round(arr)):
-        raise ValueError("orders must be integers >= 2 for sampling without replacement (Theorem 4)")
-    return arr
-
-
-def default_orders(sampling: str) -> np.ndarray:
-    return np.asarray(DEFAULT_ORDERS_POISSON if sampling == "poisson" else DEFAULT_ORDERS_WOR, dtype=float)
-
-
-# ------------------------------------------------------------------------- numerical Renyi divergences
-def renyi_divergence_mixtures(alpha: float, sigma: float, p_weights, p_means, q_weights, q_means) -> float:
-    """D_alpha(P || Q) for P = sum_i w_i N(m_i, sigma^2) and Q = sum_j v_j N(n_j, sigma^2), by quadrature.
-
-    log E_Q[(P/Q)^alpha] = log int P^alpha Q^(1-alpha) dx. Each pair of components contributes a Gaussian
-    bump centred at alpha m_i + (1 - alpha) n_j, so those centres are handed to ``scipy.integrate.quad`` as
-    break points and the integrand is scaled by its largest value. When the moment is close to 1 the
-    integral of Q (exp(alpha log(P/Q)) - 1) is taken instead so that tiny divergences keep full precision.
-    """
-    pm = [float(m) for m in p_means]
-    qm = [float(m) for m in q_means]
-    lpw = [math.log(w) for w in p_weights]
-    lqw = [math.log(w) for w in q_weights]
-    half_inv_s2 = 1.0 / (2.0 * sigma * sigma)
-    norm = -0.5 * math.log(2 * math.pi * sigma * sigma)
-
-    def log_mix(x, log_w, means):  # log of a Gaussian mixture density; scalar math keeps quad fast
-        terms = [lw - (x - m) * (x - m) * half_inv_s2 for lw, m in zip(log_w, means)]
-        top = max(terms)
-        return norm + top + math.log(sum(math.exp(t - top) for t in terms))
-
-    def log_f(x):
-        return alpha * log_mix(x, lpw, pm) + (1 - alpha) * log_mix(x, lqw, qm)
-
-    def excess(x):  # Q(x) (exp(alpha log(P/Q)) - 1), without overflow in the tails
-        lq = log_mix(x, lqw, qm)
-        z = alpha * (log_mix(x, lpw, pm) - lq)
-        return math.exp(lq) * math.expm1(z) if z < 1.0 else math.exp(lq + z) - math.exp(lq)
-
-    centres = sorted({alpha * a + (1 - alpha) * b for a in pm for b in qm})
-    lo, hi = centres[0] - 40 * sigma, centres[-1] + 40 * sigma
-    scan = np.linspace(lo, hi, 81).tolist()
-    shift = max(log_f(x) for x in centres + scan)
-    opts = dict(points=centres, limit=800)
-    with warnings.catch_warnings():  # quad warns when it reaches machine precision before epsrel
-        warnings.simplefilter("ignore", integrate.IntegrationWarning)
-        moment, _ = integrate.quad(lambda x: math.exp(log_f(x) - shift), lo, hi, epsabs=0.0, epsrel=1e-13, **opts)
-        log_moment = math.log(moment) + shift
-        if log_moment < math.log(2.0):
-            extra, _ = integrate.quad(excess, lo, hi, epsabs=1e-300, epsrel=1e-12, **opts)
-            log_moment = math.log1p(extra)
-    return log_moment / (alpha - 1.0)
-
-
-def rdp_numeric_poisson(q: float, sigma: float, orders) -> np.ndarray:
-    """Per-step RDP of the Poisson-subsampled Gaussian (add/remove, sensitivity 1) by quadrature:
-    D_alpha((1 - q) N(0, s^2) + q N(1, s^2) || N(0, s^2)) at each order (Mironov, Talwar, Zhang 2019)."""
-    orders = validate(q, sigma, orders=orders)
-    if q == 1.0:
-        return orders / (2 * sigma ** 2)
-    return np.array([renyi_divergence_mixtures(a, sigma, [1 - q, q], [0.0, 1.0], [1.0], [0.0]) for a in orders])
-
-
-def rdp_numeric_pair(q: float, sigma: float, orders, shift_a: float, shift_b: float) -> np.ndarray:
-    """Per-step D_alpha between (1-q)N(0,s^2)+qN(a,s^2) and (1-q)N(0,s^2)+qN(b,s^2): the output laws of one
-    coordinate for two neighbouring datasets that differ in one sampled record (replace-one when b != 0)."""
-    orders = validate(q, sigma, orders=orders)
-    return np.array([renyi_divergence_mixtures(a, sigma, [1 - q, q], [0.0, shift_a], [1 - q, q], [0.0, shift_b])
-                     for a in orders])
-
-
-# --------------------------------------------------------------------------------- library accountants
-def rdp_opacus(q: float, sigma: float, orders) -> np.ndarray:
-    """Per-step RDP from opacus (Poisson subsampling, add/remove)."""
-    from opacus.accountants.analysis.rdp import compute_rdp
-
-    return np.asarray(compute_rdp(q=q, noise_multiplier=sigma, steps=1, orders=list(orders)), dtype=float)
-
-
-def _dp_event(q: float, sigma: float, sampling: str):
-    import dp_accounting
-
-    gaussian = dp_accounting.GaussianDpEvent(sigma)
-    if sampling == "poisson":
-        return dp_accounting.PoissonSampledDpEvent(q, gaussian), dp_accounting.NeighboringRelation.ADD_OR_REMOVE_ONE
-    frac = Fraction(q).limit_denominator(10 ** 12)
-    event = dp_accounting.SampledWithoutReplacementDpEvent(frac.denominator, frac.numerator, gaussian)
-    return event, dp_accounting.NeighboringRelation.REPLACE_ONE
-
-
-def rdp_dp_accounting(q: float, sigma: float, orders, sampling: str = "poisson", steps: int = 1) -> np.ndarray:
-    """RDP after ``steps`` steps from dp_accounting's ``RdpAccountant`` (Poisson: add/remove; without
-    replacement: replace-one, Wang-Balle-Kasiviswanathan's strengthened bound)."""
-    from dp_accounting import rdp
-
-    event, relation = _dp_event(q, sigma, sampling)
-    accountant = rdp.RdpAccountant(list(orders), neighboring_relation=relation)
-    accountant.compose(event, steps)
-    return np.asarray(accountant.rdp, dtype=float)
-
-
-def eps_pld(q: float, sigma: float, steps: int, delta: float) -> float:
-    """eps from dp_accounting's privacy-loss-distribution accountant (Poisson subsampling only)."""
-    import dp_accounting
-    from dp_accounting import pld
-
-    accountant = pld.PLDAccountant()
-    accountant.compose(dp_accounting.PoissonSampledDpEvent(q, dp_accounting.GaussianDpEvent(sigma)), steps)
-    return float(accountant.get_epsilon(delta))
-
-
-# ------------------------------------------------------------------------------------------- conversion
-def eps_from_rdp(orders, rdp, delta: float, conversion: str = "improved") -> tuple[float, float]:
-    """(eps, optimal order) from an RDP curve. ``classic`` is Theorem 1 (Mironov 2017, Prop. 3);
-    ``improved`` is eps = rdp + log((a-1)/a) - (log delta + log a)/(a - 1) (Balle et al. 2020, Prop. 12)."""
-    if conversion not in CONVERSIONS:
-        raise ValueError(f"conversion must be one of {', '.join(CONVERSIONS)}; got {conversion!r}")
-    orders = np.asarray(orders, dtype=float)
-    rdp = np.asarray(rdp, dtype=float)
-    if conversion == "classic":
-        return paper.theorem1_epsilon(rdp, orders, delta)
-    eps = rdp + np.log1p(-1.0 / orders) - (math.log(delta) + np.log(orders)) / (orders - 1.0)
-    best = int(np.argmin(eps))
-    return max(0.0, float(eps[best])), float(orders[best])
-
-
-def epsilon_curve(rdp_step, orders, delta: float, steps, conversion: str = "improved") -> np.ndarray:
-    """eps after each number of steps in ``steps`` (RDP composes linearly, Theorem 5); vectorised over T."""
-    steps = np.atleast_1d(np.asarray(steps, dtype=float))
-    orders = np.asarray(orders, dtype=float)
-    rdp = steps[:, None] * np.asarray(rdp_step, dtype=float)[None, :]
-    if conversion == "classic":
-        eps = rdp + math.log(1.0 / delta) / (orders - 1.0)
-        return eps.min(axis=1)
-    eps = rdp + np.log1p(-1.0 / orders) - (math.log(delta) + np.log(orders)) / (orders - 1.0)
-    return np.maximum(eps.min(axis=1), 0.0)
+def paper_accountant(conversion: str = "classic") -> RdpAccountant:
+    """SE-PrivGEmb's own accountant as printed: Theorem 4 per step (integer orders 2..512) and Theorem 1."""
+    return RdpAccountant("paper-literal", paper.theorem4_subsampled_rdp, DEFAULT_ORDERS_WOR, conversion)
 
 
 def rdp_per_step(method: str, q: float, sigma: float, orders) -> np.ndarray:
-    """Per-step RDP curve of one accountant: ``opacus`` (Poisson), ``dp-accounting-poisson``,
-    ``dp-accounting-wor``, ``numeric-poisson`` or ``paper-literal`` (Theorem 4, integer orders)."""
-    if method == "opacus":
-        return rdp_opacus(q, sigma, orders)
-    if method == "dp-accounting-poisson":
-        return rdp_dp_accounting(q, sigma, orders, "poisson")
-    if method == "dp-accounting-wor":
-        return rdp_dp_accounting(q, sigma, orders, "without-replacement")
-    if method == "numeric-poisson":
-        return rdp_numeric_poisson(q, sigma, orders)
+    """Per-step RDP curve of one source in :data:`METHODS` (``paper-literal``: Theorem 4, integer orders)."""
     if method == "paper-literal":
         return paper.theorem4_subsampled_rdp(q, sigma, orders)
-    raise ValueError(f"accountant method must be one of {', '.join(METHODS)}; got {method!r}")
-
-
-METHODS = ("opacus", "dp-accounting-poisson", "dp-accounting-wor", "numeric-poisson", "paper-literal")
+    if method not in SOURCES:
+        raise ValueError(f"accountant method must be one of {', '.join(METHODS)}; got {method!r}")
+    return SOURCES[method][0](q, sigma, np.asarray(orders, dtype=float))
 
 
 # ----------------------------------------------------------------------------------------- the table
@@ -356,3 +180,15 @@ def account(q: float, sigma: float, steps: int, delta: float, sampling: str = "p
         explanation="the classic conversion never gives the smaller eps" if ok
         else "classic conversion gave a smaller eps than the improved one"))
     return AccountingResult(q, sigma, int(steps), delta, sampling, conversions, orders, tuple(rows), tuple(checks))
+
+
+def account_report(q: float, sigma: float, steps: int, delta: float, sampling: str = "poisson",
+                   conversion: str = "both", orders=None) -> AuditReport:
+    """:func:`account` as a report: the agreement checks are the rows, every accountant's eps is in the subject."""
+    result = account(q, sigma, steps, delta, sampling, conversion, orders)
+    subject = {"q": result.q, "sigma": result.sigma, "steps": result.steps, "delta": result.delta,
+               "sampling": result.sampling, "conversions": list(result.conversions),
+               "accountants": [{"source": r.source, "method": r.method, "eps": r.eps, "order": r.order,
+                                "note": r.note} for r in result.rows]}
+    return AuditReport.of("accountant agreement", result.checks, subject=subject,
+                          settings={"orders": len(result.orders), "rtol": RTOL})

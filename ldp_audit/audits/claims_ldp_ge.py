@@ -1,16 +1,25 @@
-"""Mechanism-level claims of LDP-GE (seed 000), spec ids C1-C10 and errata E1, E7, E11."""
+"""Claims of LDP-GE (seed 000): mechanism level C1-C10 and errata E1, E7, E11; graph level C11, C12, C14,
+C16-C19 and errata E2, E5 on the karate club."""
 from __future__ import annotations
 
 import math
 
+from functools import partial
+
 import numpy as np
 
 from ..mechanisms import make
+from ..models import propagation as prop
+from ..models.perturbation import propagated_samples
+from ..models.synthetic import karate
+from ..seeding import rng_for
 from ..mechanisms.constants import sw_half_width, sw_probabilities
 from ..papers import ldp_ge as paper
 from .claims import ClaimSettings, audited_row, claim_row
 from .compare import crossings, figure1_curves
+from .graph_bounds import BoundSetting, check_eps_rate, check_error_bound, check_pi_properties, check_push
 from .privacy import whitebox_privacy
+from .result import CheckResult, Status
 
 #: Monte Carlo claim rows below; each gets alpha / _AUDITED of the family-wise rate.
 _AUDITED = 5
@@ -18,6 +27,70 @@ _AUDITED = 5
 
 def _close(a, b, tol=1e-9) -> bool:
     return bool(np.all(np.abs(np.asarray(a) - np.asarray(b)) <= tol * np.maximum(1.0, np.abs(np.asarray(b)))))
+
+
+# ------------------------------------------------------------------------------ graph-level claims (karate)
+
+def _karate_setting(nodes=(33,)) -> BoundSetting:
+    """ldp-ge C14's reference setting: karate, d = 32, x_uj = +1 if (u + j) mod 5 == 0 else -1, r = 0."""
+
+    graph = karate()
+    u, j = np.meshgrid(np.arange(34), np.arange(32), indexing="ij")
+    x = np.where((u + j) % 5 == 0, 1.0, -1.0)
+    nodes = np.asarray(nodes)
+    return BoundSetting(prop.ppr_exact(graph.adjacency, 0.1, 0.0)[nodes], x, nodes, "karate (r=0)")
+
+
+def ldp_ge_graph_claims(settings: ClaimSettings) -> list[CheckResult]:
+    """LDP-GE graph-level claims on the karate club: C11, C12 (with the literal Algorithm 3), C14, C16-C18."""
+
+
+    adjacency = karate().adjacency
+    results = check_pi_properties(adjacency, 0.1, "karate")
+    x = rng_for(settings.seed).uniform(-1, 1, size=(34, 16))
+    results.append(check_push(adjacency, x, 0.1, 0.5, 1e-4))
+    results.append(check_push(adjacency, x, 0.1, 0.5, 1e-4, partial(prop.backward_push, divide_by="pusher"),
+                              "ldp-ge.push.printed", "ldp-ge Algorithm 3 as printed (line 4: / |N(v)|), E2"))
+    setting = _karate_setting()
+    reps = max(500, min(4000, settings.samples // 250))
+    for name, params in (("hds", {"k": 1}), ("laplace_hd", {}), ("piecewise_hd", {"k": 1}), ("multibit", {"k": 1})):
+        extra = {"alpha": -1.0, "beta": 1.0} if name == "multibit" else {}
+        mech = make(name, eps=1.0, d=32, **params, **extra)
+        claim = {"hds": "ldp-ge Thm 2, explicit (C14)", "laplace_hd": "ldp-ge Thm 3 (C16)"}.get(
+            name, "ldp-ge Thm 4, explicit (C17)")
+        results.append(check_error_bound(setting, mech, 0.1, reps, settings.seed, settings.alpha,
+                                         f"ldp-ge.bound.{name}", claim))
+        results.append(check_eps_rate(setting, lambda e, n=name, p=params, x=extra: make(n, eps=e, d=32, **p, **x),
+                                      name, 1.0, reps, settings.seed))
+    results += [compare_debiased_hds(setting, eps, reps, settings.seed) for eps in (1.0, 0.1)]
+    return results
+
+
+def compare_debiased_hds(setting: BoundSetting, eps: float, reps: int, seed: int, delta: float = 0.1
+                         ) -> CheckResult:
+    """ldp-ge C19 (informational): the 1 - delta quantile of max_j |z~_vj - z_vj| for HDS, debiased HDS (x~/C),
+    Laplace, Piecewise and multi-bit, and for the trivial estimator z~ = 0. HDS's small error comes from shrinking
+    by C ~ eps/(2d); debiased, it is of the order of PM (E6). Linearity gives W (X~/C) = (W X~)/C exactly."""
+
+    d = setting.x.shape[1]
+    z = setting.weights @ setting.x
+    hds = make("hds", eps=eps, d=d, k=1)
+    mechanisms = {"HDS": hds, "LP": make("laplace_hd", eps=eps, d=d), "PM": make("piecewise_hd", eps=eps, d=d, k=1),
+                  "MB": make("multibit", eps=eps, d=d, k=1, alpha=-1.0, beta=1.0)}
+    quantiles = {}
+    for name, mechanism in mechanisms.items():
+        samples = propagated_samples(setting.weights, setting.x, mechanism, reps, seed)
+        quantiles[name] = float(np.quantile(np.abs(samples - z[None]).max(axis=2), 1 - delta, axis=0).max())
+        if name == "HDS":
+            shrink = float(hds.report_mean(1.0))
+            debiased = samples / shrink
+            quantiles["HDS debiased"] = float(np.quantile(np.abs(debiased - z[None]).max(axis=2), 1 - delta,
+                                                          axis=0).max())
+    quantiles["zero estimator"] = float(np.abs(z).max())
+    return CheckResult("ldp-ge.C19.debiased", f"ldp-ge E6/C19: what Theorem 2's O(log(d/delta)) measures (eps={eps:g})",
+                       Status.INFO, quantiles["HDS debiased"] / quantiles["PM"], "debiased HDS / PM", n=reps, seed=seed,
+                       explanation=f"{setting.graph}, {1 - delta:.0%} quantile of the max error: " + ", ".join(
+                           f"{k} {v:.3g}" for k, v in quantiles.items()), details=quantiles)
 
 
 def ldp_ge_claims(settings: ClaimSettings) -> list:
@@ -68,6 +141,12 @@ def ldp_ge_claims(settings: ClaimSettings) -> list:
     # C7: Laplace
     rows.append(audited_row("C7", "Laplace baseline: unbiased, Var = 8/eps^2, eps-LDP", make("laplace", eps=1.0), settings,
                             _AUDITED))
+    ratios = [paper.laplace_variance(eps, d) / float(make("laplace_hd", eps=eps, d=d).estimate_var(np.zeros((1, d)))[0, 0])
+              for eps in (0.1, 1.0, 4.0) for d in (1, 16, 500)]
+    gap = max(abs(r - 1.0) for r in ratios)
+    rows.append(claim_row("C7.variance", "Sec. III: the Laplace baseline's variance is 8 d^2 / eps^2", gap < 1e-9, gap,
+                          "max |printed / mechanism - 1|", "the printed 8d^2/eps^2 against the variance of Laplace noise "
+                          "of scale 2d/eps (eps/d per coordinate), eps in {0.1, 1, 4}, d in {1, 16, 500}", threshold=1e-9))
     # C8: Piecewise
     pm = make("piecewise_hd", eps=1.0, d=10, k=3)
     values = (float(pm.estimate_var(0.0)), float(pm.estimate_var(1.0)))

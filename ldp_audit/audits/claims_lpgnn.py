@@ -1,17 +1,101 @@
-"""Mechanism-level claims of LPGNN (seed 003), spec ids C1-C6, M5, B2 and errata E2, E3."""
+"""Claims of LPGNN (seed 003): mechanism level C1-C6, M5, B2 and errata E2, E3; graph level C7-C10, C13 and
+errata E4, E7, E8."""
 from __future__ import annotations
 
 import math
 
 import numpy as np
+import scipy.sparse as sp
 
 from ..mechanisms import make
+from ..models import propagation as prop
+from ..models.graph import Graph
+from ..models.synthetic import csbm, karate
+from ..papers import graph_rates
+from ..seeding import rng_for
 from ..mechanisms.budget_split import optimal_k
 from ..papers import lpgnn as paper
 from .claims import ClaimSettings, audited_row, claim_row
+from .aggregation import check_linear_aggregation, check_mean_aggregation, compare_mae
 from .exact import enumerate_max_ratio
+from .result import CheckResult, Status
 
 _AUDITED = 2
+
+
+# ------------------------------------------------------------------------------------- graph-level claims
+
+def effective_neighbourhood(adjacency, steps: int) -> np.ndarray:
+    """N_eff(v, K) = (sum_u |W_vu|)^2 / sum_u W_vu^2 for W = A_hat^K, KProp's GCN operator without self-loops
+    (lpgnn C10): Var[H_v,i] <= V_max ||W_v||_1^2 / N_eff(v, K). Zero rows (isolated nodes) give 0."""
+    w = np.abs(prop.KProp(steps=steps, aggregator="gcn").dense(adjacency))
+    l1, l2 = w.sum(axis=1), (w * w).sum(axis=1)
+    return np.divide(l1 * l1, l2, out=np.zeros_like(l1), where=l2 > 0)
+
+
+def check_effective_neighbourhood(adjacency, graph: str) -> list[CheckResult]:
+    """lpgnn C10: KProp's effective neighbourhood grows with K on a connected non-bipartite graph and tends to
+    (sum_u sqrt(d_u))^2 / sum_u d_u; on a star it oscillates, so "larger K, larger neighbourhood" is not general
+    (E7). Exact linear algebra, no sampling."""
+    claim = "lpgnn C10: KProp's effective neighbourhood grows with K"
+    ks = (1, 2, 4, 8, 16, 32)
+    inverse = [float(np.mean(1.0 / effective_neighbourhood(adjacency, k))) for k in ks]
+    grows = all(b < a for a, b in zip(inverse, inverse[1:]))
+    degrees = np.asarray(sp.csr_matrix(adjacency).sum(axis=1)).ravel()
+    limit = float(np.sqrt(degrees).sum() ** 2 / degrees.sum())
+    far = effective_neighbourhood(adjacency, 200)
+    gap = float(np.max(np.abs(far / limit - 1.0)))
+    leaves = 10
+    star = sp.csr_matrix((np.ones(2 * leaves), (np.r_[np.zeros(leaves, int), np.arange(1, leaves + 1)],
+                                                np.r_[np.arange(1, leaves + 1), np.zeros(leaves, int)])),
+                         shape=(leaves + 1, leaves + 1))
+    leaf = [float(effective_neighbourhood(star, k)[1]) for k in range(1, 7)]
+    monotone = all(b >= a for a, b in zip(leaf, leaf[1:]))
+    return [
+        CheckResult("lpgnn.C10.neff-grows", f"{claim} ({graph})", Status.PASS if grows else Status.FAIL,
+                    inverse[-1], "mean 1/N_eff at K=32", explanation=(
+                        f"{graph}: mean 1/N_eff = " + ", ".join(f"{v:.4f}" for v in inverse)
+                        + f" for K = {ks}" + ("" if grows else " -- not decreasing")), details={"K": list(ks)}),
+        CheckResult("lpgnn.C10.limit", f"lpgnn C10: N_eff -> (sum sqrt d)^2 / sum d ({graph})",
+                    Status.PASS if gap < 1e-6 else Status.FAIL, gap, "max |N_eff(K=200)/limit - 1|", threshold=1e-6,
+                    explanation=f"limit {limit:.4f}; every node within {gap:.1e} of it at K = 200"),
+        CheckResult("lpgnn.C10 (E7)", "lpgnn: a larger K always gives a larger effective neighbourhood",
+                    Status.PASS if monotone else Status.FAIL, leaf[-1], "leaf N_eff at K=6", explanation=(
+                        f"star with {leaves} leaves: a leaf's N_eff for K = 1..6 is "
+                        + ", ".join(f"{v:g}" for v in leaf) + (" -- it oscillates" if not monotone else ""))),
+    ]
+
+
+def _six_node_graph():
+    """The 6-node non-bipartite graph of lpgnn C7."""
+    edges = np.array([(0, 1), (1, 2), (2, 3), (3, 4), (4, 0), (0, 5), (2, 5)]).T
+
+    return Graph(name="lpgnn-C7 6-node graph", num_nodes=6, edges=edges)
+
+
+def lpgnn_graph_claims(settings: ClaimSettings) -> list[CheckResult]:
+    """LPGNN graph-level claims: C7, C9 on the 6-node graph; C8 bound and rate; C13 MAE on a CSBM; C10 on karate."""
+
+    graph = _six_node_graph()
+    x = rng_for(11).uniform(0, 1, size=(6, 10))
+    mech = make("multibit", eps=1.0, d=10, k=1)
+    reps = max(5_000, min(40_000, settings.samples // 25))
+    results = []
+    for k in (1, 2, 3):
+        results += check_linear_aggregation(graph.adjacency, x, mech, prop.KProp(steps=k, aggregator="gcn"),
+                                            np.arange(6), reps, settings.seed + k, settings.alpha / 3, "lpgnn",
+                                            tag=f".K={k}")
+    pool = rng_for(settings.seed).uniform(0, 1, size=(512, 200))
+    results += check_mean_aggregation(make("multibit", eps=1.0, d=200, k=1), pool, (1, 2, 4, 8, 16), 0.05, 300,
+                                      settings.seed, settings.alpha, graph_rates.LPGNN_PROP36)
+    demo = csbm(n=600, d=100, seed=settings.seed)
+    features = demo.features().toarray()
+    mechs = {"MBM": make("multibit", eps=1.0, d=100, k="lpgnn"),
+             "AGM": make("analytic_gaussian", eps=1.0, d=100, delta=1e-4),
+             "1BM": make("multibit", eps=1.0, d=100, k=100)}
+    results += compare_mae(demo.adjacency, features, mechs, settings.seed, "CSBM n=600, d=100")
+    results += check_effective_neighbourhood(karate().adjacency, "karate")
+    return results
 
 
 def lpgnn_claims(settings: ClaimSettings) -> list:

@@ -1,4 +1,4 @@
-"""Mechanism-level claims of PPGNN (seed 004), spec ids C1-C8 and errata E1-E3."""
+"""Claims of PPGNN (seed 004): mechanism level C1-C8 and errata E1-E3; graph level C12-C15 and errata E8, E10."""
 from __future__ import annotations
 
 import math
@@ -7,13 +7,42 @@ from decimal import Decimal
 import numpy as np
 
 from ..mechanisms import make
+from ..models import propagation as prop
+from ..models.graph import Graph
+from ..models.perturbation import PersonalisedUsers
+from ..papers import graph_rates
+from ..seeding import rng_for
 from ..mechanisms.budget_split import optimal_k
 from ..mechanisms.gaussian import privacy_profile
 from ..papers import ppgnn as paper
 from .claims import ClaimSettings, audited_row, claim_row
+from .aggregation import check_flexprop_weighting, check_linear_aggregation, check_mean_aggregation
 from .exact import enumerate_max_ratio
+from .result import CheckResult
 
 _AUDITED = 4
+
+
+# ------------------------------------------------------------------------------------- graph-level claims
+
+def ppgnn_graph_claims(settings: ClaimSettings) -> list[CheckResult]:
+    """PPGNN graph-level claims: C12 on its 6-node graph, C13-C14 (E10), C15 bound and rate (E8)."""
+
+    a = np.array([[0, 1, 1, 0, 0, 0], [1, 0, 1, 1, 0, 0], [1, 1, 0, 0, 1, 0], [0, 1, 0, 0, 1, 1],
+                  [0, 0, 1, 1, 0, 1], [0, 0, 0, 1, 1, 0]])
+    graph = Graph(name="ppgnn-C12 6-node graph", num_nodes=6, edges=np.array(np.nonzero(np.triu(a))))
+    users = PersonalisedUsers.draw(6, 4, 1.0, rng_for(settings.seed), tau=np.array([1, 2, 3, 4, 5, 2]))
+    x = rng_for(settings.seed).uniform(-1, 1, size=(6, 4))
+    reps = max(5_000, min(40_000, settings.samples // 25))
+    flex = prop.FlexProp(steps=2, weights=prop.flexprop_weights("tau_prime", tau_prime=users.tau_prime))
+    results = check_linear_aggregation(graph.adjacency, x, users.mechanisms, flex, np.arange(6), reps,
+                                       settings.seed, settings.alpha, "ppgnn")
+    for eps in (0.01, 1.0):
+        results += check_flexprop_weighting(1433, eps, 20, 200, settings.seed)
+    pool = rng_for(settings.seed).uniform(-1, 1, size=(512, 50))
+    results += check_mean_aggregation(make("mlr", eps=1.0, d=50), pool, (5, 10, 20, 40), 0.05, 300,
+                                      settings.seed, settings.alpha, graph_rates.PPGNN_THM4)
+    return results
 
 
 def ppgnn_claims(settings: ClaimSettings) -> list:

@@ -16,6 +16,7 @@ from scipy import optimize, stats
 from ..mechanisms import make
 from ..mechanisms.constants import coth_half
 from .privacy import is_sampled
+from .result import AuditReport, CheckResult, Status
 from .sampling import map_reduce
 from .stats import Moments
 
@@ -74,6 +75,23 @@ def compare_variances(mechanisms: list, inputs: list[float] | None, n: int, seed
     return rows
 
 
+def variance_report(mechanisms: list, inputs: list[float] | None, n: int, seed: int, alpha: float,
+                    progress=None) -> AuditReport:
+    """:func:`compare_variances` as a report: one row per (mechanism, input), FAIL when the closed form lies
+    outside the empirical variance's (1 - alpha) interval."""
+    rows = compare_variances(mechanisms, inputs, n, seed, alpha, progress)
+    params = {getattr(m, "name", "?"): m.params() for m in mechanisms}
+    results = [CheckResult(f"variance.{row.mechanism}@{row.x}", f"closed-form variance of {row.mechanism}",
+                           Status.PASS if row.agrees else Status.FAIL, row.empirical, "var",
+                           (row.low, row.high), threshold=row.theory, n=row.n, seed=seed, alpha=alpha,
+                           explanation=f"x = {row.x}: empirical/theory = {row.ratio:.4f}; the theory "
+                                       + ("lies in" if row.agrees else "lies OUTSIDE") + " the interval",
+                           details={"params": params[row.mechanism], "theory": row.theory})
+               for row in rows]
+    return AuditReport.of("variance of the server estimate (coordinate 0)", results,
+                          subject={"mechanisms": params}, settings={"samples": n, "seed": seed, "alpha": alpha})
+
+
 # ----- ldp-ge Figure 1 ----------------------------------------------------------------------------------
 def figure1_curves(eps) -> dict[str, np.ndarray]:
     """Worst-case 1-D variance curves over eps: LP, PM, MB and four readings of the Square Wave curve."""
@@ -110,3 +128,25 @@ def crossings(name_a: str, name_b: str, lo: float = 0.1, hi: float = 8.0, grid: 
         elif fa * fb < 0:
             roots.append(float(optimize.brentq(gap, a, b, xtol=1e-10)))
     return roots
+
+
+#: The Square Wave readings of Figure 1 and the curves each is compared with.
+SW_READINGS = ("SW raw", "SW MSE", "SW debiased", "SW original [0,1]")
+
+
+def figure1_report(grid) -> AuditReport:
+    """ldp-ge Figure 1 as a report: the curves on ``grid`` (in the subject) and one INFO row per Square Wave
+    reading with the budgets where it crosses PM, LP and MB (the claim itself is checked by ``claims ldp-ge``)."""
+    grid = np.asarray(grid, dtype=float)
+    curves = figure1_curves(grid)
+    results = []
+    for reading in SW_READINGS:
+        found = {other: crossings(reading, other) for other in ("PM", "LP", "MB")}
+        first = found["PM"][0] if found["PM"] else None
+        results.append(CheckResult(
+            f"figure1.{reading}", "ldp-ge Figure 1 (C10)", Status.INFO, first, "crossing with PM",
+            explanation=f"{reading} crosses " + "; ".join(
+                f"{o} at {', '.join(f'{v:.4f}' for v in r) or 'never'}" for o, r in found.items()),
+            details={"crossings": found}))
+    return AuditReport.of("ldp-ge Figure 1: worst-case 1-D variance", results,
+                          subject={"eps": grid.tolist(), "curves": {k: v.tolist() for k, v in curves.items()}})

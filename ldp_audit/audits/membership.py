@@ -18,6 +18,7 @@ from dataclasses import replace
 import numpy as np
 from scipy.stats import beta
 
+from ..seeding import rng_for
 from .result import CheckResult, Status
 
 
@@ -33,7 +34,7 @@ def toy_worlds(num_nodes: int = 20, num_edges: int = 40, seed: int = 7):
     with z first (world G), and the same graph with z isolated (world G'). Returns (z, (adj, edges) x 2)."""
     import scipy.sparse as sp
 
-    rng = np.random.default_rng(seed)
+    rng = rng_for(seed)
     ring = np.stack([np.arange(num_nodes), (np.arange(num_nodes) + 1) % num_nodes])  # keeps it connected
     ring = np.sort(ring, axis=0)
     iu = np.array(np.triu_indices(num_nodes, 1))
@@ -61,7 +62,7 @@ def membership_audit(config, runs: int, alpha: float = 1e-3, delta: float = 1e-5
     ``alpha`` is the family-wise false-alarm rate, split over the two Clopper-Pearson bounds.
     """
     from ..models import seprivgemb as model
-    from . import accounting
+    from .accounting import paper_accountant
 
     if not (isinstance(runs, int) and runs >= 10):
         raise ValueError(f"runs must be an integer >= 10, got {runs!r}")
@@ -75,10 +76,8 @@ def membership_audit(config, runs: int, alpha: float = 1e-3, delta: float = 1e-5
             changed += bool(np.any(result.w_in[z] != result.init_in[z]))
         hits.append(changed)
     if claimed_eps is None:
-        q = config.batch_size / len(graphs[0])
-        orders = accounting.default_orders("without-replacement")
-        rdp = accounting.rdp_per_step("paper-literal", q, config.sigma, orders) * config.steps
-        claimed_eps = accounting.eps_from_rdp(orders, rdp, delta, "classic")[0]
+        claimed_eps = paper_accountant().epsilon(config.batch_size / len(graphs[0]), config.sigma, delta,
+                                                 config.steps)
     lb, _ = clopper_pearson(hits[0], runs, alpha / 2)
     _, ub = clopper_pearson(hits[1], runs, alpha / 2)
     eps_lb = math.log((lb - delta) / ub) if lb > delta else -math.inf

@@ -12,6 +12,8 @@ from typing import Callable, TypeVar
 
 import numpy as np
 
+from ..seeding import rng_for
+
 #: Draws per chunk. Part of the result's definition: changing it changes the random numbers (not their law).
 CHUNK = 1 << 17
 
@@ -21,15 +23,6 @@ T = TypeVar("T")
 def chunk_sizes(n: int) -> list[int]:
     full, rest = divmod(int(n), CHUNK)
     return [CHUNK] * full + ([rest] if rest else [])
-
-
-def rng_for(seed: int, *key: int) -> np.random.Generator:
-    """The one seeding rule of the package: the generator of ``SeedSequence(seed, spawn_key=key)``.
-
-    Every random stream (a chunk, a search half, a bound replicate, a training run) is named by its key, so
-    two streams never share numbers and a stream never depends on which other streams ran before it.
-    """
-    return np.random.default_rng(np.random.SeedSequence(int(seed), spawn_key=tuple(int(k) for k in key)))
 
 
 def chunk_rng(seed: int, stream: int, index: int) -> np.random.Generator:

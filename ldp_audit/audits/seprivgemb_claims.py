@@ -13,8 +13,11 @@ import math
 import numpy as np
 from scipy import stats
 
+from .. import accounting
+from ..accounting.rdp import WOR_ORDERS_COARSE
 from ..papers import se_privgemb as paper
-from . import accounting
+from ..seeding import rng_for
+from .accounting import paper_accountant, rdp_per_step
 from .result import CheckResult, Status
 
 PAPER = "SE-PrivGEmb"
@@ -60,7 +63,7 @@ def check_clip(seed: int) -> CheckResult:
 
     from ..models import seprivgemb as model
 
-    rng = np.random.default_rng(seed)
+    rng = rng_for(seed)
     C = 2.0
     g = rng.standard_normal((10_000, 16)) * rng.uniform(0, 4, (10_000, 1))
     g[0] = 0.0
@@ -302,7 +305,7 @@ def check_rdp_building_blocks() -> list[CheckResult]:
     out.append(CheckResult("C10.poisson-rdp", "authors' accountant (Mironov et al. 2019)", _status(rel < 1e-9), rel,
                            "max_rel_diff", threshold=1e-9, n=orders.size,
                            explanation="quadrature of the Poisson-subsampled Gaussian = opacus compute_rdp, q=128/6594"))
-    rng = np.random.default_rng(1)
+    rng = rng_for(1)
     grid = np.arange(2.0, 65.0)
     bad = 0
     for _ in range(200):
@@ -319,6 +322,23 @@ def check_rdp_building_blocks() -> list[CheckResult]:
     out.append(CheckResult("C13.composition", f"{PAPER} Thm 5 (composition)", _status(err <= 1e-12 * 200), err,
                            "max_abs_diff", threshold=0.0, explanation="RDP(T) = T RDP(1) in both libraries"))
     return out
+
+
+def check_theorem5_step(sensitivity: float = paper.SETTINGS["C"], sigma: float = paper.SETTINGS["sigma"]
+                        ) -> CheckResult:
+    """E7: the proof of Theorem 5 writes the per-step RDP as alpha S^2 / (2 sigma^2); with the noise std S sigma
+    of Eqs. 6/9 and sensitivity S, the Gaussian mechanism's RDP is alpha / (2 sigma^2) (quadrature). The two
+    agree only when S = 1; at the paper's S = C = 2 the printed curve is S^2 = 4 times too large."""
+    orders = (2.0, 8.0, 32.0)
+    printed = paper.theorem5_step_rdp(np.asarray(orders), sensitivity, sigma)
+    exact = np.array([accounting.renyi_divergence_mixtures(a, sensitivity * sigma, [1.0], [sensitivity], [1.0], [0.0])
+                      for a in orders])
+    gap = float(np.max(np.abs(printed / exact - 1.0)))
+    return CheckResult("E7.theorem5-step", f"{PAPER} proof of Thm 5: per-step RDP alpha S^2/(2 sigma^2)",
+                       _status(gap < 1e-6), gap, "max |printed/quadrature - 1|", threshold=1e-6,
+                       explanation=f"noise std S sigma with S={sensitivity:g}, sigma={sigma:g}: printed / exact = "
+                                   f"{float(printed[0] / exact[0]):.6g} (S^2 = {sensitivity ** 2:g}); the printed form "
+                                   "holds only for a noise std of sigma")
 
 
 def check_wor_bounds() -> list[CheckResult]:
@@ -354,14 +374,14 @@ def check_wor_bounds() -> list[CheckResult]:
 #: orders (exact and fast in dp-accounting), coarser above 64 for dp-accounting's O(alpha) WOR terms.
 _GRIDS = {"opacus": accounting.default_orders("poisson"), "dp-accounting-poisson": np.arange(2.0, 513.0),
           "paper-literal": np.arange(2.0, 513.0),
-          "dp-accounting-wor": np.concatenate([np.arange(2.0, 65.0), np.arange(72.0, 513.0, 8.0)])}
+          "dp-accounting-wor": np.asarray(WOR_ORDERS_COARSE, dtype=float)}
 
 
 @functools.lru_cache(maxsize=None)
 def _eps_after(method: str, q: float, sigma: float, steps: int, delta: float = 1e-5,
                conversion: str = "improved") -> float:
     orders = _GRIDS[method]
-    return float(accounting.epsilon_curve(accounting.rdp_per_step(method, q, sigma, orders), orders, delta,
+    return float(accounting.epsilon_curve(rdp_per_step(method, q, sigma, orders), orders, delta,
                                           [steps], conversion)[0])
 
 
@@ -427,15 +447,16 @@ def check_stop_rule() -> list[CheckResult]:
     m = 6594
     mismatches, overshoot = [], []
     orders = accounting.default_orders("without-replacement")
-    step = accounting.rdp_per_step("paper-literal", 128 / m, 1.5, orders)
+    step = rdp_per_step("paper-literal", 128 / m, 1.5, orders)
     for target in paper.SETTINGS["eps_targets"]:
-        cfg = TrainConfig(sigma=1.5, steps=2000, eps=target)
+        cfg = TrainConfig(sigma=1.5, steps=2000, eps=target, accountant=paper_accountant())
         ran, spent = steps_allowed(cfg, m)
         expected = max((T for T in range(1, 2001)
                         if accounting.eps_from_rdp(orders, step * T, 1e-5, "classic")[0] <= target), default=0)
         if ran != expected or spent > target:
             mismatches.append((target, ran, expected))
-        ran_p, spent_p = steps_allowed(TrainConfig(sigma=1.5, steps=2000, eps=target, stop_rule="paper"), m)
+        ran_p, spent_p = steps_allowed(TrainConfig(sigma=1.5, steps=2000, eps=target, stop_rule="paper",
+                                                      accountant=paper_accountant()), m)
         overshoot.append((target, ran_p, spent_p))
     over = [o for o in overshoot if o[2] > o[0]]
     return [
@@ -519,7 +540,7 @@ def check_metrics(seed: int) -> list[CheckResult]:
 
     from ..models.seprivgemb import roc_auc, struc_equ
 
-    rng = np.random.default_rng(seed)
+    rng = rng_for(seed)
     graph = _karate()
     a = graph.adjacency
     dense = a.toarray()
@@ -553,6 +574,6 @@ def claims(settings) -> list[CheckResult]:
     exact = check_theorem3_exact(seed)
     out += [exact[0], check_theorem3_stochastic(seed, 4000), exact[1], check_algorithm1(seed)]
     blocks = check_rdp_building_blocks()
-    out += blocks[:2] + check_wor_bounds() + blocks[2:] + check_budgets() + [check_node_level()] + check_stop_rule()
+    out += blocks[:2] + [check_theorem5_step()] + check_wor_bounds() + blocks[2:] + check_budgets() + [check_node_level()] + check_stop_rule()
     out += check_membership(settings) + check_utility(settings) + check_metrics(seed)
     return out

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import argparse
 
-from ..audits.result import AuditReport
 from ._common import add_output_options, emit
 
 
@@ -33,36 +32,31 @@ def register(subparsers) -> None:
     p.set_defaults(func=run)
 
 
-def _table(result):
+def _table(report):
     from rich.table import Table
 
-    table = Table(title=f"eps after T={result.steps} steps: q={result.q:.6g}, sigma={result.sigma:g}, "
-                        f"delta={result.delta:g}, sampling={result.sampling}")
+    subject = report.subject
+    table = Table(title=f"eps after T={subject['steps']} steps: q={subject['q']:.6g}, sigma={subject['sigma']:g}, "
+                        f"delta={subject['delta']:g}, sampling={subject['sampling']}")
     table.add_column("accountant")
     table.add_column("method")
-    for conv in result.conversions:
+    for conv in subject["conversions"]:
         table.add_column(f"eps ({conv})", justify="right")
         table.add_column("order", justify="right")
     table.add_column("note")
-    for row in result.rows:
+    for row in subject["accountants"]:
         cells = []
-        for conv in result.conversions:
-            order = row.order[conv]
-            cells += [f"{row.eps[conv]:.10g}", "" if order is None else f"{order:g}"]
-        table.add_row(row.source, row.method, *cells, row.note)
+        for conv in subject["conversions"]:
+            order = row["order"][conv]
+            cells += [f"{row['eps'][conv]:.10g}", "" if order is None else f"{order:g}"]
+        table.add_row(row["source"], row["method"], *cells, row["note"])
     return table
 
 
 def run(args, console) -> int:
-    from ..audits.accounting import RTOL, account
+    from ..audits.accounting import account_report
 
-    result = account(args.q, args.sigma, args.steps, args.delta, args.sampling, args.conversion, args.orders)
-    subject = {"q": result.q, "sigma": result.sigma, "steps": result.steps, "delta": result.delta,
-               "sampling": result.sampling,
-               "accountants": [{"source": r.source, "method": r.method, "eps": r.eps, "order": r.order,
-                                "note": r.note} for r in result.rows]}
-    report = AuditReport.of("accountant agreement", result.checks, subject=subject,
-                            settings={"orders": len(result.orders), "rtol": RTOL})
+    report = account_report(args.q, args.sigma, args.steps, args.delta, args.sampling, args.conversion, args.orders)
     if not (args.json or args.markdown):
-        console.print(_table(result))
+        console.print(_table(report))
     return emit(report, args, console)

@@ -36,7 +36,7 @@ def register(subparsers) -> None:
 
 
 def run(args, console) -> int:
-    from ..audits.bounds import audit_dataset
+    from ..audits.dataset_bounds import audit_dataset
     from ..models import data
 
     if args.features < 0:

@@ -9,9 +9,10 @@ import argparse
 
 import numpy as np
 
-from ..audits.compare import compare_variances, crossings, figure1_curves
+from ..audits.compare import figure1_curves, figure1_report, variance_report
 from ..audits.render import write_atomic
 from ..mechanisms import make
+from ._common import add_output_options, emit
 
 _DEFAULT = "laplace_hd,piecewise_hd,multibit,hds"
 
@@ -29,7 +30,7 @@ def register(sub) -> None:
     p.add_argument("--confidence", type=float, default=0.999, help="of the variance intervals")
     p.add_argument("--sweep", action="store_true", help="ldp-ge Figure 1: curves over eps in [0.1, 8]")
     p.add_argument("--plot", metavar="FILE.png", help="write a PNG plot")
-    p.add_argument("--json", action="store_true", help="print JSON")
+    add_output_options(p)
     p.set_defaults(func=run)
 
 
@@ -53,45 +54,30 @@ def run(args, console) -> int:
         inputs = [float(v) for v in args.inputs.split(",") if v.strip()]
     except ValueError:
         raise ValueError(f"--inputs must be comma-separated numbers, got {args.inputs!r}") from None
-    rows = compare_variances(mechanisms, inputs, args.samples, args.seed, 1.0 - args.confidence)
-    if args.json:
-        import json
-        print(json.dumps([{**row.__dict__, "ratio": row.ratio, "agrees": row.agrees} for row in rows], indent=2))
-    else:
-        from rich.table import Table
-
-        table = Table(title=f"variance of the server estimate, eps={args.eps:g} (coordinate 0; "
-                            f"{args.confidence:g} intervals, n={args.samples})")
-        for column in ("mechanism", "params", "x", "theory", "empirical", "interval", "emp/theory", "agrees"):
-            table.add_column(column)
-        for m, row in ((m, r) for m in mechanisms for r in rows if r.mechanism == m.name):
-            table.add_row(row.mechanism, str(m.params()), row.x, f"{row.theory:.6g}", f"{row.empirical:.6g}",
-                          f"[{row.low:.6g}, {row.high:.6g}]", f"{row.ratio:.4f}", "yes" if row.agrees else "[red]NO[/]")
-        console.print(table)
+    report = variance_report(mechanisms, inputs, args.samples, args.seed, 1.0 - args.confidence)
+    code = emit(report, args, console)
     if args.plot:
-        _plot_bars(rows, args.plot)
-    return 0 if all(row.agrees for row in rows) else 1
+        _plot_bars(report, args.plot)
+    return code
 
 
 def _sweep(args, console) -> int:
-    grid = np.round(np.arange(0.5, 8.01, 0.5), 2)
-    curves = figure1_curves(grid)
-    from rich.table import Table
+    report = figure1_report(np.round(np.arange(0.5, 8.01, 0.5), 2))
+    if not (args.json or args.markdown):
+        from rich.table import Table
 
-    table = Table(title="ldp-ge Figure 1: worst-case 1-D variance")
-    table.add_column("eps")
-    for name in curves:
-        table.add_column(name)
-    for i, eps in enumerate(grid):
-        table.add_row(f"{eps:g}", *(f"{curves[name][i]:.4f}" for name in curves))
-    console.print(table)
-    for reading in ("SW raw", "SW MSE", "SW debiased", "SW original [0,1]"):
-        found = {other: crossings(reading, other) for other in ("PM", "LP", "MB")}
-        console.print(f"{reading}: crosses " + "; ".join(f"{o} at {', '.join(f'{v:.4f}' for v in r) or 'never'}"
-                                                           for o, r in found.items()))
+        curves = report.subject["curves"]
+        table = Table(title="ldp-ge Figure 1: worst-case 1-D variance")
+        table.add_column("eps")
+        for name in curves:
+            table.add_column(name)
+        for i, eps in enumerate(report.subject["eps"]):
+            table.add_row(f"{eps:g}", *(f"{curves[name][i]:.4f}" for name in curves))
+        console.print(table)
+    code = emit(report, args, console)
     if args.plot:
         _plot_sweep(args.plot)
-    return 0
+    return code
 
 
 def _plot_sweep(path):
@@ -113,17 +99,18 @@ def _plot_sweep(path):
     _save(fig, path)
 
 
-def _plot_bars(rows, path):
+def _plot_bars(report, path):
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    rows = report.results
     fig, ax = plt.subplots(figsize=(7, 4))
-    labels = [f"{r.mechanism}\n{r.x}" for r in rows]
-    ax.bar(np.arange(len(rows)) - 0.2, [r.theory for r in rows], 0.4, label="theory")
-    ax.bar(np.arange(len(rows)) + 0.2, [r.empirical for r in rows], 0.4, label="empirical",
-           yerr=[[r.empirical - r.low for r in rows], [r.high - r.empirical for r in rows]])
+    labels = [r.name.removeprefix("variance.").replace("@", "\n") for r in rows]
+    ax.bar(np.arange(len(rows)) - 0.2, [r.threshold for r in rows], 0.4, label="theory")
+    ax.bar(np.arange(len(rows)) + 0.2, [r.statistic for r in rows], 0.4, label="empirical",
+           yerr=[[r.statistic - r.interval[0] for r in rows], [r.interval[1] - r.statistic for r in rows]])
     ax.set_xticks(np.arange(len(rows)), labels, fontsize=7)
     ax.set_yscale("log")
     ax.set_ylabel("variance of the estimate")

@@ -1,12 +1,10 @@
 """``ldp-audit data [NAME]``: the datasets found in the data folder, with their counts checked against the README."""
 from __future__ import annotations
 
-import json
-import time
-
-import numpy as np
-
+from ..audits.datasets import dataset_report
+from ..audits.render import write_report
 from ..models import data as datasets
+from ._common import add_output_options, emit
 
 
 def register(subparsers) -> None:
@@ -16,7 +14,7 @@ def register(subparsers) -> None:
                                                "of the datasets README. Exit 1 when a count differs.")
     parser.add_argument("name", nargs="?", help=f"one dataset: {', '.join(datasets.names())}")
     add_data_options(parser)
-    parser.add_argument("--json", action="store_true", help="print the statistics as JSON")
+    add_output_options(parser)
     parser.set_defaults(func=run)
 
 
@@ -29,59 +27,33 @@ def add_data_options(parser) -> None:
                                                            "~/.cache/ldp-audit)")
 
 
-def statistics(name: str, data_dir=None, cache_dir=None) -> dict:
-    """Counts of one dataset as loaded, the README's counts, and whether they agree."""
-    start = time.perf_counter()
-    graph = datasets.load(name, data_dir, cache_dir)
-    seconds = time.perf_counter() - start
-    degrees = graph.degrees
-    row = {"name": graph.name, "nodes": graph.num_nodes, "edges": graph.num_edges,
-           "self_loops": graph.num_self_loops, "features": graph.num_features if graph.x is not None else None,
-           "classes": graph.num_classes or None, "avg_degree": 2 * graph.num_edges / graph.num_nodes,
-           "max_degree": int(degrees.max()), "isolated": int((degrees == 0).sum()),
-           "feature_range": graph.feature_range, "range_source": graph.range_source,
-           "missing_features": graph.missing_features, "source": graph.source, "load_seconds": seconds}
-    info = datasets.DATASETS.get(name)
-    if info is not None:
-        row["description"] = info.description
-        row["papers_edges"] = graph.papers_edges(info.papers_rule) if info.papers_edges is not None else None
-        row["checks"] = {key: {"loaded": got, "readme": want, "ok": ok}
-                         for key, (got, want, ok) in datasets.verify_counts(graph, info).items()}
-        row["verified"] = all(c["ok"] for c in row["checks"].values())
-    else:
-        row["description"] = graph.source
-        row["verified"] = None
-    if graph.y is not None:
-        row["class_sizes"] = np.bincount(graph.y, minlength=graph.num_classes).tolist()
-    if "planetoid_split" in graph.extra:
-        row["planetoid_split"] = graph.extra["planetoid_split"]
-    return row
-
-
 def run(args, console) -> int:
     names = [args.name.lower()] if args.name else datasets.names()
     if args.name and datasets.ALIASES.get(names[0], names[0]) not in datasets.names():
         raise ValueError(f"dataset must be one of {', '.join(datasets.names())}; got {args.name!r}")
     names = [datasets.ALIASES.get(n, n) for n in names]
-    rows = []
     from rich.progress import Progress
 
-    with Progress(transient=True, console=console, disable=args.json) as progress:
+    with Progress(transient=True, console=console, disable=args.json or args.markdown) as progress:
         task = progress.add_task("loading datasets", total=len(names))
-        for name in names:
+
+        def advance(name):
             progress.update(task, description=f"loading {name}")
-            rows.append(statistics(name, args.data_dir, args.cache_dir))
             progress.advance(task)
-    if args.json:
-        print(json.dumps(rows, indent=2, default=str))
-    else:
-        console.print(_table(rows))
-        for row in rows:
-            if row["missing_features"]:
-                console.print(f"[yellow]{row['name']}:[/] {row['missing_features']}")
-            if args.name:
-                _details(row, console)
-    return 1 if any(row["verified"] is False for row in rows) else 0
+
+        report = dataset_report(names, args.data_dir, args.cache_dir, advance)
+    if args.json or args.markdown:
+        return emit(report, args, console)
+    rows = [r.details for r in report.results]
+    console.print(_table(rows))
+    for row in rows:
+        if row["missing_features"]:
+            console.print(f"[yellow]{row['name']}:[/] {row['missing_features']}")
+        if args.name:
+            _details(row, console)
+    if args.out:
+        write_report(report, args.out)
+    return 0 if report.passed else 1
 
 
 def _table(rows):

@@ -226,10 +226,10 @@ class PersonalisedMechanism:
         """Server estimate of every user's features (public inputs only: the reports)."""
         return reports.features * self.server_scale(reports.levels)[:, None]
 
-    def draw(self, n: int, seed: int, tau=None) -> PersonalisedUsers:
-        """Levels (uniform on {1..h}, or ``tau``), their ESW reports and each user's feature mechanism, from
-        ``numpy.random.default_rng(seed)``: the levels first, then tau' level by level in increasing order."""
-        rng = np.random.default_rng(seed)
+    def draw(self, n: int, rng, tau=None) -> PersonalisedUsers:
+        """Levels (uniform on {1..h}, or ``tau``), their ESW reports and each user's feature mechanism, drawn from
+        ``rng`` (a Generator or an integer seed): the levels first, then tau' level by level in increasing order."""
+        rng = check_rng(rng)
         tau = rng.integers(1, self.h + 1, size=n) if tau is None else self._check_levels(tau, n)
         tau_prime = self.perturb_levels(tau, rng)
         mechanisms = [None] * n

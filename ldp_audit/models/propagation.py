@@ -19,8 +19,8 @@ from typing import Literal
 import numpy as np
 import scipy.sparse as sp
 
-#: Largest graph for which ``dense`` is allowed (an n x n float64 matrix of 200 MB).
-DENSE_LIMIT = 5000
+#: Largest graph for which any n x n matrix is formed (the package's one limit: 6000^2 float64 = 288 MB).
+DENSE_LIMIT = 6000
 
 
 def _csr(adjacency) -> sp.csr_matrix:

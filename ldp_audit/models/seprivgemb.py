@@ -9,7 +9,7 @@ Pipeline (spec ``se-privgemb.md``):
 * the weighted skip-gram loss of Eq. 5 and its closed-form per-subgraph gradients (Eqs. 7-8);
 * training per Algorithm 2: per-subgraph clipping (Eq. 3), Gaussian noise on the touched rows only (Eq. 9,
   ``perturbation="nonzero"``) or on every row (Eq. 6, ``"all"``), Poisson or without-replacement batches,
-  and a stop rule driven by an accountant from :mod:`ldp_audit.audits.accounting`;
+  and a stop rule driven by the :class:`ldp_audit.accounting.RdpAccountant` the caller hands in;
 * metrics: StrucEqu (Pearson correlation of pairwise distances) and link-prediction ROC-AUC.
 
 torch is imported inside the functions that need it; training runs on CUDA when available.
@@ -23,12 +23,15 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
+from ..accounting import RdpAccountant
+from .propagation import DENSE_LIMIT, ppr_exact
+from ..seeding import rng_for
+
 PROXIMITIES = ("adjacency", "common-neighbours", "deepwalk", "degree", "ppr", "katz")
 NEGATIVES = ("uniform", "inverse-proximity", "degree")
 PERTURBATIONS = ("nonzero", "all", "none")
 CLIPPINGS = ("per-subgraph", "joint", "batch", "none")
 SAMPLINGS = ("without-replacement", "poisson")
-DENSE_LIMIT = 6000  # PPR and Katz are dense n x n matrices; refuse them above this many nodes
 
 
 # ------------------------------------------------------------------------------------------ proximities
@@ -52,14 +55,12 @@ def proximity_matrix(adj, kind: str, restart: float = 0.15, beta: float | None =
         raise ValueError(f"proximity_matrix densifies |V| x |V|; |V| must be <= {DENSE_LIMIT}, got {n}")
     if kind in ("adjacency", "common-neighbours", "deepwalk", "degree"):
         return _sparse_proximity(a, kind).toarray()
-    d = np.asarray(a.sum(axis=1)).ravel()
-    dense = a.toarray()
     if kind == "ppr":
         if not 0.0 < restart < 1.0:
             raise ValueError(f"restart must lie in (0, 1), got {restart!r}")
-        walk = dense / np.maximum(d, 1.0)[:, None]
-        return restart * np.linalg.inv(np.eye(n) - (1.0 - restart) * walk)
+        return ppr_exact(a, restart, 0.0)  # r = 0: the walk D^-1 A
     if kind == "katz":
+        dense = a.toarray()
         lam = float(np.max(np.abs(np.linalg.eigvalsh(dense))))
         beta = 0.5 / lam if beta is None else beta
         if not 0.0 < beta < 1.0 / lam:
@@ -168,7 +169,7 @@ def build_subgraphs(adj, edges: np.ndarray, proximity: str = "deepwalk", k: int 
     edges = np.asarray(edges, dtype=np.int64)
     if edges.ndim != 2 or edges.shape[0] != 2 or edges.shape[1] == 0:
         raise ValueError(f"edges must be a non-empty (2, m) integer array, got shape {edges.shape}")
-    rng = np.random.default_rng(seed)
+    rng = rng_for(seed)
     src, dst = edges
     if orientation == "random":
         flip = rng.random(src.size) < 0.5
@@ -286,7 +287,7 @@ def add_noise(total, rows, std: float, perturbation: str, generator):
 class TrainConfig:
     """Hyper-parameters of Algorithm 2 (defaults: the paper's final values, Section V).
 
-    ``eps=None`` trains ``steps`` steps with no budget; otherwise training stops when the accountant's eps
+    ``eps=None`` trains ``steps`` steps with no budget; otherwise training stops when ``accountant``'s eps
     would exceed ``eps`` (``stop_rule="before"``, correct) or after the step that exceeded it
     (``"paper"``, Algorithm 2 line 10 taken literally, erratum E15). ``sensitivity`` (S in Eqs. 6/9)
     defaults to C (spec U5); the naive Eq. 6 of the paper uses B C.
@@ -303,8 +304,7 @@ class TrainConfig:
     perturbation: str = "nonzero"
     clipping: str = "per-subgraph"
     sampling: str = "without-replacement"
-    accountant: str = "paper-literal"
-    conversion: str = "classic"
+    accountant: RdpAccountant | None = None
     stop_rule: str = "before"
     sensitivity: float | None = None
     optimizer: str = "adam"
@@ -314,8 +314,6 @@ class TrainConfig:
     seed: int = 0
 
     def __post_init__(self):
-        from ..audits.accounting import METHODS
-
         for name, low in (("r", 1), ("batch_size", 1), ("steps", 1)):
             value = getattr(self, name)
             if not (isinstance(value, int) and value >= low):
@@ -326,10 +324,12 @@ class TrainConfig:
                 raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
         if self.eps is not None and not (self.eps > 0):
             raise ValueError(f"eps must be > 0 or None, got {self.eps!r}")
+        if self.eps is not None and self.perturbation != "none" and not isinstance(self.accountant, RdpAccountant):
+            raise ValueError("accountant must be an ldp_audit.accounting.RdpAccountant when eps is set, got "
+                             f"{self.accountant!r}")
         if not 0.0 < self.delta < 1.0:
             raise ValueError(f"delta must lie in (0, 1), got {self.delta!r}")
         for name, allowed in (("perturbation", PERTURBATIONS), ("clipping", CLIPPINGS), ("sampling", SAMPLINGS),
-                              ("accountant", METHODS), ("conversion", ("classic", "improved")),
                               ("stop_rule", ("before", "paper")), ("optimizer", ("adam", "sgd")),
                               ("dtype", ("float32", "float64"))):
             if getattr(self, name) not in allowed:
@@ -350,15 +350,10 @@ class TrainResult:
 
 def steps_allowed(config: TrainConfig, num_subgraphs: int) -> tuple[int, float | None]:
     """Number of steps Algorithm 2 runs under ``config`` and the eps spent by then (None without a budget)."""
-    from ..audits import accounting
-
     if config.eps is None or config.perturbation == "none":
         return config.steps, None
     q = min(1.0, config.batch_size / num_subgraphs)
-    orders = accounting.default_orders("without-replacement" if config.accountant in
-                                       ("paper-literal", "dp-accounting-wor") else "poisson")
-    step = accounting.rdp_per_step(config.accountant, q, config.sigma, orders)
-    curve = accounting.epsilon_curve(step, orders, config.delta, np.arange(1, config.steps + 1), config.conversion)
+    curve = config.accountant.epsilon_curve(q, config.sigma, config.delta, np.arange(1, config.steps + 1))
     within = int(np.sum(curve <= config.eps))  # curve is increasing in T
     run = min(config.steps, within + (1 if config.stop_rule == "paper" else 0))
     return run, (float(curve[run - 1]) if run > 0 else 0.0)
@@ -447,7 +442,7 @@ def struc_equ(adj, embedding: np.ndarray, max_nodes: int = 2000, seed: int = 0) 
     y = np.asarray(embedding, dtype=np.float64)
     if y.shape[0] != n:
         raise ValueError(f"embedding must have one row per node ({n}), got {y.shape[0]}")
-    nodes = np.arange(n) if n <= max_nodes else np.sort(np.random.default_rng(seed).choice(n, max_nodes, False))
+    nodes = np.arange(n) if n <= max_nodes else np.sort(rng_for(seed).choice(n, max_nodes, False))
     sub = a[nodes]
     gram = (sub @ sub.T).toarray()
     sq = np.diag(gram)

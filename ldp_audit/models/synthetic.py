@@ -9,7 +9,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from .data import Graph, canonical_edges
+from ..seeding import rng_for
+from .graph import Graph, canonical_edges
 
 #: Zachary (1977), "An information flow model for conflict and fission in small groups": 34 members, 78 ties.
 #: The same list ships with networkx (``karate_club_graph``) and torch-geometric (``KarateClub``).
@@ -58,7 +59,7 @@ def csbm(n: int = 1000, classes: int = 4, avg_degree: float = 4.0, homophily: fl
     if not (0.0 <= base_rate and 0.0 <= signal and base_rate + signal <= 1.0):
         raise ValueError(f"base_rate and signal must be >= 0 with base_rate + signal <= 1, "
                          f"got {base_rate!r} and {signal!r}")
-    rng = np.random.default_rng(seed)
+    rng = rng_for(seed)
     y = rng.integers(0, classes, size=n)
     members = [np.flatnonzero(y == c) for c in range(classes)]
     draws = int(round(n * avg_degree / 2))

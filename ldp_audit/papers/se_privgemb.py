@@ -33,7 +33,6 @@ TABLE_VI = {
     ("Arxiv", 2.0): ((0.0844, 0.0263), (0.2199, 0.0171), (0.0611, 0.0130), (0.2112, 0.0768)),
     ("Arxiv", 3.5): ((0.0848, 0.0086), (0.3457, 0.0303), (0.0784, 0.0168), (0.2341, 0.0193)),
 }
-TABLE_VI_COLUMNS = ("DW naive", "DW non-zero", "Deg naive", "Deg non-zero")
 
 #: Fig. 3 read-offs (StrucEqu of SE-PrivGEmb_DW at eps = 0.5 -> 3.5, non-private SE-GEmb_DW), +-0.01.
 FIG3_DW = {"Chameleon": (0.395, 0.45, 0.595), "Power": (0.195, 0.255, 0.32), "Arxiv": (0.278, 0.345, 0.435),

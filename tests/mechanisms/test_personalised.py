@@ -7,18 +7,19 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from ldp_audit.audits import bounds
 from ldp_audit.audits.exact import enumerate_max_ratio
 from ldp_audit.mechanisms.personalised import PersonalisedMechanism as PPM
+from ldp_audit.models.perturbation import PersonalisedUsers
+from ldp_audit.seeding import rng_for
 
 
-def test_draw_reproduces_the_bounds_helper_bit_for_bit():
-    old = bounds.Personalised.draw(60, 4, 1.0, 5, h=5, gamma=0.5)
-    new = PPM(1.0, 4).draw(60, 5)
+def test_draw_reproduces_the_pipeline_helper_bit_for_bit():
+    old = PersonalisedUsers.draw(60, 4, 1.0, rng_for(5), h=5, gamma=0.5)
+    new = PPM(1.0, 4).draw(60, rng_for(5))
     assert np.array_equal(old.tau, new.tau) and np.array_equal(old.tau_prime, new.tau_prime)
     assert np.array_equal(old.variances, new.variances)
     assert all(a == b for a, b in zip(old.mechanisms, new.mechanisms))
-    fixed = bounds.Personalised.draw(6, 4, 1.0, 5, tau=np.array([1, 2, 3, 4, 5, 2]))
+    fixed = PersonalisedUsers.draw(6, 4, 1.0, rng_for(5), tau=np.array([1, 2, 3, 4, 5, 2]))
     assert np.array_equal(fixed.tau_prime, PPM(1.0, 4).draw(6, 5, tau=np.array([1, 2, 3, 4, 5, 2])).tau_prime)
 
 

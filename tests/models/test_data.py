@@ -182,6 +182,7 @@ def test_cli_data_lists_and_verifies(shared, cache, capsys):
     out = capsys.readouterr().out
     assert "power" in out and "6594" in out and "ok" in out
     assert main(["data", "karate", "--json"]) == 0
-    rows = json.loads(capsys.readouterr().out)
-    assert rows[0]["nodes"] == 34 and rows[0]["verified"] is None
+    report = json.loads(capsys.readouterr().out)
+    row = report["results"][0]
+    assert row["status"] == "info" and row["details"]["nodes"] == 34 and row["details"]["verified"] is None
     assert main(["data", "nope"]) == 2

@@ -6,13 +6,15 @@ from functools import partial
 import numpy as np
 import pytest
 
-from ldp_audit.audits import bounds
+from ldp_audit.audits import aggregation, claims_ldp_ge, claims_lpgnn, claims_ppgnn, graph_bounds
 from ldp_audit.audits.claims import ClaimSettings
 from ldp_audit.audits.result import Status
 from ldp_audit.mechanisms import make
 from ldp_audit.models import propagation as prop
+from ldp_audit.models.perturbation import PersonalisedUsers
 from ldp_audit.models.synthetic import karate
 from ldp_audit.papers import graph_rates
+from ldp_audit.seeding import rng_for
 
 pytestmark = pytest.mark.graph
 ALPHA = 1e-3
@@ -49,16 +51,16 @@ class WrongBudget:
 
 @pytest.fixture(scope="module")
 def six():
-    return bounds._six_node_graph()
+    return claims_lpgnn._six_node_graph()
 
 
 def test_bernstein_threshold_inverts_the_tail():
-    t = bounds.bernstein_threshold(2.0, 3.0, np.log(40))
+    t = graph_bounds.bernstein_threshold(2.0, 3.0, np.log(40))
     assert 2 * np.exp(-t ** 2 / (2 * 2.0 + 2 * 3.0 * t / 3)) == pytest.approx(2 / 40)
 
 
 def test_pi_properties_and_the_row_sum_erratum():
-    results = bounds.check_pi_properties(karate().adjacency, 0.1, "karate")
+    results = graph_bounds.check_pi_properties(karate().adjacency, 0.1, "karate")
     assert [r.status for r in results] == [Status.PASS] * 3 + [Status.FAIL]
     assert results[-1].interval == pytest.approx((0.4847, 1.7435), abs=1e-4)
 
@@ -66,32 +68,32 @@ def test_pi_properties_and_the_row_sum_erratum():
 def test_push_check_passes_corrected_and_fails_literal_algorithm3():
     adjacency = karate().adjacency
     x = np.random.default_rng(0).uniform(-1, 1, size=(34, 8))
-    assert bounds.check_push(adjacency, x, 0.1, 0.5, 1e-4).status is Status.PASS
-    literal = bounds.check_push(adjacency, x, 0.1, 0.5, 1e-4, partial(prop.backward_push, divide_by="pusher"))
+    assert graph_bounds.check_push(adjacency, x, 0.1, 0.5, 1e-4).status is Status.PASS
+    literal = graph_bounds.check_push(adjacency, x, 0.1, 0.5, 1e-4, partial(prop.backward_push, divide_by="pusher"))
     assert literal.status is Status.FAIL and literal.statistic > 100
 
 
 def test_error_bound_holds_for_hds_and_fails_when_the_budget_is_wrong():
-    setting = bounds._karate_setting()
+    setting = claims_ldp_ge._karate_setting()
     hds = make("hds", eps=1.0, d=32, k=1)
-    good = bounds.check_error_bound(setting, hds, 0.1, 1000, 1, ALPHA, "b", "ldp-ge C14")
+    good = graph_bounds.check_error_bound(setting, hds, 0.1, 1000, 1, ALPHA, "b", "ldp-ge C14")
     assert good.status is Status.PASS
     unbiased = make("piecewise_hd", eps=1.0, d=32, k=1)
-    assert bounds.check_error_bound(setting, unbiased, 0.1, 1000, 1, ALPHA, "b", "C17").status is Status.PASS
+    assert graph_bounds.check_error_bound(setting, unbiased, 0.1, 1000, 1, ALPHA, "b", "C17").status is Status.PASS
     broken = WrongBudget(unbiased, make("piecewise_hd", eps=0.05, d=32, k=1))
-    assert bounds.check_error_bound(setting, broken, 0.1, 1000, 1, ALPHA, "b", "C17").status is Status.FAIL
+    assert graph_bounds.check_error_bound(setting, broken, 0.1, 1000, 1, ALPHA, "b", "C17").status is Status.FAIL
     laplace = make("laplace_hd", eps=1.0, d=32)
-    assert bounds.check_error_bound(setting, laplace, 0.1, 1000, 1, ALPHA, "b", "C16").status is Status.PASS
+    assert graph_bounds.check_error_bound(setting, laplace, 0.1, 1000, 1, ALPHA, "b", "C16").status is Status.PASS
 
 
 def test_eps_rate_matches_the_printed_rates():
-    setting = bounds._karate_setting()
+    setting = claims_ldp_ge._karate_setting()
     for name, params in (("hds", {"k": 1}), ("laplace_hd", {})):
-        result = bounds.check_eps_rate(setting, lambda e, n=name, p=params: make(n, eps=e, d=32, **p), name, 1.0,
+        result = graph_bounds.check_eps_rate(setting, lambda e, n=name, p=params: make(n, eps=e, d=32, **p), name, 1.0,
                                        1000, 2)
         assert result.status is Status.PASS, result.explanation
     # the debiased HDS is not O(1) in eps: claimed against Theorem 2's rate it fails
-    debiased = bounds.check_eps_rate(setting, lambda e: WrongRectifier(make("hds", eps=e, d=32, k=1),
+    debiased = graph_bounds.check_eps_rate(setting, lambda e: WrongRectifier(make("hds", eps=e, d=32, k=1),
                                                                        1 / make("hds", eps=e, d=32, k=1)
                                                                        .estimate_mean(np.ones(1))[0]),
                                      "hds", 1.0, 1000, 2)
@@ -102,56 +104,56 @@ def test_aggregation_moments_pass_and_catch_rectifier_and_self_loop_bugs(six):
     x = np.random.default_rng(11).uniform(0, 1, size=(6, 10))
     mech = make("multibit", eps=1.0, d=10, k=1)
     kprop = prop.KProp(steps=2, aggregator="gcn")
-    good = bounds.check_linear_aggregation(six.adjacency, x, mech, kprop, np.arange(6), 20_000, 3, ALPHA, "lpgnn")
+    good = aggregation.check_linear_aggregation(six.adjacency, x, mech, kprop, np.arange(6), 20_000, 3, ALPHA, "lpgnn")
     assert [r.status for r in good] == [Status.PASS, Status.PASS]
-    scaled = bounds.check_linear_aggregation(six.adjacency, x, WrongRectifier(mech, 1.15), kprop, np.arange(6),
+    scaled = aggregation.check_linear_aggregation(six.adjacency, x, WrongRectifier(mech, 1.15), kprop, np.arange(6),
                                              20_000, 3, ALPHA, "lpgnn")
     assert scaled[0].status is Status.FAIL
-    looped = bounds.check_linear_aggregation(six.adjacency, x, mech, prop.KProp(steps=1, self_loops=True),
+    looped = aggregation.check_linear_aggregation(six.adjacency, x, mech, prop.KProp(steps=1, self_loops=True),
                                              np.arange(6), 20_000, 3, ALPHA, "lpgnn", claimed=prop.KProp(steps=1))
     assert Status.FAIL in {r.status for r in looped}
 
 
 def test_flexprop_unbiased_with_personal_budgets_and_biased_with_server_rescaling(six):
-    users = bounds.Personalised.draw(6, 4, 1.0, 5, tau=np.array([1, 2, 3, 4, 5, 2]))
+    users = PersonalisedUsers.draw(6, 4, 1.0, rng_for(5), tau=np.array([1, 2, 3, 4, 5, 2]))
     x = np.random.default_rng(5).uniform(-1, 1, size=(6, 4))
     flex = prop.FlexProp(steps=2, weights=prop.flexprop_weights("tau_prime", tau_prime=users.tau_prime))
-    good = bounds.check_linear_aggregation(six.adjacency, x, users.mechanisms, flex, np.arange(6), 20_000, 4,
+    good = aggregation.check_linear_aggregation(six.adjacency, x, users.mechanisms, flex, np.arange(6), 20_000, 4,
                                            ALPHA, "ppgnn")
     assert [r.status for r in good] == [Status.PASS, Status.PASS]
     # server rectification with the level-1 scale for everybody: biased wherever tau differs
     magnitude = {id(m): m.estimate_law(0.0).support[1] for m in users.mechanisms}  # (d/m) C(eps/m)
     one = users.mechanisms[0]
     wrong = [m if m is one else WrongRectifier(m, magnitude[id(one)] / magnitude[id(m)]) for m in users.mechanisms]
-    bad = bounds.check_linear_aggregation(six.adjacency, x, wrong, flex, np.arange(6), 20_000, 4, ALPHA, "ppgnn")
+    bad = aggregation.check_linear_aggregation(six.adjacency, x, wrong, flex, np.arange(6), 20_000, 4, ALPHA, "ppgnn")
     assert bad[0].status is Status.FAIL
 
 
 def test_mean_bound_holds_rate_erratum_shows_and_scaled_rectifier_fails():
     pool = np.random.default_rng(0).uniform(0, 1, size=(256, 100))
     mech = make("multibit", eps=1.0, d=100, k=1)
-    bound, rate = bounds.check_mean_aggregation(mech, pool, (1, 4, 16), 0.05, 300, 1, ALPHA,
+    bound, rate = aggregation.check_mean_aggregation(mech, pool, (1, 4, 16), 0.05, 300, 1, ALPHA,
                                                 graph_rates.LPGNN_PROP36)
     assert bound.status is Status.PASS
     assert rate.status is Status.FAIL and rate.statistic < -0.8  # lpgnn E4: about N^-1, not N^-1/2
     # a rectifier that applies the sampling factor d/m twice
-    broken, _ = bounds.check_mean_aggregation(WrongRectifier(mech, mech.d / mech.k), pool, (8, 16), 0.05, 300, 1, ALPHA,
+    broken, _ = aggregation.check_mean_aggregation(WrongRectifier(mech, mech.d / mech.k), pool, (8, 16), 0.05, 300, 1, ALPHA,
                                               graph_rates.LPGNN_PROP36)
     assert broken.status is Status.FAIL
 
 
 def test_flexprop_weighting_erratum_depends_on_eps():
-    small = bounds.check_flexprop_weighting(1433, 0.01, 20, 100, 7)
+    small = aggregation.check_flexprop_weighting(1433, 0.01, 20, 100, 7)
     assert small[0].status is Status.PASS and small[1].status is Status.FAIL  # ppgnn E10: worse than the mean
-    large = bounds.check_flexprop_weighting(1433, 3.0, 20, 100, 7)
+    large = aggregation.check_flexprop_weighting(1433, 3.0, 20, 100, 7)
     assert large[1].status is Status.PASS and large[1].statistic < 1
 
 
 def test_providers_are_fast_and_report_the_errata():
     settings = ClaimSettings(samples=100_000)
-    for provider, failing in ((bounds.ldp_ge_graph_claims, {"ldp-ge.pi.row-sums", "ldp-ge.push.printed"}),
-                              (bounds.lpgnn_graph_claims, {"lpgnn.rate.N", "lpgnn.C10 (E7)"}),
-                              (bounds.ppgnn_graph_claims, {"ppgnn.flexprop.weights", "ppgnn.rate.N"})):
+    for provider, failing in ((claims_ldp_ge.ldp_ge_graph_claims, {"ldp-ge.pi.row-sums", "ldp-ge.push.printed"}),
+                              (claims_lpgnn.lpgnn_graph_claims, {"lpgnn.rate.N", "lpgnn.C10 (E7)"}),
+                              (claims_ppgnn.ppgnn_graph_claims, {"ppgnn.flexprop.weights", "ppgnn.rate.N"})):
         results = provider(settings)
         assert {r.name for r in results if r.status is Status.FAIL} == failing
 

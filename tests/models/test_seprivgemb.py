@@ -6,7 +6,9 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from ldp_audit.accounting import RdpAccountant  # noqa: E402
 from ldp_audit.audits import seprivgemb_claims as claims  # noqa: E402
+from ldp_audit.audits.accounting import paper_accountant  # noqa: E402
 from ldp_audit.audits.membership import clopper_pearson, membership_audit  # noqa: E402
 from ldp_audit.models import data  # noqa: E402
 from ldp_audit.models import seprivgemb as model  # noqa: E402
@@ -86,7 +88,7 @@ def test_theorem3_small_graph_and_algorithm1_control(karate):
 
 
 def test_stop_rule_and_accountant():
-    cfg = model.TrainConfig(sigma=1.5, steps=2000, eps=1.0)
+    cfg = model.TrainConfig(sigma=1.5, steps=2000, eps=1.0, accountant=paper_accountant())
     ran, spent = model.steps_allowed(cfg, 6594)
     assert 0 < ran < 2000 and spent <= 1.0
     ran_p, spent_p = model.steps_allowed(replace(cfg, stop_rule="paper"), 6594)
@@ -95,10 +97,21 @@ def test_stop_rule_and_accountant():
     assert not claims.check_stop_rule()[1].passed  # E15
 
 
+def test_accountant_is_a_value():
+    """The model spends what the accountant it was handed says: a library accountant allows more steps than
+    the paper's looser Theorem 4 + Theorem 1 at the same budget."""
+    base = dict(sigma=1.5, steps=2000, eps=1.0)
+    paper_steps, _ = model.steps_allowed(model.TrainConfig(**base, accountant=paper_accountant()), 6594)
+    wor = RdpAccountant.named("dp-accounting-wor", orders=np.arange(2.0, 65.0))
+    wor_steps, spent = model.steps_allowed(model.TrainConfig(**base, accountant=wor), 6594)
+    assert wor_steps > paper_steps and spent <= 1.0
+
+
 def test_training_runs_both_samplings(karate):
     sub = model.build_subgraphs(karate.adjacency, karate.edges, "deepwalk", 3, seed=0)
     for sampling in ("poisson", "without-replacement"):
         res = model.train(sub, model.TrainConfig(r=8, batch_size=8, steps=40, sampling=sampling, eps=5.0,
+                                                 accountant=paper_accountant(),
                                                  dtype="float64", seed=1))
         assert res.steps == 40 and res.eps_spent < 5.0
         untouched = ~res.touched_in
@@ -142,6 +155,7 @@ def test_clopper_pearson_bounds():
     (dict(sigma=0.0), "sigma"), (dict(sigma=-1.0), "sigma"), (dict(delta=1.0), "delta"), (dict(delta=0.0), "delta"),
     (dict(batch_size=0), "batch_size"), (dict(perturbation="rows"), "perturbation"),
     (dict(sampling="with-replacement"), "sampling"), (dict(clip=0.0), "clip"), (dict(eps=-1.0), "eps"),
+    (dict(eps=1.0), "accountant"), (dict(eps=1.0, accountant="paper-literal"), "accountant"),
 ])
 def test_bad_config(kwargs, word):
     with pytest.raises(ValueError, match=word):

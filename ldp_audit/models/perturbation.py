@@ -1,0 +1,126 @@
+"""Perturb-then-propagate: users perturb their features once, the server rectifies and propagates.
+
+The pieces every graph pipeline and every graph-bound audit share: the server's estimates of one draw of
+reports (sparse when the mechanism can report sparsely), mechanisms assigned per node (personalised budgets,
+ppgnn A4), their exact per-node moments, and replicated draws of W @ estimate(perturb(X)) for Monte Carlo
+audits. Replicates are drawn in chunks of whole replicates with their own stream ``rng_for(seed, chunk)``,
+so results depend on the seed and the chunk size only, never on cores or order.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..mechanisms import make
+from ..seeding import rng_for
+
+
+def server_estimates(mechanism, x: np.ndarray, rng):
+    """Server estimates of perturbed x; sparse when the mechanism can report sparsely and needs no shift."""
+    if hasattr(mechanism, "perturb_sparse") and getattr(mechanism, "estimate_shift", 1.0) == 0.0:
+        return mechanism.estimate(mechanism.perturb_sparse(x, rng))
+    return np.asarray(mechanism.estimate(mechanism.perturb(x, rng)), dtype=float)
+
+
+def mechanism_groups(mechanisms, n: int) -> list[tuple[object, np.ndarray]]:
+    """(mechanism, its nodes) for one shared mechanism or a list of one mechanism per node (grouped by identity)."""
+    if not isinstance(mechanisms, (list, tuple)):
+        return [(mechanisms, np.arange(n))]
+    if len(mechanisms) != n:
+        raise ValueError(f"mechanisms must be one mechanism or one per node ({n}), got {len(mechanisms)}")
+    seen: dict[int, list[int]] = {}
+    for v, m in enumerate(mechanisms):
+        seen.setdefault(id(m), []).append(v)
+    return [(mechanisms[idx[0]], np.asarray(idx)) for idx in seen.values()]
+
+
+def per_node_moments(mechanisms, x: np.ndarray, what: str) -> np.ndarray:
+    """The exact per-entry moment ``what`` (e.g. ``"estimate_var"``) of each node's mechanism at its features."""
+    out = np.empty_like(x)
+    for mech, idx in mechanism_groups(mechanisms, x.shape[0]):
+        out[idx] = getattr(mech, what)(x[idx])
+    return out
+
+
+def as_dense(estimate) -> np.ndarray:
+    """A dense float array from a dense or scipy-sparse estimate."""
+    return estimate.toarray() if sp.issparse(estimate) else np.asarray(estimate, dtype=float)
+
+
+#: Entries (users x coordinates) perturbed per call; chunks of whole replicates, each with its own stream.
+CHUNK_ENTRIES = 1 << 21
+
+
+def replicate_chunks(reps: int, entries_per_rep: int, seed: int, *key: int):
+    """(first replicate, count, generator) per chunk, chunk i drawing from ``rng_for(seed, *key, i)``: a
+    replicate's draws depend on the seed, the key and the chunk size only."""
+    size = max(1, CHUNK_ENTRIES // max(1, entries_per_rep))
+    for index, start in enumerate(range(0, reps, size)):
+        yield start, min(size, reps - start), rng_for(seed, *key, index)
+
+
+def propagated_samples(weights: np.ndarray, x: np.ndarray, mechanisms, reps: int, seed: int) -> np.ndarray:
+    """``reps`` draws of W @ estimate(perturb(X)): shape (reps, rows of W, d).
+
+    ``mechanisms`` is one mechanism for every node, or a list with one per node (personalised budgets).
+    Replicates are drawn in chunks of fixed size (``CHUNK_ENTRIES``), each from its own stream
+    ``rng_for(seed, chunk)``, so results do not depend on cores or order. Only nodes with a non-zero weight are perturbed.
+    """
+    weights = np.atleast_2d(weights)
+    used = np.flatnonzero(np.abs(weights).sum(axis=0) > 0)
+    groups = [(m, idx[np.isin(idx, used)]) for m, idx in mechanism_groups(mechanisms, x.shape[0])]
+    groups = [(m, idx) for m, idx in groups if idx.size]
+    d = x.shape[1]
+    out = np.empty((reps, weights.shape[0], d))
+    for start, count, rng in replicate_chunks(reps, used.size * d, seed):
+        total = np.zeros((count, weights.shape[0], d))
+        for mech, idx in groups:
+            est = as_dense(server_estimates(mech, np.tile(x[idx], (count, 1)), rng)).reshape(count, idx.size, d)
+            total += np.einsum("su,cud->csd", weights[:, idx], est)
+        out[start:start + count] = total
+    return out
+
+
+def unit_box_mechanism(name: str, eps: float, d: int, k=None):
+    """A mechanism on [-1, 1]^d (range keywords for the [alpha, beta] mechanisms, k when the mechanism has one)."""
+    extra = {"alpha": -1.0, "beta": 1.0} if name in ("multibit", "analytic_gaussian") else {}
+    if k is not None and name not in ("laplace_hd", "gaussian_hd", "analytic_gaussian"):
+        extra["k"] = k
+    return make(name, eps=eps, d=d, **extra)
+
+
+@lru_cache(maxsize=256)
+def _shared_mechanism(name: str, **params):
+    """Mechanisms are frozen values, so PPM's per-level mechanisms can be shared across draws."""
+    return make(name, **params)
+
+
+@dataclass(frozen=True)
+class PersonalisedUsers:
+    """PPM (ppgnn A4) on n users: levels tau, perturbed levels tau', one MLR mechanism per user."""
+
+    tau: np.ndarray
+    tau_prime: np.ndarray
+    mechanisms: list
+    variances: np.ndarray  # worst-case (x = 0) estimate variance per user, public given the level
+
+    @classmethod
+    def draw(cls, n: int, d: int, eps: float, rng: np.random.Generator, h: int = 5, gamma: float = 0.5, tau=None):
+        """Uniform levels (or ``tau``), budgets eps^tau = 2^(tau-1) eps (ppgnn E7), ESW with gamma eps^tau
+        on f = h levels, MLR with (1 - gamma) eps^tau."""
+        tau = rng.integers(1, h + 1, size=n) if tau is None else np.asarray(tau)
+        budgets = eps * 2.0 ** (tau - 1)
+        tau_prime = np.empty(n)
+        by_level = {}
+        for level in np.unique(tau):
+            idx = np.flatnonzero(tau == level)
+            tau_prime[idx] = _shared_mechanism("esw", eps=gamma * budgets[idx[0]], f=h).perturb(tau[idx], rng)
+            by_level[level] = _shared_mechanism("mlr", eps=(1 - gamma) * budgets[idx[0]], d=d)
+        mechanisms = [by_level[level] for level in tau]
+        variances = np.array([float(m.estimate_var(np.zeros(1))[0]) for m in mechanisms])
+        return cls(tau, tau_prime, mechanisms, variances)
+
+
