@@ -157,3 +157,30 @@ def lpgnn_claims(settings: ClaimSettings) -> list:
     rows.append(audited_row("C15", "Randomized response is eps_y-LDP, tight (Monte Carlo)", make("grr", eps=1.0, c=7),
                             settings, _AUDITED))
     return rows
+
+
+def lpgnn_attack_claims(settings: ClaimSettings) -> list:
+    """Attacks against LPGNN's bounds (issue 14): C12 own-report inference, C11 averaging and differencing,
+    C16 label plurality, and what LPGNN does not protect."""
+    from dataclasses import replace
+
+    from .attacks.averaging import averaging_attack
+    from .attacks.label_plurality import label_plurality_attack
+    from .attacks.not_covered import lpgnn_not_covered
+    from .attacks.own_report import exact_whole_vector, majority_accuracy, own_report_attack
+
+    n, alpha, seed = min(settings.samples, 100_000), settings.alpha / 4, settings.seed
+    three = make("multibit", eps=3.0, d=5, k=3, alpha=-1.0, beta=1.0)
+    closed, enumerated = majority_accuracy(3, 3.0), exact_whole_vector(three)
+    rows = [claim_row("C12", "majority-of-m-signs accuracy P[Bin(m,p_m) > m/2] + P[tie]/2 (m=3, eps=3: 0.8219)",
+                      abs(closed - enumerated) < 1e-12 and abs(closed - 0.8219) < 5e-5, closed, "exact accuracy",
+                      f"closed form {closed:.6f}, enumeration of count vectors {enumerated:.6f}, bound "
+                      f"{1 / (1 + math.exp(-3.0)):.4f}")]
+    for mechanism in (three, make("multibit", eps=1.0, d=8, k=1, alpha=-1.0, beta=1.0)):
+        rows += [replace(r, name=f"C12 {r.name}") for r in own_report_attack(mechanism, samples=n, seed=seed,
+                                                                               alpha=alpha)]
+    averaging = averaging_attack(make("multibit", eps=1.0, d=8, k=1, alpha=-1.0, beta=1.0), samples=min(n, 50_000),
+                                 seed=seed, alpha=alpha)
+    rows += [replace(r, name=f"C11 {r.name}") for r in averaging]
+    rows += [replace(r, name=f"C16 {r.name}") for r in label_plurality_attack(samples=n, seed=seed, alpha=alpha)]
+    return rows + lpgnn_not_covered()

@@ -103,3 +103,43 @@ def ppgnn_claims(settings: ClaimSettings) -> list:
     rows.append(audited_row("C8", "ESW with the corrected window: eps-LDP, sampler matches pmf (Monte Carlo)", esw,
                             settings, _AUDITED))
     return rows
+
+
+def ppgnn_attack_claims(settings: ClaimSettings) -> list:
+    """Attacks against PPGNN's bounds (issue 14): C9 per-level feature LDP, C10-C11 the level leak in the paper's
+    and the corrected mode (E4-E5), C18 the neighbour vote on Cora, and what PPGNN does not protect."""
+    from dataclasses import replace
+
+    from ..mechanisms.personalised import PersonalisedMechanism
+    from ..models import data
+    from .attacks.level_leak import level_leak_attack
+    from .attacks.neighbour_vote import neighbour_vote_attack
+    from .attacks.not_covered import ppgnn_not_covered
+    from .result import CheckResult, Status
+
+    n, alpha, seed = min(settings.samples, 100_000), settings.alpha / 4, settings.seed
+    small = PersonalisedMechanism(1.0, 3, h=3, mode="corrected")
+    ratios = [enumerate_max_ratio(small.feature_mechanism(t, t + small.level_mechanism(1).half_width))[0]
+              for t in (1, 2, 3)]
+    budgets = [small.feature_budget(t) for t in (1, 2, 3)]
+    gap = max(abs(r / b - 1.0) for r, b in zip(ratios, budgets))
+    rows = [claim_row("C9", "PPM at a fixed level is (1 - gamma) eps^tau-LDP in x (d=3, h=3, gamma=0.5)", gap < 1e-9,
+                      gap, "max |log ratio / eps_2 - 1|", "exact max ratios " + ", ".join(
+                          f"{math.exp(r):.4f}" for r in ratios) + " = e^((1-gamma) eps^tau) for levels 1, 2, 3")]
+    for mode in ("paper", "corrected"):
+        leak = level_leak_attack(PersonalisedMechanism(1.0, 64, mode=mode), samples=n, seed=seed, alpha=alpha)
+        rows += [replace(r, name=f"C11 ({mode}) {r.name}") for r in leak]
+    try:
+        graph = data.load("cora")
+    except ValueError as exc:
+        rows.append(CheckResult("C18 attack.neighbour-vote", "ppgnn Sec. IV-E, C18", Status.INCONCLUSIVE,
+                                explanation=f"Cora is not available: {exc}"))
+    else:
+        d = graph.num_features
+        methods = [("raw", None, None)]
+        for eps in (0.01, 0.1, 1.0):
+            methods += [("multibit", make("multibit", eps=eps, d=d, alpha=-1.0, beta=1.0), eps),
+                        ("ppm", PersonalisedMechanism(eps, d), eps)]
+        rows += [replace(r, name=f"C18 {r.name}") for r in neighbour_vote_attack(graph, methods, seed=seed,
+                                                                                 alpha=alpha)]
+    return rows + ppgnn_not_covered()

@@ -13,3 +13,6 @@ from .sampled import SampledMechanism, sample_subsets
 
 __all__ = ["make", "available", "names", "MechanismInfo", "Param", "ScalarMechanism", "SampledMechanism",
            "sample_subsets", "Law", "PiecewiseUniform", "Discrete", "Smooth", "Mixture"]
+from .personalised import PersonalisedMechanism  # noqa: E402  (PPM: users hold a level as well as x)
+
+__all__ += ["PersonalisedMechanism"]
