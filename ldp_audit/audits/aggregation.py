@@ -12,9 +12,9 @@ from typing import Sequence
 import numpy as np
 from scipy import stats
 
+from ..mechanisms.personalised import PersonalisedMechanism
 from ..models import propagation as prop
-from ..models.perturbation import (PersonalisedUsers, as_dense, per_node_moments, propagated_samples,
-                                   replicate_chunks, server_estimates)
+from ..models.perturbation import as_dense, per_node_moments, propagated_samples, replicate_chunks, server_estimates
 from ..papers import graph_rates
 from ..seeding import rng_for
 from .graph_bounds import bernstein_threshold, deviation_bound, exceedance_check
@@ -183,7 +183,7 @@ def check_flexprop_weighting(d: int, eps: float, neighbours: int, draws: int, se
     ratios = {p: [] for p in ("tau_prime", "true_tau", "inv_var")}
     optimum_ok = True
     for t in range(draws):
-        users = PersonalisedUsers.draw(neighbours, d, eps, rng_for(seed, t), h, gamma)
+        users = PersonalisedMechanism(eps, d, h, gamma).draw(neighbours, rng_for(seed, t))
         sigma2 = users.variances
         variance = {}
         for policy in ("tau_prime", "true_tau", "inv_var", "uniform"):

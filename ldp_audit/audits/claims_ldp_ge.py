@@ -3,18 +3,17 @@ C16-C19 and errata E2, E5 on the karate club."""
 from __future__ import annotations
 
 import math
-
 from functools import partial
 
 import numpy as np
 
 from ..mechanisms import make
+from ..mechanisms.constants import sw_half_width, sw_probabilities
 from ..models import propagation as prop
 from ..models.perturbation import propagated_samples
 from ..models.synthetic import karate
-from ..seeding import rng_for
-from ..mechanisms.constants import sw_half_width, sw_probabilities
 from ..papers import ldp_ge as paper
+from ..seeding import rng_for
 from .claims import ClaimSettings, audited_row, claim_row
 from .compare import crossings, figure1_curves
 from .graph_bounds import BoundSetting, check_eps_rate, check_error_bound, check_pi_properties, check_push

@@ -8,15 +8,15 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..mechanisms import make
+from ..mechanisms.budget_split import optimal_k
 from ..models import propagation as prop
 from ..models.graph import Graph
 from ..models.synthetic import csbm, karate
 from ..papers import graph_rates
-from ..seeding import rng_for
-from ..mechanisms.budget_split import optimal_k
 from ..papers import lpgnn as paper
-from .claims import ClaimSettings, audited_row, claim_row
+from ..seeding import rng_for
 from .aggregation import check_linear_aggregation, check_mean_aggregation, compare_mae
+from .claims import ClaimSettings, audited_row, claim_row
 from .exact import enumerate_max_ratio
 from .result import CheckResult, Status
 

@@ -7,16 +7,16 @@ from decimal import Decimal
 import numpy as np
 
 from ..mechanisms import make
-from ..models import propagation as prop
-from ..models.graph import Graph
-from ..models.perturbation import PersonalisedUsers
-from ..papers import graph_rates
-from ..seeding import rng_for
 from ..mechanisms.budget_split import optimal_k
 from ..mechanisms.gaussian import privacy_profile
+from ..mechanisms.personalised import PersonalisedMechanism
+from ..models import propagation as prop
+from ..models.graph import Graph
+from ..papers import graph_rates
 from ..papers import ppgnn as paper
-from .claims import ClaimSettings, audited_row, claim_row
+from ..seeding import rng_for
 from .aggregation import check_flexprop_weighting, check_linear_aggregation, check_mean_aggregation
+from .claims import ClaimSettings, audited_row, claim_row
 from .exact import enumerate_max_ratio
 from .result import CheckResult
 
@@ -31,7 +31,7 @@ def ppgnn_graph_claims(settings: ClaimSettings) -> list[CheckResult]:
     a = np.array([[0, 1, 1, 0, 0, 0], [1, 0, 1, 1, 0, 0], [1, 1, 0, 0, 1, 0], [0, 1, 0, 0, 1, 1],
                   [0, 0, 1, 1, 0, 1], [0, 0, 0, 1, 1, 0]])
     graph = Graph(name="ppgnn-C12 6-node graph", num_nodes=6, edges=np.array(np.nonzero(np.triu(a))))
-    users = PersonalisedUsers.draw(6, 4, 1.0, rng_for(settings.seed), tau=np.array([1, 2, 3, 4, 5, 2]))
+    users = PersonalisedMechanism(1.0, 4).draw(6, rng_for(settings.seed), tau=np.array([1, 2, 3, 4, 5, 2]))
     x = rng_for(settings.seed).uniform(-1, 1, size=(6, 4))
     reps = max(5_000, min(40_000, settings.samples // 25))
     flex = prop.FlexProp(steps=2, weights=prop.flexprop_weights("tau_prime", tau_prime=users.tau_prime))

@@ -5,8 +5,9 @@ from typing import Callable
 
 import numpy as np
 
+from ..mechanisms.personalised import PersonalisedMechanism
 from ..models import propagation as prop
-from ..models.perturbation import PersonalisedUsers, as_dense, server_estimates, unit_box_mechanism
+from ..models.perturbation import as_dense, server_estimates, unit_box_mechanism
 from ..papers import graph_rates
 from ..seeding import rng_for
 from .aggregation import check_flexprop_weighting, check_linear_aggregation, check_mean_aggregation, compare_mae
@@ -79,7 +80,7 @@ def audit_dataset(paper: str, graph, mechanism: str, eps: float, *, reps: int = 
     else:
         progress("FlexProp moments")
         narrow = x[:, :MOMENT_COLUMNS]
-        users = PersonalisedUsers.draw(graph.num_nodes, narrow.shape[1], eps, rng_for(seed))
+        users = PersonalisedMechanism(eps, narrow.shape[1]).draw(graph.num_nodes, rng_for(seed))
         flex = prop.FlexProp(steps=steps, weights=prop.flexprop_weights("tau_prime", tau_prime=users.tau_prime))
         results += check_linear_aggregation(adjacency, narrow, users.mechanisms, flex, nodes, max(reps, 5000),
                                             seed, alpha, "ppgnn", tag=f".K={steps}")

@@ -113,7 +113,8 @@ def noise_residuals(perturbation: str, seed: int, steps: int = 8, batch: int = 1
     split into touched and untouched rows of W_in and W_out (touched = index sets, spec U5)."""
     import torch
 
-    from ..models import data, seprivgemb as model
+    from ..models import data
+    from ..models import seprivgemb as model
 
     graph = data.load("power")
     sub = model.build_subgraphs(graph.adjacency, graph.edges, "deepwalk", 5, seed=seed)

@@ -1,15 +1,12 @@
 """Perturb-then-propagate: users perturb their features once, the server rectifies and propagates.
 
 The pieces every graph pipeline and every graph-bound audit share: the server's estimates of one draw of
-reports (sparse when the mechanism can report sparsely), mechanisms assigned per node (personalised budgets,
-ppgnn A4), their exact per-node moments, and replicated draws of W @ estimate(perturb(X)) for Monte Carlo
+reports (sparse when the mechanism can report sparsely), mechanisms assigned per node (e.g. the personalised
+budgets of :class:`ldp_audit.mechanisms.personalised.PersonalisedMechanism`), their exact per-node moments, and replicated draws of W @ estimate(perturb(X)) for Monte Carlo
 audits. Replicates are drawn in chunks of whole replicates with their own stream ``rng_for(seed, chunk)``,
 so results depend on the seed and the chunk size only, never on cores or order.
 """
 from __future__ import annotations
-
-from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 import scipy.sparse as sp
@@ -90,37 +87,3 @@ def unit_box_mechanism(name: str, eps: float, d: int, k=None):
     if k is not None and name not in ("laplace_hd", "gaussian_hd", "analytic_gaussian"):
         extra["k"] = k
     return make(name, eps=eps, d=d, **extra)
-
-
-@lru_cache(maxsize=256)
-def _shared_mechanism(name: str, **params):
-    """Mechanisms are frozen values, so PPM's per-level mechanisms can be shared across draws."""
-    return make(name, **params)
-
-
-@dataclass(frozen=True)
-class PersonalisedUsers:
-    """PPM (ppgnn A4) on n users: levels tau, perturbed levels tau', one MLR mechanism per user."""
-
-    tau: np.ndarray
-    tau_prime: np.ndarray
-    mechanisms: list
-    variances: np.ndarray  # worst-case (x = 0) estimate variance per user, public given the level
-
-    @classmethod
-    def draw(cls, n: int, d: int, eps: float, rng: np.random.Generator, h: int = 5, gamma: float = 0.5, tau=None):
-        """Uniform levels (or ``tau``), budgets eps^tau = 2^(tau-1) eps (ppgnn E7), ESW with gamma eps^tau
-        on f = h levels, MLR with (1 - gamma) eps^tau."""
-        tau = rng.integers(1, h + 1, size=n) if tau is None else np.asarray(tau)
-        budgets = eps * 2.0 ** (tau - 1)
-        tau_prime = np.empty(n)
-        by_level = {}
-        for level in np.unique(tau):
-            idx = np.flatnonzero(tau == level)
-            tau_prime[idx] = _shared_mechanism("esw", eps=gamma * budgets[idx[0]], f=h).perturb(tau[idx], rng)
-            by_level[level] = _shared_mechanism("mlr", eps=(1 - gamma) * budgets[idx[0]], d=d)
-        mechanisms = [by_level[level] for level in tau]
-        variances = np.array([float(m.estimate_var(np.zeros(1))[0]) for m in mechanisms])
-        return cls(tau, tau_prime, mechanisms, variances)
-
-

@@ -24,8 +24,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..accounting import RdpAccountant
-from .propagation import DENSE_LIMIT, ppr_exact
 from ..seeding import rng_for
+from .propagation import DENSE_LIMIT, ppr_exact
 
 PROXIMITIES = ("adjacency", "common-neighbours", "deepwalk", "degree", "ppr", "katz")
 NEGATIVES = ("uniform", "inverse-proximity", "degree")

@@ -11,7 +11,7 @@ from ldp_audit.audits.claims import ClaimSettings
 from ldp_audit.audits.result import Status
 from ldp_audit.mechanisms import make
 from ldp_audit.models import propagation as prop
-from ldp_audit.models.perturbation import PersonalisedUsers
+from ldp_audit.mechanisms.personalised import PersonalisedMechanism
 from ldp_audit.models.synthetic import karate
 from ldp_audit.papers import graph_rates
 from ldp_audit.seeding import rng_for
@@ -115,7 +115,7 @@ def test_aggregation_moments_pass_and_catch_rectifier_and_self_loop_bugs(six):
 
 
 def test_flexprop_unbiased_with_personal_budgets_and_biased_with_server_rescaling(six):
-    users = PersonalisedUsers.draw(6, 4, 1.0, rng_for(5), tau=np.array([1, 2, 3, 4, 5, 2]))
+    users = PersonalisedMechanism(1.0, 4).draw(6, rng_for(5), tau=np.array([1, 2, 3, 4, 5, 2]))
     x = np.random.default_rng(5).uniform(-1, 1, size=(6, 4))
     flex = prop.FlexProp(steps=2, weights=prop.flexprop_weights("tau_prime", tau_prime=users.tau_prime))
     good = aggregation.check_linear_aggregation(six.adjacency, x, users.mechanisms, flex, np.arange(6), 20_000, 4,
