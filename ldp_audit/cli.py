@@ -70,8 +70,13 @@ def _console():
 
 
 def _check_outputs(args, errors) -> None:
+    """Before any work: every output path writable, and a plot only where matplotlib is installed."""
+    from importlib.util import find_spec
+
     from .commands.options import check_output_path
 
+    if getattr(args, "plot", None) and find_spec("matplotlib") is None:
+        raise ModuleNotFoundError("matplotlib is needed for --plot", name="matplotlib")
     for name in OUTPUT_OPTIONS:
         path = getattr(args, name, None)
         if path:
