@@ -1,39 +1,50 @@
-"""``ldp-audit attack NAME ...``: how much an attacker learns, measured, next to the bound LDP promises.
+"""ldp-audit attack NAME ...: how much an attacker learns, measured, next to the
+bound LDP promises.
 
 Attacks:
-  own-report       Bayes attribute inference from a user's own report vs e^eps/(1+e^eps) (lpgnn C12)
+  own-report       Bayes attribute inference from a user's own report against
+                   e^eps/(1+e^eps) (lpgnn C12)
   averaging        averaging R repeated queries, memoised or not (lpgnn C11)
-  level-leak       PPGNN's privacy level recovered from tau', magnitudes and counts (ppgnn C10-C11, E4-E5)
-  neighbour-vote   majority vote over neighbours' reports on a real graph (ppgnn A9, C18; NOT bounded by LDP)
-  label-plurality  plurality of neighbours' randomized-response labels (lpgnn C16; NOT bounded by LDP)
-  not-covered      what a paper's guarantee does not protect (edges, labels, the sampling mask)
+  level-leak       PPGNN's privacy level recovered from tau', magnitudes and
+                   counts (ppgnn C10-C11, E4-E5)
+  neighbour-vote   majority vote over neighbours' reports on a real graph
+                   (ppgnn A9, C18; NOT bounded by LDP)
+  label-plurality  plurality of neighbours' randomized-response labels
+                   (lpgnn C16; NOT bounded by LDP)
+  not-covered      what a paper's guarantee does not protect (edges, labels,
+                   the sampling mask)
 
-Exit code 1 when an attack beats its bound (a privacy violation) or a check fails, as for ``verify``.
+Exit code 1 when an attack beats its bound (a privacy violation) or a check
+fails, as for verify.
 """
 from __future__ import annotations
 
 import argparse
 
-from ._common import add_output_options, emit, parse_param, spinner
 from ..audits.result import AuditReport
+from ._common import add_output_options, emit, parse_param, spinner
+from .options import integer, positive, probability, real, seed
 
-_MECH_PARAMS = {"d": int, "k": str, "alpha": float, "beta": float, "delta": float, "c": int, "f": int}
+_MECH_PARAMS = {"d": integer(1, 10 ** 6), "k": str, "alpha": real(), "beta": real(), "delta": probability,
+                "c": integer(2, 10 ** 6), "f": integer(2, 10 ** 6)}
 
 
 def _common(p, samples: int | None) -> None:
     if samples is not None:
-        p.add_argument("--samples", type=int, default=samples, help="simulated users (default %(default)s)")
-    p.add_argument("--seed", type=int, default=0, help="seed of all sampling (default %(default)s)")
-    p.add_argument("--confidence", type=float, default=0.999,
+        p.add_argument("--samples", type=integer(1000), default=samples,
+                       help="simulated users, >= 1000 (default %(default)s)")
+    p.add_argument("--seed", type=seed, default=0, help="seed of all sampling (default %(default)s)")
+    p.add_argument("--confidence", type=probability, default=0.999,
                    help="1 - false-alarm rate of the attack's verdict (default %(default)s)")
     add_output_options(p)
 
 
 def _mechanism_args(p) -> None:
     p.add_argument("mechanism", metavar="MECH", help="registered mechanism name (ldp-audit list)")
-    p.add_argument("--eps", type=float, required=True, help="the mechanism's budget")
+    p.add_argument("--eps", type=positive, required=True, help="the mechanism's budget (> 0)")
     for name, kind in _MECH_PARAMS.items():
-        p.add_argument(f"--{name}", type=kind, default=None, help=f"mechanism parameter {name}")
+        p.add_argument(f"--{name}", type=kind, default=None, help=f"mechanism parameter {name} (default: the "
+                                                                  "mechanism's own)")
     p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", type=parse_param,
                    help="any other mechanism parameter (repeatable)")
 
@@ -49,8 +60,6 @@ def _make(args):
 
 
 def _alpha(args) -> float:
-    if not 0.0 < args.confidence < 1.0:
-        raise ValueError(f"--confidence must lie in (0, 1), got {args.confidence!r}")
     return round(1.0 - args.confidence, 12)
 
 
@@ -125,51 +134,57 @@ def _not_covered(args):
 def register(sub) -> None:
     p = sub.add_parser("attack", help="attacks against their LDP bounds (own report, averaging, level leak, ...)",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    attacks = p.add_subparsers(dest="attack", metavar="NAME", parser_class=type(p))
+    attacks = p.add_subparsers(dest="attack", metavar="NAME", parser_class=type(p), help="the attack to run")
     attacks.required = True
 
     a = attacks.add_parser("own-report", help="Bayes attribute inference from a user's own report (lpgnn C12)")
     _mechanism_args(a)
-    a.add_argument("--claimed-eps", type=float, default=None, help="budget to hold the attack to (default: --eps)")
+    a.add_argument("--claimed-eps", type=positive, default=None, help="budget to hold the attack to (default: --eps)")
     _common(a, 200_000)
     a.set_defaults(func=_run(_own_report))
 
     a = attacks.add_parser("averaging", help="average R repeated queries of one user (lpgnn C11)")
     _mechanism_args(a)
-    a.add_argument("--queries", type=int, default=16, help="queries per user (default %(default)s)")
+    a.add_argument("--queries", type=integer(1, 10 ** 6), default=16, help="queries per user (default %(default)s)")
     a.add_argument("--no-memoise", action="store_true", help="re-encode on every query (the leaking mutant)")
     _common(a, 50_000)
     a.set_defaults(func=_run(_averaging))
 
     a = attacks.add_parser("level-leak", help="PPGNN's privacy level from the report (ppgnn C10-C11, E4-E5)")
-    a.add_argument("--eps", type=float, default=1.0, help="base budget eps^1 (default %(default)s)")
-    a.add_argument("--d", type=int, default=64, help="feature dimension (default %(default)s)")
-    a.add_argument("--h", type=int, default=5, help="number of levels (default %(default)s)")
-    a.add_argument("--gamma", type=float, default=0.5, help="level share of the budget (default %(default)s)")
-    a.add_argument("--mode", choices=("paper", "corrected", "both"), default="both")
+    a.add_argument("--eps", type=positive, default=1.0, help="base budget eps^1 (default %(default)s)")
+    a.add_argument("--d", type=integer(1, 10 ** 6), default=64, help="feature dimension (default %(default)s)")
+    a.add_argument("--h", type=integer(1, 64), default=5, help="number of levels (default %(default)s)")
+    a.add_argument("--gamma", type=probability, default=0.5,
+                   help="level share of the budget, in (0, 1) (default %(default)s)")
+    a.add_argument("--mode", choices=("paper", "corrected", "both"), default="both",
+                   help="PPM as printed, corrected, or both (default %(default)s)")
     _common(a, 100_000)
     a.set_defaults(func=_run(_level_leak))
 
     a = attacks.add_parser("neighbour-vote", help="majority vote over neighbours' reports (ppgnn A9, C18; not "
                                                   "bounded by LDP)")
     a.add_argument("--dataset", default="cora", help="a dataset with binary features (default %(default)s)")
-    a.add_argument("--eps", type=float, nargs="+", default=[0.01, 0.1, 1.0], help="budgets (default %(default)s)")
-    a.add_argument("--columns", type=int, default=10, help="most frequent binary columns (default %(default)s)")
-    a.add_argument("--band", type=float, default=0.03, help="allowed distance of balanced accuracy from 0.5")
+    a.add_argument("--eps", type=positive, nargs="+", default=[0.01, 0.1, 1.0], metavar="EPS", help="budgets (default %(default)s)")
+    a.add_argument("--columns", type=integer(1, 10 ** 5), default=10,
+                   help="most frequent binary columns (default %(default)s)")
+    a.add_argument("--band", type=real(0.0, 0.5, low_open=True), default=0.03,
+                   help="allowed distance of balanced accuracy from 0.5 (default %(default)s)")
     a.add_argument("--data-dir", default=None, help="dataset folder (default: $LDP_AUDIT_DATA or ../shared/datasets)")
-    a.add_argument("--cache-dir", default=None, help="writable folder for torch-geometric's processed files")
+    a.add_argument("--cache-dir", default=None, help="writable folder for torch-geometric's processed files "
+                                                     "(default: $LDP_AUDIT_CACHE or ~/.cache/ldp-audit)")
     _common(a, None)
     a.set_defaults(func=_run(_neighbour_vote))
 
     a = attacks.add_parser("label-plurality", help="plurality of neighbours' RR labels (lpgnn C16; not bounded)")
-    a.add_argument("--c", type=int, default=7, help="classes (default %(default)s)")
-    a.add_argument("--eps", type=float, default=1.0, help="label budget eps_y (default %(default)s)")
-    a.add_argument("--neighbours", type=int, nargs="+", default=[1, 4, 16], help="N (default %(default)s)")
+    a.add_argument("--c", type=integer(2, 10 ** 6), default=7, help="classes (default %(default)s)")
+    a.add_argument("--eps", type=positive, default=1.0, help="label budget eps_y (default %(default)s)")
+    a.add_argument("--neighbours", type=integer(1, 10 ** 4), nargs="+", default=[1, 4, 16], metavar="N",
+                   help="numbers of neighbours N (default %(default)s)")
     _common(a, 100_000)
     a.set_defaults(func=_run(_label_plurality))
 
     a = attacks.add_parser("not-covered", help="what a paper's guarantee does not protect")
-    a.add_argument("paper", choices=("lpgnn", "ppgnn"))
+    a.add_argument("paper", choices=("lpgnn", "ppgnn"), help="whose guarantee")
     add_output_options(a)
     a.set_defaults(func=_run(_not_covered))
 

@@ -15,13 +15,15 @@ def register(subparsers) -> None:
         description="Perturb the dataset's features with MECH, propagate them, and check the paper's explicit "
                     "error bounds (exceedance counts, exact binomial tests), its printed rates (log-log "
                     "slopes) and its aggregation moments. Exit 1 when a check fails.")
-    parser.add_argument("paper", choices=PAPERS)
+    parser.add_argument("paper", choices=PAPERS, help="whose bounds")
     parser.add_argument("--dataset", default="cora",
                         help="dataset name (see `ldp-audit data`; default cora)")
-    parser.add_argument("--mechanism", help="mechanism (default: hds for ldp-ge, multibit for lpgnn, mlr for ppgnn)")
+    parser.add_argument("--mechanism",
+                        help="mechanism (default: hds for ldp-ge, multibit for lpgnn, mlr for ppgnn)")
     parser.add_argument("--eps", type=positive, default=1.0,
                         help="privacy budget > 0 (ppgnn: base budget eps^1; default %(default)s)")
-    parser.add_argument("--k", help="sampled coordinates (integer or a rule such as 'lpgnn'); mechanism default")
+    parser.add_argument("--k", help="sampled coordinates: an integer or a rule such as 'lpgnn' (default: the "
+                                    "mechanism's own)")
     parser.add_argument("--features", type=integer(0, 10 ** 6), default=128,
                         help="use the first F feature columns (0: all; default 128)")
     parser.add_argument("--reps", type=integer(50), default=200,

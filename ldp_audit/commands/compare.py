@@ -1,7 +1,9 @@
-"""``ldp-audit compare``: empirical against theoretical variance for several mechanisms side by side.
+"""ldp-audit compare: empirical against theoretical variance for several
+mechanisms side by side.
 
-``--sweep`` reproduces ldp-ge Figure 1 (claim C10): worst-case one-dimensional variance over eps for LP, PM,
-MB and four readings of the Square Wave curve, with the budgets where the curves cross.
+--sweep reproduces ldp-ge Figure 1 (claim C10): the worst-case one-dimensional
+variance over eps for LP, PM, MB and four readings of the Square Wave curve,
+with the budgets where the curves cross.
 """
 from __future__ import annotations
 
