@@ -34,7 +34,7 @@ class _MomentReducer:
     """Picklable chunk reducer: power sums of each claimed quantity (raw report, estimate) of input x, and the
     product of two estimate coordinates of a sampled mechanism."""
 
-    def __init__(self, mechanism, x, quantities: tuple[str, ...], covariance: bool):
+    def __init__(self, mechanism, x, quantities: dict[str, tuple[bool, bool]], covariance: bool):
         self.mechanism, self.x, self.quantities, self.covariance = mechanism, x, quantities, covariance
 
     def __call__(self, size, rng):
@@ -42,10 +42,13 @@ class _MomentReducer:
         reports = m.sample(self.x, size, rng)
         x = _tested(m, self.x)
         parts = []
-        for quantity in self.quantities:
+        for quantity, (claims_mean, _) in self.quantities.items():
             values = _as_array(reports if quantity == "report" else m.estimate(reports))
             values = values[:, :MAX_COORDINATES] if values.ndim > 1 else values
-            parts.append(Moments.of(values, _claimed(m, quantity, "mean", x)))
+            # centred at the claimed mean where there is one (accurate float sums); every chunk must use the same
+            # centre, since their power sums are added
+            center = _claimed(m, quantity, "mean", x) if claims_mean else 0.0
+            parts.append(Moments.of(values, center))
         if self.covariance:
             estimates = _as_array(m.estimate(reports))
             centred = estimates[:, :2] - m.estimate_mean(x[:2])
@@ -117,7 +120,8 @@ def moment_checks(mechanism, n: int, seed: int, alpha: float, workers: int = 1,
         names = [f"x={v:.3g}" for v in inputs]
         points = inputs
     covariance = sampled and mechanism.d > 1 and "estimate" in claims
-    sums = [map_reduce(_MomentReducer(mechanism, x, quantities, covariance), n, seed, stream_base + i, workers,
+    ordered = {q: claims[q] for q in quantities}
+    sums = [map_reduce(_MomentReducer(mechanism, x, ordered, covariance), n, seed, stream_base + i, workers,
                        progress).parts for i, x in enumerate(inputs)]
     two_point = np.array([_two_point(mechanism, v, seed) for v in points])
     z = {"mean": [], "variance": []}

@@ -415,7 +415,8 @@ def _blackbox_row(mechanism, inputs, finding, n, seed, alpha) -> CheckResult:
         details={"tightness": lower / eps, "ceiling": top, "raw_lower": raw if math.isfinite(raw) else None,
                  "unbounded": bool(impossible), "never_seen_under_x0": finding.never_seen_under_x0(best),
                  "family": cand.family, "event": cand.event.describe(), "counts": [c1, c0],
-                 "tests": len(finding.candidates), "pilot": finding.pilot, "final_draws": finding.n_final,
+                 "tests": len(finding.candidates), "pairs": len({(c.i1, c.i0) for c in finding.candidates}),
+                 "pilot": finding.pilot, "final_draws": finding.n_final,
                  "eps_lower_per_family": {k: (v if math.isfinite(v) else None) for k, v in per_family.items()}})
 
 

@@ -119,6 +119,8 @@ class ExternalMechanism:
         return replace(self, eps=check_eps(eps))
 
     def params(self) -> dict:
+        """The claimed budget, the factory's parameters, the input domain and the audit level (white-box when
+        a law, a likelihood or moment claims are declared): what a report's subject shows."""
         fixed = {"domain": self.input_domain.describe(), "level": self.level}
         own = {(f"param.{k}" if k in fixed else k): v for k, v in self.parameters.items()}
         return {"eps": self.eps, **({"delta": self.delta} if self.delta else {}), **own, **fixed}

@@ -111,8 +111,9 @@ def assert_moments(mechanism, mean: Callable | None = None, var: Callable | None
         target = of or ("estimate" if base.estimator is not None else "report")
         if target == "estimate" and base.estimator is None:
             raise ValueError(f"of='estimate' needs an estimator: {base.name} has no estimate(reports)")
-        mech = replace(base, report_mean_fn=None, report_var_fn=None, estimate_mean_fn=None, estimate_var_fn=None,
-                       **{f"{target}_mean_fn": mean, f"{target}_var_fn": var})
+        claimed = {"report_mean_fn": None, "report_var_fn": None, "estimate_mean_fn": None, "estimate_var_fn": None,
+                   f"{target}_mean_fn": mean, f"{target}_var_fn": var}
+        mech = replace(base, **claimed)
     report = verify(mech, _settings(samples, seed, alpha, workers), checks="moments", title="assert_moments")
     return _raise_unless_passed(report, "assert_moments")
 
