@@ -121,11 +121,12 @@ def subject_of(mechanism) -> dict:
 
 
 def verify(mechanism, settings: AuditSettings | None = None, progress: Callable[[int], None] | None = None,
-           checks=None, title: str = "verify") -> AuditReport:
+           checks=None, title: str | None = None) -> AuditReport:
     """Run the selected audits (``checks``: "all", "privacy", "moments", "distribution" or a list of them) of
-    ``mechanism`` (anything implementing the audit interface) and return the report."""
+    ``mechanism`` (anything implementing the audit interface) and return the report (titled ``title``, by
+    default "verify NAME")."""
     s = settings or AuditSettings()
     selected = parse_checks(checks)
     results = run_checks(mechanism, s, selected, progress)
-    return AuditReport.of(f"{title} {mechanism.name}", results, subject=subject_of(mechanism),
+    return AuditReport.of(title or f"verify {mechanism.name}", results, subject=subject_of(mechanism),
                           settings={**s.as_dict(), "checks": ",".join(selected)})

@@ -69,7 +69,7 @@ def audit(mechanism, eps: float | None = None, *, domain=None, checks="all", sam
     raises on a failed check: inspect ``report.passed`` / ``report.failures()``. ``eps``, ``domain`` and
     ``claims`` override what the object declares (see :func:`ldp_audit.external.as_mechanism`)."""
     mech = adapted(mechanism, eps, domain, **claims)
-    return verify(mech, _settings(samples, seed, alpha, workers), progress, checks, title="audit")
+    return verify(mech, _settings(samples, seed, alpha, workers), progress, checks, title=f"audit {mech.name}")
 
 
 def assert_ldp(mechanism, eps: float, *, domain=None, samples: int = DEFAULT_SAMPLES, seed: int = DEFAULT_SEED,
@@ -79,7 +79,7 @@ def assert_ldp(mechanism, eps: float, *, domain=None, samples: int = DEFAULT_SAM
     the mechanism's samples). Raises AssertionError with the rendered report on a failure; returns the report."""
     mech = adapted(mechanism, eps, domain, **claims)
     report = verify(mech, _settings(samples, seed, alpha, workers), checks="privacy",
-                    title=f"assert_ldp eps={float(eps):g}")
+                    title=f"assert_ldp {mech.name} eps={float(eps):g}")
     return _raise_unless_passed(report, "assert_ldp")
 
 
@@ -114,6 +114,7 @@ def assert_moments(mechanism, mean: Callable | None = None, var: Callable | None
         claimed = {"report_mean_fn": None, "report_var_fn": None, "estimate_mean_fn": None, "estimate_var_fn": None,
                    f"{target}_mean_fn": mean, f"{target}_var_fn": var}
         mech = replace(base, **claimed)
-    report = verify(mech, _settings(samples, seed, alpha, workers), checks="moments", title="assert_moments")
+    report = verify(mech, _settings(samples, seed, alpha, workers), checks="moments",
+                    title=f"assert_moments {mech.name}")
     return _raise_unless_passed(report, "assert_moments")
 
