@@ -66,9 +66,11 @@ def _tested(mechanism, x):
 
 
 def _claimed(mechanism, quantity: str, moment: str, x):
-    """The claimed mean or variance of the raw report or of the estimate at x."""
+    """The claimed mean or variance of the raw report or of the estimate at x (of its first MAX_COORDINATES
+    coordinates when a one-dimensional input has a vector report, e.g. unary encoding)."""
     name = {"mean": "mean", "variance": "var"}[moment]
-    return getattr(mechanism, f"{quantity}_{name}")(x)
+    value = getattr(mechanism, f"{quantity}_{name}")(x)
+    return value[:MAX_COORDINATES] if mechanism.sampling is None and np.ndim(value) else value
 
 
 class _Sum:
@@ -133,9 +135,12 @@ def moment_checks(mechanism, n: int, seed: int, alpha: float, workers: int = 1,
         for i, (x, parts) in enumerate(zip(inputs, sums)):
             moments, tx = parts[j], _tested(mechanism, x)
             at = names if sampled else [names[i]]
+            width = np.atleast_1d(moments.s1).size
+            if width != len(at):  # a vector report of a one-dimensional input: one test per coordinate
+                at = [f"{names[i]}, coordinate {j}" for j in range(width)]
             # a two-point report's variance is fixed by its mean and its sample variance is far from normal
             # (kurtosis 1 at the symmetric point): the variance test is left to the mean test there
-            keep = ~two_point if sampled else ~two_point[i:i + 1]
+            keep = ~two_point if sampled else np.repeat(~two_point[i:i + 1], width)
             if claims_mean:
                 expected = _claimed(mechanism, quantity, "mean", tx)
                 zz, pp = mean_z(moments, expected, expected)

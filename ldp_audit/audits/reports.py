@@ -20,7 +20,7 @@ _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX2 = np.uint64(0x94D049BB133111EB)
 
 
-def _splitmix(z: np.ndarray) -> np.ndarray:
+def splitmix64(z: np.ndarray) -> np.ndarray:
     """SplitMix64 finaliser, vectorised (uint64 arithmetic wraps)."""
     with np.errstate(over="ignore"):
         z = z + _GOLDEN
@@ -30,7 +30,7 @@ def _splitmix(z: np.ndarray) -> np.ndarray:
 
 
 def _column_salt(width: int) -> np.ndarray:
-    return _splitmix(np.arange(1, width + 1, dtype=np.uint64) * _GOLDEN)
+    return splitmix64(np.arange(1, width + 1, dtype=np.uint64) * _GOLDEN)
 
 
 @dataclass(frozen=True, eq=False)
@@ -102,6 +102,6 @@ def as_rows(reports, n: int) -> Rows:
 def _keys(values: np.ndarray) -> np.ndarray:
     bits = np.ascontiguousarray(values).view(np.uint64)
     with np.errstate(over="ignore"):
-        mixed = _splitmix(bits ^ _column_salt(values.shape[1])[None, :])
+        mixed = splitmix64(bits ^ _column_salt(values.shape[1])[None, :])
         mixed[values == 0.0] = 0
         return mixed.sum(axis=1, dtype=np.uint64)

@@ -193,8 +193,10 @@ class ExternalMechanism:
         if fn is None:
             raise ValueError(f"{self.name} declares no {what}")
         xs = np.asarray(x, dtype=np.float64)
-        values = [float(fn(self.value_of(v))) for v in xs.ravel()]
-        return np.array(values).reshape(xs.shape) if xs.ndim else values[0]
+        values = [np.asarray(fn(self.value_of(v)), dtype=np.float64) for v in xs.ravel()]
+        if xs.ndim == 0:  # one input: a number, or the claimed vector of a vector report
+            return float(values[0]) if values[0].ndim == 0 else values[0]
+        return np.stack(values).reshape(xs.shape + values[0].shape)
 
     def report_mean(self, x):
         return self._claim(self.report_mean_fn, x, "report_mean(x)")
