@@ -16,6 +16,7 @@ import numpy as np
 from scipy import stats
 
 from .moments import MAX_COORDINATES, probe_vector
+from .privacy import atoms_between
 from .result import CheckResult, Status
 from .sampling import map_reduce
 from .stats import bonferroni_reject
@@ -38,8 +39,7 @@ def law_cells(law) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             qs = np.linspace(0.0, 1.0, GOF_CELLS + 1)[1:-1]
             edges = np.unique(np.concatenate([[-math.inf, math.inf], law.continuous_quantiles(qs)]))
         cum = np.asarray(law.cdf(edges), dtype=float)
-        inside = np.array([np.sum(atom_probs[(atoms > a) & (atoms <= b)]) for a, b in zip(edges[:-1], edges[1:])])
-        probs.append(np.maximum(np.diff(cum) - inside, 0.0))
+        probs.append(np.maximum(np.diff(cum) - atoms_between(law, edges), 0.0))
     return atoms, edges, np.concatenate(probs)
 
 

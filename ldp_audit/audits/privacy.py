@@ -79,8 +79,7 @@ def max_log_ratio(laws: list[Law]) -> float:
     worst = 0.0
     atoms = np.unique(np.concatenate([law.atoms[0] for law in laws]))
     if atoms.size:
-        pmf = np.array([[float(np.sum(law.atoms[1][law.atoms[0] == a])) for a in atoms] for law in laws])
-        worst = max(worst, _log_ratio(pmf))
+        worst = max(worst, _log_ratio(np.array([_atom_mass(law, atoms) for law in laws])))
     if any(law.continuous_mass > 0 for law in laws):
         ys = _evaluation_points(laws)
         if all(isinstance(law, Smooth) for law in laws):
@@ -104,10 +103,8 @@ def hockey_stick(law1: Law, law0: Law, eps: float) -> float:
     weight = math.exp(eps)
     delta = 0.0
     atoms = np.unique(np.concatenate([law1.atoms[0], law0.atoms[0]]))
-    for a in atoms:
-        p1 = float(np.sum(law1.atoms[1][law1.atoms[0] == a]))
-        p0 = float(np.sum(law0.atoms[1][law0.atoms[0] == a]))
-        delta += max(0.0, p1 - weight * p0)
+    if atoms.size:
+        delta += float(np.sum(np.maximum(0.0, _atom_mass(law1, atoms) - weight * _atom_mass(law0, atoms))))
     if law1.continuous_mass > 0:
         lo = min(law1.support[0], law0.support[0])
         hi = max(law1.support[1], law0.support[1])
@@ -224,15 +221,29 @@ def _cells(law1: Law, law0: Law, smooth_cells: int = 400):
         for law, out in ((law1, p1), (law0, p0)):
             # continuous part of each interval: cdf difference minus the atoms inside it
             cum = np.asarray(law.cdf(edges), dtype=float)
-            values, probs = law.atoms
-            inside = np.array([np.sum(probs[(values > lo) & (values <= hi)]) for lo, hi in zip(edges[:-1], edges[1:])])
-            out.append(np.maximum(np.diff(cum) - inside, 0.0))
+            out.append(np.maximum(np.diff(cum) - atoms_between(law, edges), 0.0))
     return cells, np.concatenate(p1), np.concatenate(p0)
 
 
 def _atom_mass(law: Law, atoms: np.ndarray) -> np.ndarray:
+    """The law's point mass at each of ``atoms`` (0 where it has none): O((m + a) log m), never a loop."""
     values, probs = law.atoms
-    return np.array([float(np.sum(probs[values == a])) for a in atoms])
+    if values.size == 0:
+        return np.zeros(np.shape(atoms))
+    order = np.argsort(values, kind="stable")
+    values, probs = values[order], probs[order]
+    pos = np.clip(np.searchsorted(values, atoms), 0, values.size - 1)
+    return np.where(values[pos] == atoms, probs[pos], 0.0)
+
+
+def atoms_between(law: Law, edges: np.ndarray) -> np.ndarray:
+    """The law's atom mass inside each interval (edges[i], edges[i + 1]], from one cumulative sum."""
+    values, probs = law.atoms
+    if values.size == 0:
+        return np.zeros(edges.size - 1)
+    order = np.argsort(values, kind="stable")
+    cum = np.concatenate([[0.0], np.cumsum(probs[order])])
+    return np.diff(cum[np.searchsorted(values[order], edges, side="right")])
 
 
 @dataclass(frozen=True)
@@ -320,10 +331,9 @@ def _law_candidates(mechanism, inputs, pair_ids, n: int, alpha: float) -> list[C
         plan = plan_event(coordinate.law(to_coordinate(inputs[i1])), coordinate.law(to_coordinate(inputs[i0])),
                           copies, n, alpha, mechanism.delta)
         if plan is not None:
-            out.append(Candidate(i1, i0, "law", LawEvent(plan.event, sampling.client_scale if sampling else 1.0),
-                                 plan.p1 ** copies, plan.p0 ** copies))
-            out[-1] = out[-1] if not plan.tight else Candidate(i1, i0, "law-tight", out[-1].event, out[-1].p1,
-                                                                out[-1].p0)
+            event = LawEvent(plan.event, sampling.client_scale if sampling else 1.0)
+            out.append(Candidate(i1, i0, "law-tight" if plan.tight else "law", event, plan.claimed_log_ratio,
+                                 plan.p0 == 0.0))
     return out
 
 
@@ -386,7 +396,7 @@ def _blackbox_row(mechanism, inputs, finding, n, seed, alpha) -> CheckResult:
     bounds = finding.bounds()
     counts = lambda t: (int(finding.counts[finding.candidates[t].i1][t]), int(finding.counts[finding.candidates[t].i0][t]))
     # infinite loss by the law: an event the declared law gives probability 0 under x0, seen under x1
-    impossible = [t for t, c in enumerate(finding.candidates) if c.p0 == 0.0 and counts(t)[0] > 0]
+    impossible = [t for t, c in enumerate(finding.candidates) if c.impossible_under_x0 and counts(t)[0] > 0]
     best = impossible[0] if impossible else int(np.argmax(bounds))
     cand, raw = finding.candidates[best], float(bounds[best])
     lower = max(raw, 0.0)
@@ -426,7 +436,7 @@ def _budget_row(mechanism, inputs, finding, tight, n, seed, alpha) -> CheckResul
                                 finding.n_final, finding.n_final, alpha / len(tight)) for t in tight]
     j = int(np.argmax(uppers))
     upper, cand = uppers[j], finding.candidates[tight[j]]
-    claimed = math.log(cand.p1 / cand.p0)
+    claimed = cand.log_ratio
     under = upper < claimed * (1.0 - _EXACT_TOL)
     where = f"the law's tightest event ({cand.event.describe()}, inputs {_show(inputs[cand.i1])} vs {_show(inputs[cand.i0])})"
     return CheckResult(

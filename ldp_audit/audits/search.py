@@ -195,15 +195,16 @@ class KeyEvent:
 
 @dataclass(frozen=True)
 class Candidate:
-    """An event chosen for the ordered pair (i1, i0) of inputs, before the final sample is drawn.
-    ``p1``/``p0``: the law's probabilities when the event comes from a declared law (else None)."""
+    """An event chosen for the ordered pair (i1, i0) of inputs, before the final sample is drawn. For an event from
+    a declared law: ``log_ratio``, the law's log P(E | x1) / P(E | x0), and ``impossible_under_x0``, whether the
+    law gives it probability 0 under x0."""
 
     i1: int
     i0: int
     family: str
     event: object
-    p1: float | None = None
-    p0: float | None = None
+    log_ratio: float | None = None
+    impossible_under_x0: bool = False
 
 
 # ----- choosing events on the pilot -------------------------------------------------------------------------------
