@@ -22,7 +22,7 @@ the upper bound of the tight event's ratio falls below e^eps: the mechanism spen
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable
 
 import numpy as np
@@ -30,7 +30,7 @@ from scipy import integrate
 
 from ..mechanisms.laws import Law, Smooth
 from .result import CheckResult, Status
-from .search import Candidate, ScoreOf, ceiling, search
+from .search import Candidate, KeyEvent, ScoreOf, ceiling, search
 from .stats import expected_ratio_lower_bound, ratio_upper_bound
 
 #: Relative slack for exact comparisons of a computed ratio with e^eps (floating point only).
@@ -385,10 +385,25 @@ def blackbox_privacy(mechanism, n: int, seed: int, alpha: float, workers: int = 
     scores = _likelihood_scores(mechanism, inputs, pair_ids) if mechanism.report_loglik is not None else None
     finding = search(mechanism.sample, inputs, pair_ids, n, seed, search_alpha, delta, planned, scores, workers,
                      progress)
+    if mechanism.has_law and mechanism.sampling is None:
+        finding = _weigh_exact_events(mechanism, inputs, finding)
     results = [_blackbox_row(mechanism, inputs, finding, n, seed, alpha)]
     if tight:
         results.append(_budget_row(mechanism, inputs, finding, tight, n, seed, alpha / 2.0))
     return results
+
+
+def _weigh_exact_events(mechanism, inputs, finding):
+    """Exact-report events of a scalar mechanism that the declared law gives probability 0 under x0 (a finite
+    set of values has the mass of the law's atoms there, and none from a density): marked impossible, so that,
+    once seen under x1, they are reported as an unbounded loss."""
+    marked = []
+    for c in finding.candidates:
+        if isinstance(c.event, KeyEvent) and c.event.values.size:
+            mass = float(np.sum(_atom_mass(mechanism.law(inputs[c.i0]), c.event.values)))
+            c = replace(c, impossible_under_x0=mass == 0.0)
+        marked.append(c)
+    return replace(finding, candidates=tuple(marked))
 
 
 def _blackbox_row(mechanism, inputs, finding, n, seed, alpha) -> CheckResult:

@@ -183,8 +183,11 @@ class PairEvent:
 
 @dataclass(frozen=True)
 class KeyEvent:
+    """A set of exact reports; ``values`` holds them too when a report is one number (so a law can weigh them)."""
+
     keys: np.ndarray
     example: str
+    values: np.ndarray
 
     def contains(self, rows: Rows) -> np.ndarray:
         return np.isin(rows.keys, self.keys)
@@ -246,10 +249,12 @@ def _exact_event(r1: Rows, r0: Rows, n_final, alpha, delta):
     chosen, predicted = _best_prefix(c1, c0, r1.n, r0.n, n_final, alpha, delta)
     if not chosen.any():
         return None, -math.inf
-    first = np.flatnonzero(np.concatenate([r1.keys, r0.keys]) == keys[frequent[np.flatnonzero(chosen)[0]]])[0]
-    row = (r1.values if first < r1.n else r0.values)[first % r1.n if first < r1.n else first - r1.n]
-    example = np.array2string(row[:12], precision=4) + (" ..." if row.size > 12 else "")
-    return KeyEvent(np.sort(keys[frequent[chosen]]), example), predicted
+    pooled = np.vstack([r1.values, r0.values])
+    first = np.unique(inverse, return_index=True)[1]  # a report of each distinct key
+    rows = pooled[first[frequent[chosen]]]
+    example = np.array2string(rows[0][:12], precision=4) + (" ..." if rows.shape[1] > 12 else "")
+    values = np.sort(rows[:, 0]) if rows.shape[1] == 1 else np.empty(0)
+    return KeyEvent(np.sort(keys[frequent[chosen]]), example, values), predicted
 
 
 def _screened(r1: Rows, r0: Rows) -> np.ndarray:
@@ -392,8 +397,9 @@ def search(sample: Callable, inputs: Sequence, pairs: Sequence[tuple[int, int]],
     pilots = {i: _pilot(sample, inputs[i], m, block, seed, _PILOT + i) for i in used}
     if progress:
         progress(m * len(used))
-    # The number of events is not known before choosing them; every family may give one per pair.
-    families = 4 + (1 if scores else 0)
+    # Bonferroni over every event that may be chosen, counted before choosing: one per family and pair (scalar
+    # reports have the exact and marginal families only; pair and score need two coordinates).
+    families = (2 if probe.width == 1 else 4) + (1 if scores else 0)
     tests = len(pairs) * families + len(planned)
     alpha_each = alpha / tests
     candidates = list(planned)
