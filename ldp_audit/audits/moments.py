@@ -68,8 +68,9 @@ def _tested(mechanism, x):
 def _claimed(mechanism, quantity: str, moment: str, x):
     """The claimed mean or variance of the raw report or of the estimate at x (of its first MAX_COORDINATES
     coordinates when a one-dimensional input has a vector report, e.g. unary encoding)."""
-    name = {"mean": "mean", "variance": "var"}[moment]
-    value = getattr(mechanism, f"{quantity}_{name}")(x)
+    formulas = {("report", "mean"): mechanism.report_mean, ("report", "variance"): mechanism.report_var,
+                ("estimate", "mean"): mechanism.estimate_mean, ("estimate", "variance"): mechanism.estimate_var}
+    value = formulas[quantity, moment](x)
     return value[:MAX_COORDINATES] if mechanism.sampling is None and np.ndim(value) else value
 
 

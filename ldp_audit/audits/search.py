@@ -323,7 +323,7 @@ def choose_events(r1: Rows, r0: Rows, n_final: int, alpha: float, delta: float =
         events["score"] = _cell_event(_naive_bayes(columns, r1, r0), r1, r0, n_final, alpha, delta, 256, BINS)[0]
     for score in scores:
         events["law"] = _cell_event(score, r1, r0, n_final, alpha, delta, 256, BINS)[0]
-    return {family: e for family, e in events.items() if getattr(e, "chosen", np.ones(1)).any()}
+    return {family: e for family, e in events.items() if isinstance(e, KeyEvent) or e.chosen.any()}
 
 
 # ----- sampling --------------------------------------------------------------------------------------------------

@@ -87,9 +87,10 @@ def planned_draws(mechanism, settings: AuditSettings, checks=None) -> int:
     """How many reports ``verify`` will draw (for progress bars)."""
     checks = parse_checks(checks)
     run = families(mechanism, checks)
-    probes = 1 if mechanism.sampling is not None else len(mechanism.audit_inputs)
     total = settings.samples * len(mechanism.privacy_inputs) if "privacy" in run else 0
-    total += settings.samples * probes * (("moments" in run) + ("distribution" in run))
+    probed = ("moments" in run) + ("distribution" in run)
+    if probed:
+        total += settings.samples * probed * (1 if mechanism.sampling is not None else len(mechanism.audit_inputs))
     return total
 
 

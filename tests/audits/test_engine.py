@@ -184,3 +184,10 @@ def test_a_correct_density_with_a_narrow_spike_passes_law_mass():
     report = audit({"sample": sample, "eps": 0.5, "domain": [0, 1], "pdf": pdf, "cdf": cdf, "support": (0.0, 1.0)},
                    samples=5000, checks="privacy")
     assert _row(report, "law.mass").status.value == "pass"
+
+
+def test_the_search_does_not_depend_on_the_number_of_workers():
+    m = make("hds", eps=1.0, d=8, k=2)
+    one = blackbox_privacy(m, 100_000, 4, 1e-3, workers=1)
+    two = blackbox_privacy(m, 100_000, 4, 1e-3, workers=2)
+    assert [(r.statistic, r.details) for r in one] == [(r.statistic, r.details) for r in two]
