@@ -248,10 +248,8 @@ def atoms_between(law: Law, edges: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class PlannedTest:
-    """An ordered input pair and an event, chosen from the law before any sampling."""
+    """An event chosen from the laws of an ordered input pair before any sampling, with its probabilities."""
 
-    x1: float
-    x0: float
     event: Event
     p1: float
     p0: float
@@ -282,24 +280,7 @@ def plan_event(law1: Law, law0: Law, copies: int, n: int, alpha: float, delta: f
     top = ratio[order[0]]
     tight = bool(np.all(ratio[order[:best_j]] >= top * (1.0 - _EXACT_TOL)))
     event = Event.of([iv for c in chosen for iv in c[0]], [a for c in chosen for a in c[1]])
-    return PlannedTest(0.0, 0.0, event, float(cum1[best_j - 1]), float(cum0[best_j - 1]), copies, tight)
-
-
-def plan_tests(mechanism, n: int, alpha: float, pairs=None) -> list[PlannedTest]:
-    """Law-derived events for ordered pairs of coordinate inputs: by default both orders of the domain ends, and
-    of the middle for one-dimensional mechanisms; ``pairs`` (in the coordinate mechanism's domain) overrides them."""
-    coordinate, copies = coordinate_of(mechanism)
-    if pairs is None:
-        lo, hi = coordinate.domain
-        mid = coordinate.audit_inputs[len(coordinate.audit_inputs) // 2]
-        candidates = [lo, hi] if copies > 1 else [lo, mid, hi]
-        pairs = [(x1, x0) for x1 in candidates for x0 in candidates if x1 != x0]
-    plans = []
-    for x1, x0 in pairs:
-        plan = plan_event(coordinate.law(x1), coordinate.law(x0), copies, n, alpha / len(pairs), mechanism.delta)
-        if plan is not None:
-            plans.append(PlannedTest(x1, x0, plan.event, plan.p1, plan.p0, copies, plan.tight))
-    return plans
+    return PlannedTest(event, float(cum1[best_j - 1]), float(cum0[best_j - 1]), copies, tight)
 
 
 @dataclass(frozen=True)
@@ -369,7 +350,7 @@ def blackbox_privacy(mechanism, n: int, seed: int, alpha: float, workers: int = 
     ``pairs`` restricts the ordered input pairs (values in ``sample``'s input space; default: every ordered pair
     of ``mechanism.privacy_inputs``).
     """
-    eps, delta = mechanism.eps, mechanism.delta
+    delta = mechanism.delta
     if pairs is None:
         inputs = list(mechanism.privacy_inputs)
         pair_ids = [(a, b) for a in range(len(inputs)) for b in range(len(inputs)) if a != b]

@@ -34,7 +34,7 @@ import numpy as np
 
 from .reports import Rows, as_rows
 from .sampling import CHUNK, map_reduce, rng_for
-from .stats import expected_ratio_lower_bound, one_sided_bounds, ratio_lower_bound
+from .stats import expected_ratio_lower_bound, ratio_lower_bound
 
 #: Pilot draws per input (fewer when a report is wide: at most ``PILOT_ENTRIES`` numbers are kept per input).
 PILOT = 1 << 16
@@ -411,7 +411,3 @@ def search(sample: Callable, inputs: Sequence, pairs: Sequence[tuple[int, int]],
                             _FINAL + i, workers, progress) for i in used}
     return Finding(tuple(candidates), counts, n_final, m, alpha_each, delta)
 
-
-def upper_bound_p0(count0: int, n: int, alpha: float) -> float:
-    """One-sided Clopper-Pearson upper bound of an event's probability under x0."""
-    return float(one_sided_bounds(count0, n, alpha)[1])
