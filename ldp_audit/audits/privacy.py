@@ -301,21 +301,35 @@ class LawEvent:
         return self.event.describe()
 
 
-def _law_candidates(mechanism, inputs, pair_ids, n: int, alpha: float) -> list[Candidate]:
-    """The law's likelihood-ratio events for each ordered pair of the search's inputs (chosen before sampling)."""
+def _law_plans(mechanism, inputs, pair_ids, n: int, alpha: float) -> list[tuple[int, int, PlannedTest]]:
+    """The law's likelihood-ratio event for each ordered pair of the search's inputs (chosen before sampling)."""
     sampling = mechanism.sampling
     coordinate = sampling.coordinate if sampling else mechanism
     copies = sampling.k if sampling else 1
     to_coordinate = (lambda x: float(sampling.to_coordinate(np.asarray(x).ravel()[0]))) if sampling else (lambda x: x)
-    out = []
+    plans = []
     for i1, i0 in pair_ids:
         plan = plan_event(coordinate.law(to_coordinate(inputs[i1])), coordinate.law(to_coordinate(inputs[i0])),
                           copies, n, alpha, mechanism.delta)
         if plan is not None:
-            event = LawEvent(plan.event, sampling.client_scale if sampling else 1.0)
-            out.append(Candidate(i1, i0, "law-tight" if plan.tight else "law", event, plan.claimed_log_ratio,
-                                 plan.p0 == 0.0))
-    return out
+            plans.append((i1, i0, plan))
+    return plans
+
+
+def _law_candidates(mechanism, plans) -> list[Candidate]:
+    scale = mechanism.sampling.client_scale if mechanism.sampling else 1.0
+    return [Candidate(i1, i0, "law-tight" if plan.tight else "law", LawEvent(plan.event, scale),
+                      plan.claimed_log_ratio, plan.p0 == 0.0) for i1, i0, plan in plans]
+
+
+def law_ceiling(mechanism, n: int, alpha: float, pairs=None) -> float:
+    """The best lower bound n draws per input could certify at level alpha (per event) if the mechanism follows
+    its law exactly: the law's best event over the search's input pairs, with counts at their expectations."""
+    inputs = list(mechanism.privacy_inputs)
+    pair_ids = pairs or [(a, b) for a in range(len(inputs)) for b in range(len(inputs)) if a != b]
+    bounds = [expected_ratio_lower_bound(plan.p1 ** plan.copies, plan.p0 ** plan.copies, n, alpha, mechanism.delta)
+              for _, _, plan in _law_plans(mechanism, inputs, pair_ids, n, alpha)]
+    return float(max(bounds, default=-math.inf))
 
 
 def _likelihood_scores(mechanism, inputs, pair_ids) -> dict:
@@ -360,7 +374,8 @@ def blackbox_privacy(mechanism, n: int, seed: int, alpha: float, workers: int = 
             inputs += [x for x in pair if not any(np.array_equal(x, y) for y in inputs)]
         index = lambda x: next(i for i, y in enumerate(inputs) if np.array_equal(x, y))
         pair_ids = [(index(a), index(b)) for a, b in pairs]
-    planned = _law_candidates(mechanism, inputs, pair_ids, n, alpha / (5 * len(pair_ids))) if mechanism.has_law else []
+    plans = _law_plans(mechanism, inputs, pair_ids, n, alpha / (5 * len(pair_ids))) if mechanism.has_law else []
+    planned = _law_candidates(mechanism, plans)
     tight = [t for t, c in enumerate(planned) if c.family == "law-tight" and delta == 0.0]
     search_alpha = alpha / 2.0 if tight else alpha
     scores = _likelihood_scores(mechanism, inputs, pair_ids) if mechanism.report_loglik is not None else None
@@ -368,7 +383,11 @@ def blackbox_privacy(mechanism, n: int, seed: int, alpha: float, workers: int = 
                      progress)
     if mechanism.has_law and mechanism.sampling is None:
         finding = _weigh_exact_events(mechanism, inputs, finding)
-    results = [_blackbox_row(mechanism, inputs, finding, n, seed, alpha)]
+    top = ceiling(mechanism.eps, finding.n_final, finding.alpha_each, delta)
+    if plans:  # the law says what this mechanism, exactly at its claim, lets this sample size certify
+        top = min(top, max(float(expected_ratio_lower_bound(p.p1 ** p.copies, p.p0 ** p.copies, finding.n_final,
+                                                            finding.alpha_each, delta)) for _, _, p in plans))
+    results = [_blackbox_row(mechanism, inputs, finding, n, seed, alpha, top)]
     if tight:
         results.append(_budget_row(mechanism, inputs, finding, tight, n, seed, alpha / 2.0))
     return results
@@ -387,7 +406,7 @@ def _weigh_exact_events(mechanism, inputs, finding):
     return replace(finding, candidates=tuple(marked))
 
 
-def _blackbox_row(mechanism, inputs, finding, n, seed, alpha) -> CheckResult:
+def _blackbox_row(mechanism, inputs, finding, n, seed, alpha, top: float) -> CheckResult:
     eps, delta = mechanism.eps, mechanism.delta
     bounds = finding.bounds()
     counts = lambda t: (int(finding.counts[finding.candidates[t].i1][t]), int(finding.counts[finding.candidates[t].i0][t]))
@@ -399,7 +418,6 @@ def _blackbox_row(mechanism, inputs, finding, n, seed, alpha) -> CheckResult:
     c1, c0 = counts(best)
     x1, x0 = _show(inputs[cand.i1]), _show(inputs[cand.i0])
     violated = raw > eps * (1.0 + _EXACT_TOL) or bool(impossible)
-    top = ceiling(eps, finding.n_final, finding.alpha_each, delta)
     where = f"inputs {x1} vs {x0}, {cand.family} event {cand.event.describe()}"
     if impossible:
         finding_text = (f"UNBOUNDED loss: {where} has probability 0 under {x0} by the declared law and occurred {c1} "
@@ -421,7 +439,7 @@ def _blackbox_row(mechanism, inputs, finding, n, seed, alpha) -> CheckResult:
         details={"tightness": lower / eps, "ceiling": top, "raw_lower": raw if math.isfinite(raw) else None,
                  "unbounded": bool(impossible), "never_seen_under_x0": finding.never_seen_under_x0(best),
                  "family": cand.family, "event": cand.event.describe(), "counts": [c1, c0],
-                 "tests": len(finding.candidates), "pairs": len({(c.i1, c.i0) for c in finding.candidates}),
+                 "tests": len(finding.candidates), "alpha_each": finding.alpha_each, "pairs": len({(c.i1, c.i0) for c in finding.candidates}),
                  "pilot": finding.pilot, "final_draws": finding.n_final,
                  "eps_lower_per_family": {k: (v if math.isfinite(v) else None) for k, v in per_family.items()}})
 

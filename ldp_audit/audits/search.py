@@ -10,7 +10,8 @@ family on the pilot alone:
 * ``pair``: joint cells of two coordinates (unary encoding's "bit x1 set, bit x0 clear" lives here);
 * ``score``: cells of a naive-Bayes score, the sum over coordinates of each coordinate's estimated log
   likelihood ratio (the likelihood-ratio test of DP-Sniper, learned on the pilot, for reports whose
-  coordinates are (conditionally) independent, as in HDS, multi-bit and unary encoding);
+  coordinates are (conditionally) independent, as in HDS, multi-bit and unary encoding); the weights are
+  estimated per coordinate, or from all screened coordinates pooled, whichever the pilot predicts bounds better;
 * ``law``: events given by the caller from a declared law (chosen before any sampling).
 
 Coordinates enter the ``marginal``, ``pair`` and ``score`` families only when their pilot means differ between
@@ -267,15 +268,19 @@ def _screened(r1: Rows, r0: Rows) -> np.ndarray:
     return order[z[order] > SCREEN_Z][:SCREEN_MAX]
 
 
-def _naive_bayes(columns, r1: Rows, r0: Rows) -> NaiveBayesScore:
+def _naive_bayes(columns, r1: Rows, r0: Rows, shared: bool = False) -> NaiveBayesScore:
+    """Per-coordinate cells and log-ratio weights, estimated on the pilot; ``shared``: one table for all the
+    coordinates, from their pooled values (k times less noise when the coordinates are exchangeable, as the
+    sampled coordinates of HDS or multi-bit are for constant inputs)."""
+    groups = [list(columns)] if shared else [[j] for j in columns]
     cells, weights = [], []
-    for j in columns:
-        c = Cells.of(np.concatenate([r1.values[:, j], r0.values[:, j]]), ATOMS, BINS)
-        n1 = _counts(c.index(r1.values[:, j]), c.size)
-        n0 = _counts(c.index(r0.values[:, j]), c.size)
-        w = np.log((n1 + 0.5) / (r1.n + 1.0)) - np.log((n0 + 0.5) / (r0.n + 1.0))
-        cells.append(c)
-        weights.append(np.concatenate([[0.0], w]))
+    for group in groups:
+        v1, v0 = r1.values[:, group].ravel(), r0.values[:, group].ravel()
+        c = Cells.of(np.concatenate([v1, v0]), ATOMS, BINS)
+        n1, n0 = _counts(c.index(v1), c.size), _counts(c.index(v0), c.size)
+        w = np.log((n1 + 0.5) / (v1.size + 1.0)) - np.log((n0 + 0.5) / (v0.size + 1.0))
+        cells += [c] * len(group)
+        weights += [np.concatenate([[0.0], w])] * len(group)
     return NaiveBayesScore(tuple(int(j) for j in columns), tuple(cells), tuple(weights))
 
 
@@ -320,7 +325,9 @@ def choose_events(r1: Rows, r0: Rows, n_final: int, alpha: float, delta: float =
         if pair is not None:
             events["pair"] = pair
     if r1.width > 1 and columns.size >= 1:
-        events["score"] = _cell_event(_naive_bayes(columns, r1, r0), r1, r0, n_final, alpha, delta, 256, BINS)[0]
+        scores_nb = [_cell_event(_naive_bayes(columns, r1, r0, shared), r1, r0, n_final, alpha, delta, 256, BINS)
+                     for shared in ((False, True) if columns.size > 1 else (False,))]
+        events["score"] = max(scores_nb, key=lambda item: item[1])[0]
     for score in scores:
         events["law"] = _cell_event(score, r1, r0, n_final, alpha, delta, 256, BINS)[0]
     return {family: e for family, e in events.items() if isinstance(e, KeyEvent) or e.chosen.any()}
