@@ -327,8 +327,12 @@ def law_ceiling(mechanism, n: int, alpha: float, pairs=None) -> float:
     its law exactly: the law's best event over the search's input pairs, with counts at their expectations."""
     inputs = list(mechanism.privacy_inputs)
     pair_ids = pairs or [(a, b) for a in range(len(inputs)) for b in range(len(inputs)) if a != b]
-    bounds = [expected_ratio_lower_bound(plan.p1 ** plan.copies, plan.p0 ** plan.copies, n, alpha, mechanism.delta)
-              for _, _, plan in _law_plans(mechanism, inputs, pair_ids, n, alpha)]
+    return _best_expected(_law_plans(mechanism, inputs, pair_ids, n, alpha), n, alpha, mechanism.delta)
+
+
+def _best_expected(plans, n: int, alpha: float, delta: float) -> float:
+    bounds = [expected_ratio_lower_bound(plan.p1 ** plan.copies, plan.p0 ** plan.copies, n, alpha, delta)
+              for _, _, plan in plans]
     return float(max(bounds, default=-math.inf))
 
 
@@ -385,8 +389,7 @@ def blackbox_privacy(mechanism, n: int, seed: int, alpha: float, workers: int = 
         finding = _weigh_exact_events(mechanism, inputs, finding)
     top = ceiling(mechanism.eps, finding.n_final, finding.alpha_each, delta)
     if plans:  # the law says what this mechanism, exactly at its claim, lets this sample size certify
-        top = min(top, max(float(expected_ratio_lower_bound(p.p1 ** p.copies, p.p0 ** p.copies, finding.n_final,
-                                                            finding.alpha_each, delta)) for _, _, p in plans))
+        top = min(top, _best_expected(plans, finding.n_final, finding.alpha_each, delta))
     results = [_blackbox_row(mechanism, inputs, finding, n, seed, alpha, top)]
     if tight:
         results.append(_budget_row(mechanism, inputs, finding, tight, n, seed, alpha / 2.0))

@@ -10,8 +10,7 @@ family on the pilot alone:
 * ``pair``: joint cells of two coordinates (unary encoding's "bit x1 set, bit x0 clear" lives here);
 * ``score``: cells of a naive-Bayes score, the sum over coordinates of each coordinate's estimated log
   likelihood ratio (the likelihood-ratio test of DP-Sniper, learned on the pilot, for reports whose
-  coordinates are (conditionally) independent, as in HDS, multi-bit and unary encoding); the weights are
-  estimated per coordinate, or from all screened coordinates pooled, whichever the pilot predicts bounds better;
+  coordinates are (conditionally) independent, as in HDS, multi-bit and unary encoding);
 * ``law``: events given by the caller from a declared law (chosen before any sampling).
 
 Coordinates enter the ``marginal``, ``pair`` and ``score`` families only when their pilot means differ between
@@ -227,16 +226,52 @@ def _best_prefix(c1: np.ndarray, c0: np.ndarray, m1: int, m0: int, n_final: int,
     return chosen, float(predicted[best])
 
 
+def _best_tail(c1: np.ndarray, c0: np.ndarray, m1: int, m0: int, n_final: int, alpha: float,
+               delta: float) -> tuple[np.ndarray, float]:
+    """The best upper or lower tail of cells in value order ({y > t} or {y <= t}): for a report whose likelihood
+    ratio is monotone (Laplace, Piecewise, Square Wave, Gaussian) the optimal event is a tail, and a tail sums
+    many cells, so pilot noise in single cells' ratios does not break it apart."""
+    best, best_bound = np.zeros(c1.size, dtype=bool), -math.inf
+    for flip in (False, True):
+        a1, a0 = (c1[::-1], c0[::-1]) if flip else (c1, c0)
+        cum1, cum0 = np.cumsum(a1), np.cumsum(a0)
+        predicted = expected_ratio_lower_bound(cum1 / m1, (cum0 + 0.5) / (m0 + 1.0), n_final, alpha, delta)
+        j = int(np.argmax(predicted))
+        if predicted[j] > best_bound:
+            best_bound = float(predicted[j])
+            best = np.zeros(c1.size, dtype=bool)
+            if flip:
+                best[c1.size - 1 - j:] = True
+            else:
+                best[:j + 1] = True
+    return best, best_bound
+
+
 def _counts(index: np.ndarray, size: int) -> np.ndarray:
     return np.bincount(index[index >= 0], minlength=size)
 
 
 def _cell_event(projection, r1: Rows, r0: Rows, n_final, alpha, delta, atoms=ATOMS, bins=BINS):
+    """Cells of a projection and the best union of them, a prefix by pilot ratio or a tail in value order.
+
+    Which of the two shapes wins is decided on held-out data: each is chosen on one half of the pilot and scored
+    on the other (a ratio-ranked prefix of a few lucky cells looks better on the data that chose it than it is);
+    the winner is then refitted on the whole pilot. Returns the event and its held-out predicted bound."""
     v1, v0 = projection(r1), projection(r0)
     cells = Cells.of(np.concatenate([v1, v0]), atoms, bins)
-    chosen, predicted = _best_prefix(_counts(cells.index(v1), cells.size), _counts(cells.index(v0), cells.size),
-                                     r1.n, r0.n, n_final, alpha, delta)
-    return CellEvent(projection, cells, chosen), predicted
+    i1, i0 = cells.index(v1), cells.index(v0)
+    h1, h0 = r1.n // 2, r0.n // 2
+    a1, a0 = _counts(i1[:h1], cells.size), _counts(i0[:h0], cells.size)
+    b1, b0 = _counts(i1[h1:], cells.size), _counts(i0[h0:], cells.size)
+    shapes, held_out = (_best_prefix, _best_tail), []
+    for shape in shapes:
+        mask = shape(a1, a0, h1, h0, n_final, alpha, delta)[0]
+        held_out.append(float(expected_ratio_lower_bound(b1[mask].sum() / (r1.n - h1),
+                                                         (b0[mask].sum() + 0.5) / (r0.n - h0 + 1.0),
+                                                         n_final, alpha, delta)))
+    best = int(np.argmax(held_out))
+    chosen = shapes[best](a1 + b1, a0 + b0, r1.n, r0.n, n_final, alpha, delta)[0]
+    return CellEvent(projection, cells, chosen), held_out[best]
 
 
 def _exact_event(r1: Rows, r0: Rows, n_final, alpha, delta):
@@ -268,19 +303,15 @@ def _screened(r1: Rows, r0: Rows) -> np.ndarray:
     return order[z[order] > SCREEN_Z][:SCREEN_MAX]
 
 
-def _naive_bayes(columns, r1: Rows, r0: Rows, shared: bool = False) -> NaiveBayesScore:
-    """Per-coordinate cells and log-ratio weights, estimated on the pilot; ``shared``: one table for all the
-    coordinates, from their pooled values (k times less noise when the coordinates are exchangeable, as the
-    sampled coordinates of HDS or multi-bit are for constant inputs)."""
-    groups = [list(columns)] if shared else [[j] for j in columns]
+def _naive_bayes(columns, r1: Rows, r0: Rows) -> NaiveBayesScore:
     cells, weights = [], []
-    for group in groups:
-        v1, v0 = r1.values[:, group].ravel(), r0.values[:, group].ravel()
-        c = Cells.of(np.concatenate([v1, v0]), ATOMS, BINS)
-        n1, n0 = _counts(c.index(v1), c.size), _counts(c.index(v0), c.size)
-        w = np.log((n1 + 0.5) / (v1.size + 1.0)) - np.log((n0 + 0.5) / (v0.size + 1.0))
-        cells += [c] * len(group)
-        weights += [np.concatenate([[0.0], w])] * len(group)
+    for j in columns:
+        c = Cells.of(np.concatenate([r1.values[:, j], r0.values[:, j]]), ATOMS, BINS)
+        n1 = _counts(c.index(r1.values[:, j]), c.size)
+        n0 = _counts(c.index(r0.values[:, j]), c.size)
+        w = np.log((n1 + 0.5) / (r1.n + 1.0)) - np.log((n0 + 0.5) / (r0.n + 1.0))
+        cells.append(c)
+        weights.append(np.concatenate([[0.0], w]))
     return NaiveBayesScore(tuple(int(j) for j in columns), tuple(cells), tuple(weights))
 
 
@@ -325,9 +356,7 @@ def choose_events(r1: Rows, r0: Rows, n_final: int, alpha: float, delta: float =
         if pair is not None:
             events["pair"] = pair
     if r1.width > 1 and columns.size >= 1:
-        scores_nb = [_cell_event(_naive_bayes(columns, r1, r0, shared), r1, r0, n_final, alpha, delta, 256, BINS)
-                     for shared in ((False, True) if columns.size > 1 else (False,))]
-        events["score"] = max(scores_nb, key=lambda item: item[1])[0]
+        events["score"] = _cell_event(_naive_bayes(columns, r1, r0), r1, r0, n_final, alpha, delta, 256, BINS)[0]
     for score in scores:
         events["law"] = _cell_event(score, r1, r0, n_final, alpha, delta, 256, BINS)[0]
     return {family: e for family, e in events.items() if isinstance(e, KeyEvent) or e.chosen.any()}
