@@ -51,6 +51,8 @@ TOP_KEYS = 4096
 MIN_KEY_COUNT = 5
 #: Coordinates whose pilot means differ by more than this many standard errors enter the coordinate families.
 SCREEN_Z = 4.0
+#: Naive-Bayes weights within this many standard errors of 0 are set to 0.
+NB_SHRINK_Z = 2.0
 SCREEN_MAX = 32
 PAIR_COLUMNS = 4
 #: Stream numbers (``sampling.rng_for``) of the probe, the pilots and the final counts.
@@ -310,6 +312,9 @@ def _naive_bayes(columns, r1: Rows, r0: Rows) -> NaiveBayesScore:
         n1 = _counts(c.index(r1.values[:, j]), c.size)
         n0 = _counts(c.index(r0.values[:, j]), c.size)
         w = np.log((n1 + 0.5) / (r1.n + 1.0)) - np.log((n0 + 0.5) / (r0.n + 1.0))
+        # a weight within two standard errors of 0 is noise: dropping it keeps e.g. the always-present 0 of an
+        # unsampled coordinate from adding a coordinate-dependent offset to every score
+        w = np.where(np.abs(w) > NB_SHRINK_Z * np.sqrt(1.0 / (n1 + 0.5) + 1.0 / (n0 + 0.5)), w, 0.0)
         cells.append(c)
         weights.append(np.concatenate([[0.0], w]))
     return NaiveBayesScore(tuple(int(j) for j in columns), tuple(cells), tuple(weights))
