@@ -191,3 +191,23 @@ def test_the_search_does_not_depend_on_the_number_of_workers():
     one = blackbox_privacy(m, 100_000, 4, 1e-3, workers=1)
     two = blackbox_privacy(m, 100_000, 4, 1e-3, workers=2)
     assert [(r.statistic, r.details) for r in one] == [(r.statistic, r.details) for r in two]
+
+
+def _labels_rr(run_eps):
+    labels = np.array(["red", "green", "blue"], dtype=object)
+
+    def sample(x, n, rng):
+        keep = math.exp(run_eps) / (math.exp(run_eps) + 2)
+        own = int(x)
+        other = (own + 1 + rng.integers(0, 2, n)) % 3
+        return labels[np.where(rng.random(n) < keep, own, other)]
+
+    return sample
+
+
+def test_categorical_reports_are_searched_like_any_other():
+    domain = [0, 1, 2]  # inputs are numbers; the reports are the colour names
+    good = audit({"sample": _labels_rr(1.0), "eps": 1.0, "domain": domain}, samples=40_000, checks="privacy")
+    bad = audit({"sample": _labels_rr(2.0), "eps": 1.0, "domain": domain}, samples=40_000, checks="privacy")
+    assert good.passed and _row(good, "privacy.blackbox").details["family"] == "exact"
+    assert _row(bad, "privacy.blackbox").status.value == "fail"
