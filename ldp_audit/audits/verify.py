@@ -20,6 +20,7 @@ so a correct mechanism fails ``verify`` with probability at most ``alpha``. All 
 """
 from __future__ import annotations
 
+import pickle
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
@@ -98,6 +99,12 @@ def run_checks(mechanism, settings: AuditSettings, checks=None,
                progress: Callable[[int], None] | None = None) -> list[CheckResult]:
     """The rows of ``verify`` (see the module docstring) for the selected ``checks``."""
     checks = parse_checks(checks)
+    if settings.workers > 1:
+        try:
+            pickle.dumps(mechanism)
+        except Exception as exc:
+            raise ValueError(f"workers={settings.workers} needs a picklable mechanism (module-level functions and "
+                             f"classes, no lambdas or closures); pickling failed: {exc}") from exc
     results, runnable = sanity_checks(mechanism, settings.seed)
     if not runnable:
         return results

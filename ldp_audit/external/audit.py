@@ -5,7 +5,6 @@ only decides whether an object needs adapting (:func:`ldp_audit.external.as_mech
 """
 from __future__ import annotations
 
-import pickle
 from typing import Callable
 
 from ..audits.result import AuditReport
@@ -25,12 +24,4 @@ def audit_external(mechanism, settings: AuditSettings | None = None, progress: C
                    checks=None) -> AuditReport:
     """Every selected audit that applies to ``mechanism`` (a user's object in any protocol shape, an
     :class:`ExternalMechanism` or a built-in): the same function, and so the same rows, as ``verify``."""
-    s = settings or AuditSettings()
-    mech = adapted(mechanism)
-    if s.workers > 1 and not is_builtin(mech):
-        try:
-            pickle.dumps(mech)
-        except Exception as exc:
-            raise ValueError(f"workers={s.workers} needs a picklable mechanism (module-level functions and "
-                             f"classes, no lambdas or closures); pickling failed: {exc}") from exc
-    return verify(mech, s, progress, checks)
+    return verify(adapted(mechanism), settings or AuditSettings(), progress, checks)
