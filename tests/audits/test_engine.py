@@ -211,3 +211,9 @@ def test_categorical_reports_are_searched_like_any_other():
     bad = audit({"sample": _labels_rr(2.0), "eps": 1.0, "domain": domain}, samples=40_000, checks="privacy")
     assert good.passed and _row(good, "privacy.blackbox").details["family"] == "exact"
     assert _row(bad, "privacy.blackbox").status.value == "fail"
+
+
+def test_workers_need_a_picklable_mechanism():
+    mech = adapted({"sample": lambda x, n, rng: rng.random(n), "eps": 1.0, "domain": (0.0, 1.0)})
+    with pytest.raises(ValueError, match="picklable"):
+        verify(mech, AuditSettings(samples=5000, workers=2))
