@@ -186,12 +186,12 @@ MUTANTS = {
     "esw_printed_window": _builtin(lambda: EswPrintedWindow(1.0, f=5), {"distribution.fit", "privacy.blackbox"},
                                    PRIVACY),
     # vector and tuple reports, handed in as third-party code (tests/user_mechanisms.py)
-    "ue_true_bit_not_reset": _user(lambda law: unary_encoding(1.0, 25, declare_law=law, bug="true_bit_not_reset"),
+    "ue_true_bit_not_reset": _user(lambda law: unary_encoding(1.0, 8, declare_law=law, bug="true_bit_not_reset"),
                                    {"privacy.blackbox", "moments.mean"}, PRIVACY),
     # OUE with p and q swapped is still exactly eps-LDP (the mirror image of OUE): only its estimator is wrong
-    "oue_p_q_swapped": _user(lambda law: unary_encoding(1.0, 25, declare_law=law, bug="p_q_swapped"),
+    "oue_p_q_swapped": _user(lambda law: unary_encoding(1.0, 8, declare_law=law, bug="p_q_swapped"),
                              {"moments.mean"}, ()),
-    "olh_seed_reused": _user(lambda law: local_hashing(1.0, 25, declare_law=law, bug="seed_reused"), PRIVACY,
+    "olh_seed_reused": _user(lambda law: local_hashing(1.0, 8, declare_law=law, bug="seed_reused"), PRIVACY,
                              PRIVACY),
     "grr_sampler_disagrees_with_law": _user(lambda law: grr_against_its_law(1.0, 4, declare_law=law),
                                             {"privacy.blackbox", "distribution.fit"}, PRIVACY),
