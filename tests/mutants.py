@@ -20,7 +20,8 @@ from ldp_audit.mechanisms.constants import sw_probabilities, sw_window_masses
 from ldp_audit.mechanisms.sampled import SampledMechanism
 from ldp_audit.mechanisms.scalar import Laplace, OneBit, Piecewise, SquareWave, _window_sample
 
-from user_mechanisms import grr_against_its_law, laplace_leaking_input, local_hashing, unary_encoding
+from user_mechanisms import (grr_against_its_law, grr_leaking_one_category, laplace_leaking_input, local_hashing,
+                             unary_encoding)
 
 
 @dataclass(frozen=True)
@@ -196,6 +197,10 @@ MUTANTS = {
     "grr_sampler_disagrees_with_law": _user(lambda law: grr_against_its_law(1.0, 4, declare_law=law),
                                             {"privacy.blackbox", "distribution.fit"}, PRIVACY),
     "laplace_leaks_input": _user(lambda law: laplace_leaking_input(1.0, declare_law=law), PRIVACY, PRIVACY),
+    # category 13 of 30 lies outside the fixed contrast set {0, 10, 19, 29} and the distribution probes
+    # {0, 7, 14, 22, 29}: only a pair chosen by the search's short pilot run finds it
+    "grr_leaks_one_category": _user(lambda law: grr_leaking_one_category(1.0, 30, 13, declare_law=law), PRIVACY,
+                                    PRIVACY),
 }
 
 

@@ -124,3 +124,22 @@ def laplace_leaking_input(eps: float, leak: float = 1e-3, declare_law: bool = Tr
     if declare_law:
         mech["law"] = lambda x: stats.laplace(loc=x, scale=2.0 / eps)
     return mech
+
+
+def grr_leaking_one_category(eps: float, c: int, leaky: int, declare_law: bool = True):
+    """Randomized response that reports category ``leaky`` truthfully with probability 0.9 instead of
+    e^eps / (e^eps + c - 1): a violation confined to inputs the fixed contrast set (both ends and two categories
+    between) does not hold."""
+    def keep_of(x):
+        return np.where(np.asarray(x) == leaky, 0.9, math.exp(eps) / (math.exp(eps) + c - 1))
+
+    def sample(x, n, rng):
+        other = (int(x) + 1 + rng.integers(0, c - 1, n)) % c
+        return np.where(rng.random(n) < keep_of(x), int(x), other)
+
+    mech = {"sample": sample, "eps": eps, "domain": list(range(c)), "name": f"GRR c={c} leaking {leaky}"}
+    if declare_law:
+        keep = math.exp(eps) / (math.exp(eps) + c - 1)
+        mech.update(pmf=lambda y, x: np.where(np.asarray(y) == x, keep, (1.0 - keep) / (c - 1)),
+                    support=list(range(c)))
+    return mech

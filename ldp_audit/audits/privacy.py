@@ -30,7 +30,7 @@ from scipy import integrate
 
 from ..mechanisms.laws import Law, Smooth
 from .result import CheckResult, Status
-from .search import Candidate, KeyEvent, ScoreOf, ceiling, search
+from .search import Candidate, KeyEvent, ScoreOf, ceiling, pilot_pairs, search
 from .stats import expected_ratio_lower_bound, ratio_upper_bound
 
 #: Relative slack for exact comparisons of a computed ratio with e^eps (floating point only).
@@ -366,18 +366,20 @@ def blackbox_privacy(mechanism, n: int, seed: int, alpha: float, workers: int = 
     added as candidates; plus the budget-use (tightness) check when the law has events of maximal ratio.
 
     ``pairs`` restricts the ordered input pairs (values in ``sample``'s input space; default: every ordered pair
-    of ``mechanism.privacy_inputs``).
+    of ``mechanism.privacy_inputs``, plus the pairs of ``mechanism.pilot_inputs`` that a short pilot run finds
+    most different).
     """
     delta = mechanism.delta
     if pairs is None:
-        inputs = list(mechanism.privacy_inputs)
-        pair_ids = [(a, b) for a in range(len(inputs)) for b in range(len(inputs)) if a != b]
-    else:
-        inputs = []
-        for pair in pairs:
-            inputs += [x for x in pair if not any(np.array_equal(x, y) for y in inputs)]
-        index = lambda x: next(i for i, y in enumerate(inputs) if np.array_equal(x, y))
-        pair_ids = [(index(a), index(b)) for a, b in pairs]
+        fixed = list(mechanism.privacy_inputs)
+        pairs = [(a, b) for i, a in enumerate(fixed) for j, b in enumerate(fixed) if i != j]
+        if len(mechanism.pilot_inputs):
+            pairs += pilot_pairs(mechanism.sample, list(mechanism.pilot_inputs), seed, set(pairs))
+    inputs = []
+    for pair in pairs:
+        inputs += [x for x in pair if not any(np.array_equal(x, y) for y in inputs)]
+    index = lambda x: next(i for i, y in enumerate(inputs) if np.array_equal(x, y))
+    pair_ids = [(index(a), index(b)) for a, b in pairs]
     plans = _law_plans(mechanism, inputs, pair_ids, n, alpha / (5 * len(pair_ids))) if mechanism.has_law else []
     planned = _law_candidates(mechanism, plans)
     tight = [t for t, c in enumerate(planned) if c.family == "law-tight" and delta == 0.0]

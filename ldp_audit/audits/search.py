@@ -55,8 +55,11 @@ SCREEN_Z = 4.0
 NB_SHRINK_Z = 2.0
 SCREEN_MAX = 32
 PAIR_COLUMNS = 4
-#: Stream numbers (``sampling.rng_for``) of the probe, the pilots and the final counts.
-_PROBE, _PILOT, _FINAL = 790, 800, 900
+#: Reports per input of the short pilot run that picks extra input pairs, and how many pairs it adds.
+PAIR_PILOT = 2000
+PILOT_PAIRS = 2
+#: Stream numbers (``sampling.rng_for``) of the pair pilot, the probe, the pilots and the final counts.
+_PAIR_PILOT, _PROBE, _PILOT, _FINAL = 780, 790, 800, 900
 
 
 # ----- projections and cells -----------------------------------------------------------------------------------
@@ -365,6 +368,25 @@ def choose_events(r1: Rows, r0: Rows, n_final: int, alpha: float, delta: float =
     for score in scores:
         events["law"] = _cell_event(score, r1, r0, n_final, alpha, delta, 256, BINS)[0]
     return {family: e for family, e in events.items() if isinstance(e, KeyEvent) or e.chosen.any()}
+
+
+def pilot_pairs(sample: Callable, candidates: Sequence, seed: int, exclude=(), count: int = PILOT_PAIRS) -> list:
+    """Ordered pairs (x1, x0) of ``candidates`` that a short pilot run (``PAIR_PILOT`` reports each, streams of
+    their own) finds most different: by the bound their best exact-report union would give on the pilot, pairs
+    in ``exclude`` skipped. The search then treats them like the fixed pairs: events chosen on its own pilot,
+    bounded on fresh draws, so choosing the pairs on other data costs no confidence beyond the extra tests."""
+    rows = [as_rows(sample(x, PAIR_PILOT, rng_for(seed, _PAIR_PILOT, i)), PAIR_PILOT) for i, x in enumerate(candidates)]
+    scored = []
+    for a, ra in enumerate(rows):
+        for b, rb in enumerate(rows):
+            if a == b or (candidates[a], candidates[b]) in exclude:
+                continue
+            _, predicted = _exact_event(ra, rb, PAIR_PILOT, 0.05, 0.0)
+            if predicted == -math.inf:  # no repeated exact reports: compare one coordinate's cells instead
+                predicted = _cell_event(Column(0), ra, rb, PAIR_PILOT, 0.05, 0.0)[1]
+            scored.append((predicted, a, b))
+    scored.sort(key=lambda item: (-item[0], item[1], item[2]))
+    return [(candidates[a], candidates[b]) for _, a, b in scored[:count]]
 
 
 # ----- sampling --------------------------------------------------------------------------------------------------

@@ -29,6 +29,7 @@ from .moments import moment_checks
 from .privacy import blackbox_privacy, whitebox_privacy
 from .result import AuditReport, CheckResult
 from .sanity import sanity_checks
+from .search import PILOT_PAIRS
 from ..mechanisms.validation import check_int, check_open_unit
 
 DEFAULT_SAMPLES = 1_000_000
@@ -88,7 +89,8 @@ def planned_draws(mechanism, settings: AuditSettings, checks=None) -> int:
     """How many reports ``verify`` will draw (for progress bars)."""
     checks = parse_checks(checks)
     run = families(mechanism, checks)
-    total = settings.samples * len(mechanism.privacy_inputs) if "privacy" in run else 0
+    searched = len(mechanism.privacy_inputs) + (2 * PILOT_PAIRS if len(mechanism.pilot_inputs) else 0)
+    total = settings.samples * searched if "privacy" in run else 0
     probed = ("moments" in run) + ("distribution" in run)
     if probed:
         total += settings.samples * probed * (1 if mechanism.sampling is not None else len(mechanism.audit_inputs))

@@ -34,7 +34,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..mechanisms.base import Mechanism, contrast_points
+from ..mechanisms.base import Mechanism, contrast_points, pilot_points
 from ..mechanisms.laws import Law
 from ..mechanisms.validation import check_eps
 from .domains import Box, Domain, FiniteSet, Interval, parse_domain
@@ -151,6 +151,11 @@ class ExternalMechanism:
         if isinstance(dom, Box):
             return [np.asarray(dom.lo, dtype=np.float64), np.asarray(dom.hi, dtype=np.float64)]
         return contrast_points(*self.domain, self.discrete_input)
+
+    @property
+    def pilot_inputs(self) -> list:
+        """Up to 32 categories (codes) of a finite set larger than ``privacy_inputs`` covers; else none."""
+        return [] if isinstance(self.input_domain, Box) else pilot_points(*self.domain, self.discrete_input)
 
     @property
     def audit_inputs(self) -> np.ndarray:

@@ -37,6 +37,19 @@ def contrast_points(lo: float, hi: float, discrete: bool) -> list[float]:
     return [float(lo), float(0.5 * (lo + hi)), float(hi)]
 
 
+#: Most categories a short pilot run compares to pick extra input pairs for the black-box search.
+PILOT_CATEGORIES = 32
+
+
+def pilot_points(lo: float, hi: float, discrete: bool) -> list[float]:
+    """Inputs among which a short pilot run picks extra pairs for the search: for a finite domain with more
+    categories than ``contrast_points`` covers, up to ``PILOT_CATEGORIES`` spread over lo..hi; else none."""
+    count = int(hi - lo) + 1 if discrete else 0
+    if count <= CONTRAST_CATEGORIES:
+        return []
+    return [float(v) for v in np.unique(np.round(np.linspace(lo, hi, min(PILOT_CATEGORIES, count))))]
+
+
 @dataclass(frozen=True)
 class Sampling:
     """The sampled-coordinate structure of a high-dimensional report, as data (DESIGN.md "Mechanism").
@@ -62,7 +75,8 @@ class Auditable(Protocol):
     """The one interface the audit engine reads (DESIGN.md "One audit interface").
 
     Required: ``sample(x, n, rng)`` (n reports of ONE input x, any report shape), ``eps``, ``delta``, ``name``,
-    ``reference``, ``privacy_inputs`` (the inputs the black-box search contrasts, in ``sample``'s terms) and
+    ``reference``, ``privacy_inputs`` (the inputs the black-box search contrasts, in ``sample``'s terms),
+    ``pilot_inputs`` (inputs among which a short pilot run may pick extra pairs; may be empty) and
     ``audit_inputs`` (where moments and distributions are probed). Declared capabilities, as data:
     ``has_law`` (``law(x)`` gives the exact law of one report, or of one sampled coordinate),
     ``sampling`` (a :class:`Sampling`, or None), ``report_loglik`` (a whole-report log likelihood
@@ -85,6 +99,9 @@ class Auditable(Protocol):
 
     @property
     def privacy_inputs(self) -> Sequence: ...
+
+    @property
+    def pilot_inputs(self) -> Sequence: ...
 
     @property
     def audit_inputs(self) -> np.ndarray: ...
@@ -120,6 +137,11 @@ class Mechanism(ABC):
     @abstractmethod
     def privacy_inputs(self) -> list:
         """Inputs the black-box privacy search contrasts."""
+
+    @property
+    def pilot_inputs(self) -> list:
+        """Inputs among which a short pilot run picks extra pairs for the search (none by default)."""
+        return []
 
     @property
     def estimate_scale(self) -> float:
@@ -165,6 +187,10 @@ class ScalarMechanism(Mechanism):
     @property
     def privacy_inputs(self) -> list:
         return contrast_points(*self.domain, self.discrete_input)
+
+    @property
+    def pilot_inputs(self) -> list:
+        return pilot_points(*self.domain, self.discrete_input)
 
     # ----- description -------------------------------------------------------------------------------
     @property
