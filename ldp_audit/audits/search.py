@@ -42,7 +42,7 @@ PILOT_ENTRIES = 1 << 23
 #: Numbers per sampler call in the final stage (the sampler is called on blocks of rows of one chunk).
 BLOCK_ENTRIES = 1 << 21
 #: A projection with at most this many distinct pilot values uses its exact values as cells, else BINS bins.
-ATOMS = 64
+ATOMS = 256
 BINS = 64
 #: Cells per coordinate in the pair family.
 PAIR_CELLS = 8
@@ -376,14 +376,18 @@ def pilot_pairs(sample: Callable, candidates: Sequence, seed: int, exclude=(), c
     in ``exclude`` skipped. The search then treats them like the fixed pairs: events chosen on its own pilot,
     bounded on fresh draws, so choosing the pairs on other data costs no confidence beyond the extra tests."""
     rows = [as_rows(sample(x, PAIR_PILOT, rng_for(seed, _PAIR_PILOT, i)), PAIR_PILOT) for i, x in enumerate(candidates)]
+    _, inverse = np.unique(np.concatenate([r.keys for r in rows]), return_inverse=True)
+    counts = np.stack([np.bincount(part, minlength=inverse.max() + 1) for part in np.split(inverse, len(rows))])
+    counts = counts[:, counts.sum(axis=0) >= MIN_KEY_COUNT]  # exact reports seen often enough to compare
     scored = []
-    for a, ra in enumerate(rows):
-        for b, rb in enumerate(rows):
+    for a in range(len(rows)):
+        for b in range(len(rows)):
             if a == b or (candidates[a], candidates[b]) in exclude:
                 continue
-            _, predicted = _exact_event(ra, rb, PAIR_PILOT, 0.05, 0.0)
-            if predicted == -math.inf:  # no repeated exact reports: compare one coordinate's cells instead
-                predicted = _cell_event(Column(0), ra, rb, PAIR_PILOT, 0.05, 0.0)[1]
+            if counts.shape[1]:
+                predicted = _best_prefix(counts[a], counts[b], PAIR_PILOT, PAIR_PILOT, PAIR_PILOT, 0.05, 0.0)[1]
+            else:  # no repeated exact reports: compare the first coordinate's cells instead
+                predicted = _cell_event(Column(0), rows[a], rows[b], PAIR_PILOT, 0.05, 0.0)[1]
             scored.append((predicted, a, b))
     scored.sort(key=lambda item: (-item[0], item[1], item[2]))
     return [(candidates[a], candidates[b]) for _, a, b in scored[:count]]
