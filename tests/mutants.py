@@ -1,13 +1,16 @@
-"""Deliberately broken mechanisms: realistic bugs that ``verify`` must catch.
+"""THE mutant catalogue: deliberately broken mechanisms, realistic bugs that ``verify`` must catch.
 
 Each mutant keeps the law and moment formulas of the correct mechanism (what its author claims) and breaks
-only the code that runs: the sampler or the server estimate. ``MUTANTS`` maps a name to a factory and the
-checks that must fail.
+only the code that runs: the sampler or the server estimate. ``MUTANTS`` maps a name to a :class:`Mutant`:
+how to build it with its claims declared or with the sampler alone, and the checks that must fail in each
+case. ``fails_blackbox`` is empty exactly when the bug is not a privacy violation (the black-box search then
+has nothing to find: it measures privacy, not accuracy).
 """
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from typing import Callable
 
 import numpy as np
 
@@ -16,6 +19,9 @@ from ldp_audit.mechanisms.categorical import ExtendedSquareWaveLevels
 from ldp_audit.mechanisms.constants import sw_probabilities, sw_window_masses
 from ldp_audit.mechanisms.sampled import SampledMechanism
 from ldp_audit.mechanisms.scalar import Laplace, OneBit, Piecewise, SquareWave, _window_sample
+
+from user_mechanisms import (grr_against_its_law, grr_leaking_one_category, laplace_leaking_input, local_hashing,
+                             unary_encoding)
 
 
 @dataclass(frozen=True)
@@ -123,21 +129,78 @@ def _hds_with(coordinate_factory, eps=1.0, d=8, k=2):
     return replace(good, coordinate=coordinate_factory(good))
 
 
+def sampler_only(mechanism) -> dict:
+    """A built-in handed in as a user would with nothing but its sampler, claimed eps and input domain."""
+    lo, hi = mechanism.domain
+    if mechanism.sampling is not None:
+        domain = (np.full(mechanism.d, lo), np.full(mechanism.d, hi))
+    elif mechanism.discrete_input:
+        domain = list(range(int(lo), int(hi) + 1))
+    else:
+        domain = (lo, hi)
+    return {"sample": mechanism.sample, "eps": mechanism.eps, "delta": mechanism.delta, "domain": domain,
+            "name": f"{mechanism.name} (sampler only)"}
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """``build(declare_law)``: the mechanism with every claim declared, or with its sampler alone;
+    ``fails``: checks that must fail in the first case; ``fails_blackbox``: in the second (privacy only)."""
+
+    build: Callable[[bool], object]
+    fails: frozenset
+    fails_blackbox: frozenset = frozenset()
+
+
+def _builtin(factory, fails, fails_blackbox=()) -> Mutant:
+    return Mutant(lambda declare: factory() if declare else sampler_only(factory()), frozenset(fails),
+                  frozenset(fails_blackbox))
+
+
+def _user(builder, fails, fails_blackbox) -> Mutant:
+    return Mutant(lambda declare: builder(declare), frozenset(fails), frozenset(fails_blackbox))
+
+
+PRIVACY = {"privacy.blackbox"}
+
 MUTANTS = {
-    "laplace_scale_1_over_eps": (lambda: LaplaceUnitSensitivity(1.0),
-                                 {"privacy.blackbox", "moments.variance", "distribution.fit"}),
-    "hds_b_of_eps": (lambda: _hds_with(lambda g: SquareWaveWindowOf(g.coordinate.eps, width_eps=g.eps)),
-                     {"distribution.fit", "moments.variance"}),
-    "hds_eps_not_split": (lambda: _hds_with(lambda g: SquareWaveSpendingAll(g.coordinate.eps, total_eps=g.eps)),
-                          {"privacy.blackbox", "distribution.fit"}),
-    "one_bit_literal_eq6": (lambda: OneBitLiteralEq6(1.0), {"privacy.blackbox", "distribution.fit"}),
-    "square_wave_overwrites_input": (lambda: SquareWaveOverwritingInput(1.0), {"distribution.fit", "moments.mean"}),
-    "multibit_zeroes_unsampled": (lambda: MultibitZeroingUnsampled(**_fields(make("multibit", eps=1.0, d=8))),
-                                  {"moments.mean"}),
-    "multibit_independent_coins": (lambda: MultibitIndependentCoins(**_fields(make("multibit", eps=1.0, d=8))),
-                                   {"structure.sampling"}),
-    "piecewise_p_q_swapped": (lambda: PiecewiseSwapped(1.0), {"distribution.fit", "moments.mean"}),
-    "esw_printed_window": (lambda: EswPrintedWindow(1.0, f=5), {"distribution.fit"}),
+    "laplace_scale_1_over_eps": _builtin(lambda: LaplaceUnitSensitivity(1.0),
+                                         {"privacy.blackbox", "moments.variance", "distribution.fit"}, PRIVACY),
+    "hds_b_of_eps": _builtin(lambda: _hds_with(lambda g: SquareWaveWindowOf(g.coordinate.eps, width_eps=g.eps)),
+                             {"distribution.fit", "moments.variance"}),
+    "hds_eps_not_split": _builtin(lambda: _hds_with(lambda g: SquareWaveSpendingAll(g.coordinate.eps,
+                                                                                     total_eps=g.eps)),
+                                  {"privacy.blackbox", "distribution.fit"}, PRIVACY),
+    "one_bit_literal_eq6": _builtin(lambda: OneBitLiteralEq6(1.0), {"privacy.blackbox", "distribution.fit"},
+                                    PRIVACY),
+    # the search on real samples shows three bugs once filed under accuracy to be privacy violations too: the
+    # overwritten input moves the support with x (infinite loss), independent coins sometimes sample more than k
+    # coordinates, and the printed ESW window has a ratio above e^eps
+    "square_wave_overwrites_input": _builtin(lambda: SquareWaveOverwritingInput(1.0),
+                                             {"distribution.fit", "moments.mean", "privacy.blackbox"}, PRIVACY),
+    "multibit_zeroes_unsampled": _builtin(lambda: MultibitZeroingUnsampled(**_fields(make("multibit", eps=1.0, d=8))),
+                                          {"moments.mean"}),
+    "multibit_independent_coins": _builtin(
+        lambda: MultibitIndependentCoins(**_fields(make("multibit", eps=1.0, d=8))),
+        {"structure.sampling", "privacy.blackbox"}, PRIVACY),
+    "piecewise_p_q_swapped": _builtin(lambda: PiecewiseSwapped(1.0), {"distribution.fit", "moments.mean"}),
+    "esw_printed_window": _builtin(lambda: EswPrintedWindow(1.0, f=5), {"distribution.fit", "privacy.blackbox"},
+                                   PRIVACY),
+    # vector and tuple reports, handed in as third-party code (tests/user_mechanisms.py)
+    "ue_true_bit_not_reset": _user(lambda law: unary_encoding(1.0, 8, declare_law=law, bug="true_bit_not_reset"),
+                                   {"privacy.blackbox", "moments.mean"}, PRIVACY),
+    # OUE with p and q swapped is still exactly eps-LDP (the mirror image of OUE): only its estimator is wrong
+    "oue_p_q_swapped": _user(lambda law: unary_encoding(1.0, 8, declare_law=law, bug="p_q_swapped"),
+                             {"moments.mean"}, ()),
+    "olh_seed_reused": _user(lambda law: local_hashing(1.0, 8, declare_law=law, bug="seed_reused"), PRIVACY,
+                             PRIVACY),
+    "grr_sampler_disagrees_with_law": _user(lambda law: grr_against_its_law(1.0, 4, declare_law=law),
+                                            {"privacy.blackbox", "distribution.fit"}, PRIVACY),
+    "laplace_leaks_input": _user(lambda law: laplace_leaking_input(1.0, declare_law=law), PRIVACY, PRIVACY),
+    # category 13 of 30 lies outside the fixed contrast set {0, 10, 19, 29} and the distribution probes
+    # {0, 7, 14, 22, 29}: only a pair chosen by the search's short pilot run finds it
+    "grr_leaks_one_category": _user(lambda law: grr_leaking_one_category(1.0, 30, 13, declare_law=law), PRIVACY,
+                                    PRIVACY),
 }
 
 

@@ -16,7 +16,7 @@ import numpy as np
 from scipy import stats
 
 from .moments import MAX_COORDINATES, probe_vector
-from .privacy import is_sampled
+from .privacy import atoms_between
 from .result import CheckResult, Status
 from .sampling import map_reduce
 from .stats import bonferroni_reject
@@ -39,16 +39,20 @@ def law_cells(law) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             qs = np.linspace(0.0, 1.0, GOF_CELLS + 1)[1:-1]
             edges = np.unique(np.concatenate([[-math.inf, math.inf], law.continuous_quantiles(qs)]))
         cum = np.asarray(law.cdf(edges), dtype=float)
-        inside = np.array([np.sum(atom_probs[(atoms > a) & (atoms <= b)]) for a, b in zip(edges[:-1], edges[1:])])
-        probs.append(np.maximum(np.diff(cum) - inside, 0.0))
+        probs.append(np.maximum(np.diff(cum) - atoms_between(law, edges), 0.0))
     return atoms, edges, np.concatenate(probs)
 
 
 def cell_counts(values: np.ndarray, atoms: np.ndarray, edges: np.ndarray) -> tuple[np.ndarray, int]:
     """Counts per cell (atoms first) and the number of values that fall in no cell (outside the support)."""
     values = np.asarray(values, dtype=float)
-    is_atom = np.isin(values, atoms) if atoms.size else np.zeros(values.shape, dtype=bool)
-    atom_counts = np.array([np.count_nonzero(values[is_atom] == a) for a in atoms], dtype=np.int64)
+    if atoms.size:  # atoms are sorted and distinct (np.unique in the laws)
+        pos = np.clip(np.searchsorted(atoms, values), 0, atoms.size - 1)
+        is_atom = atoms[pos] == values
+        atom_counts = np.bincount(pos[is_atom], minlength=atoms.size).astype(np.int64)
+    else:
+        is_atom = np.zeros(values.shape, dtype=bool)
+        atom_counts = np.zeros(0, dtype=np.int64)
     rest = values[~is_atom]
     if edges.size:
         idx = np.searchsorted(edges, rest, side="right") - 1
@@ -92,14 +96,14 @@ class _CellReducer:
 
     def __call__(self, size, rng):
         m = self.mechanism
-        if is_sampled(m):
-            reports = m.perturb(np.broadcast_to(self.x, (size, m.d)), rng)
+        if m.sampling is not None:
+            reports = np.asarray(m.sample(self.x, size, rng), dtype=np.float64)
             nonzero = reports != 0
             structure = [np.bincount(nonzero.sum(axis=1), minlength=m.d + 1), nonzero.sum(axis=0)]
             columns = [reports[:, j] for j in range(len(self.cells))]
         else:
             structure = []
-            columns = [m.perturb(np.full(size, self.x), rng)]
+            columns = [np.asarray(m.sample(self.x, size, rng), dtype=np.float64).reshape(size)]
         counted = [cell_counts(col, atoms, edges) for col, (atoms, edges) in zip(columns, self.cells)]
         return _Counts([c for c, _ in counted], sum(o for _, o in counted), structure)
 
@@ -116,13 +120,13 @@ class _Counts:
 def distribution_checks(mechanism, n: int, seed: int, alpha: float, workers: int = 1,
                         progress: Callable[[int], None] | None = None, stream_base: int = 200) -> list[CheckResult]:
     ref = mechanism.reference
-    if is_sampled(mechanism):
+    if mechanism.sampling is not None:
         x = probe_vector(mechanism)
         tested = list(range(min(mechanism.d, MAX_COORDINATES)))
         jobs = [(x, [mechanism.law(x[j]) for j in tested], [f"coordinate {j} (x={x[j]:.3g})" for j in tested])]
     else:
         jobs = [(v, [mechanism.law(v)], [f"x={v:.3g}"]) for v in mechanism.audit_inputs]
-    families = 3 if is_sampled(mechanism) else 2
+    families = 3 if mechanism.sampling is not None else 2
     share = alpha / families
     p_values, labels, outside, dofs, structure = [], [], 0, [], None
     for i, (x, laws, names) in enumerate(jobs):
@@ -151,7 +155,7 @@ def distribution_checks(mechanism, n: int, seed: int, alpha: float, workers: int
                     n=n * len(jobs), seed=seed,
                     explanation=f"{outside} output(s) outside the support" if outside else "every output lies in the support"),
     ]
-    if is_sampled(mechanism):
+    if mechanism.sampling is not None:
         results.append(_structure(mechanism, structure, n, seed, share))
     return results
 

@@ -12,14 +12,16 @@ from __future__ import annotations
 from typing import Callable
 
 import numpy as np
+from scipy import sparse
 
-from .privacy import is_sampled
 from .result import CheckResult, Status
-from .sampling import map_reduce
+from .sampling import map_reduce, rng_for
 from .stats import Moments, bonferroni_reject, mean_z, variance_z, z_critical
 
 #: Coordinates of a high-dimensional report whose moments are tested (all of them up to this many).
 MAX_COORDINATES = 16
+#: Reports drawn to tell whether a mechanism without a law reports two values only.
+TWO_POINT_PILOT = 2000
 
 
 def probe_vector(mechanism) -> np.ndarray:
@@ -29,27 +31,47 @@ def probe_vector(mechanism) -> np.ndarray:
 
 
 class _MomentReducer:
-    """Picklable chunk reducer returning power sums of estimates, raw reports and a coordinate product."""
+    """Picklable chunk reducer: power sums of each claimed quantity (raw report, estimate) of input x, and the
+    product of two estimate coordinates of a sampled mechanism."""
 
-    def __init__(self, mechanism, x, with_report: bool):
-        self.mechanism, self.x, self.with_report = mechanism, x, with_report
+    def __init__(self, mechanism, x, quantities: dict[str, tuple[bool, bool]], covariance: bool):
+        self.mechanism, self.x, self.quantities, self.covariance = mechanism, x, quantities, covariance
 
     def __call__(self, size, rng):
         m = self.mechanism
-        if is_sampled(m):
-            reports = m.perturb(np.broadcast_to(self.x, (size, m.d)), rng)[:, :MAX_COORDINATES]
-            estimates = m.estimate(reports)
-        else:
-            reports = m.perturb(np.full(size, self.x), rng)
-            estimates = m.estimate(reports)
-        x = self.x[:MAX_COORDINATES] if is_sampled(m) else self.x
-        parts = [Moments.of(estimates, m.estimate_mean(x))]
-        if self.with_report:
-            parts.append(Moments.of(reports, m.report_mean(x)))
-        if is_sampled(m) and m.d > 1:
+        reports = m.sample(self.x, size, rng)
+        x = _tested(m, self.x)
+        parts = []
+        for quantity, (claims_mean, _) in self.quantities.items():
+            values = _as_array(reports if quantity == "report" else m.estimate(reports))
+            values = values[:, :MAX_COORDINATES] if values.ndim > 1 else values
+            # centred at the claimed mean where there is one (accurate float sums); every chunk must use the same
+            # centre, since their power sums are added
+            center = _claimed(m, quantity, "mean", x) if claims_mean else 0.0
+            parts.append(Moments.of(values, center))
+        if self.covariance:
+            estimates = _as_array(m.estimate(reports))
             centred = estimates[:, :2] - m.estimate_mean(x[:2])
             parts.append(Moments.of(centred[:, 0] * centred[:, 1], 0.0))
         return _Sum(parts)
+
+
+def _as_array(values) -> np.ndarray:
+    return np.asarray(values.toarray() if sparse.issparse(values) else values, dtype=np.float64)
+
+
+def _tested(mechanism, x):
+    """The tested part of input x: its first MAX_COORDINATES coordinates for a sampled mechanism."""
+    return x[:MAX_COORDINATES] if mechanism.sampling is not None else x
+
+
+def _claimed(mechanism, quantity: str, moment: str, x):
+    """The claimed mean or variance of the raw report or of the estimate at x (of its first MAX_COORDINATES
+    coordinates when a one-dimensional input has a vector report, e.g. unary encoding)."""
+    formulas = {("report", "mean"): mechanism.report_mean, ("report", "variance"): mechanism.report_var,
+                ("estimate", "mean"): mechanism.estimate_mean, ("estimate", "variance"): mechanism.estimate_var}
+    value = formulas[quantity, moment](x)
+    return value[:MAX_COORDINATES] if mechanism.sampling is None and np.ndim(value) else value
 
 
 class _Sum:
@@ -74,64 +96,85 @@ def _family(name, claim, zs, ps, alpha, tests, n, seed, what, labels) -> CheckRe
         details={"z": [float(z) for z in zs]})
 
 
-def _not_two_point(mechanism, x) -> bool:
-    if not hasattr(mechanism, "law"):
-        return True
-    law = mechanism.law(float(x))
-    return law.continuous_mass > 0 or len(law.atoms[0]) > 2
+def _two_point(mechanism, x, seed: int) -> bool:
+    """Whether the report at x takes at most two values (from the law, else from a small seeded pilot)."""
+    if mechanism.has_law:
+        law = mechanism.law(float(x))
+        return law.continuous_mass == 0 and len(law.atoms[0]) <= 2
+    values = _as_array(mechanism.sample(x, TWO_POINT_PILOT, rng_for(seed, 190)))
+    return np.unique(values).size <= 2
 
 
 def moment_checks(mechanism, n: int, seed: int, alpha: float, workers: int = 1,
                   progress: Callable[[int], None] | None = None, stream_base: int = 100) -> list[CheckResult]:
-    """Mean, variance (and covariance) z-tests of estimates and raw reports against the closed forms."""
-    with_report = not (mechanism.estimate_scale == 1.0 and mechanism.estimate_shift == 0.0)
-    if is_sampled(mechanism):
+    """Mean, variance (and covariance) z-tests of every claimed quantity (``mechanism.moment_claims``: the raw
+    report and/or the server estimate, each with the moments it claims) against the formulas."""
+    claims = {q: moments for q, moments in dict(mechanism.moment_claims).items() if any(moments)}
+    if not claims:
+        return []
+    quantities = tuple(sorted(claims, key=lambda q: q != "estimate"))
+    sampled = mechanism.sampling is not None
+    if sampled:
         inputs = [probe_vector(mechanism)]
-        labels = [f"coordinate {j} (x={v:.3g})" for j, v in enumerate(inputs[0][:MAX_COORDINATES])]
+        names = [f"coordinate {j} (x={v:.3g})" for j, v in enumerate(inputs[0][:MAX_COORDINATES])]
+        points = list(inputs[0][:MAX_COORDINATES])
     else:
         inputs = list(mechanism.audit_inputs)
-        labels = [f"x={v:.3g}" for v in inputs]
-    sums = [map_reduce(_MomentReducer(mechanism, x, with_report), n, seed, stream_base + i, workers, progress).parts
-            for i, x in enumerate(inputs)]
-    expected = [(mechanism.estimate_mean(x[:MAX_COORDINATES] if is_sampled(mechanism) else x),
-                 mechanism.estimate_var(x[:MAX_COORDINATES] if is_sampled(mechanism) else x)) for x in inputs]
-    est = [s[0] for s in sums]
-    z_mean = np.concatenate([np.atleast_1d(mean_z(m, e[0], e[0])[0]) for m, e in zip(est, expected)])
-    p_mean = np.concatenate([np.atleast_1d(mean_z(m, e[0], e[0])[1]) for m, e in zip(est, expected)])
-    z_var = np.concatenate([np.atleast_1d(variance_z(m, e[1])[0]) for m, e in zip(est, expected)])
-    p_var = np.concatenate([np.atleast_1d(variance_z(m, e[1])[1]) for m, e in zip(est, expected)])
-    if with_report:
-        rep = [s[1] for s in sums]
-        rep_expected = [(mechanism.report_mean(x[:MAX_COORDINATES] if is_sampled(mechanism) else x),
-                         mechanism.report_var(x[:MAX_COORDINATES] if is_sampled(mechanism) else x)) for x in inputs]
-        z_mean = np.concatenate([z_mean] + [np.atleast_1d(mean_z(m, e[0], e[0])[0]) for m, e in zip(rep, rep_expected)])
-        p_mean = np.concatenate([p_mean] + [np.atleast_1d(mean_z(m, e[0], e[0])[1]) for m, e in zip(rep, rep_expected)])
-        z_var = np.concatenate([z_var] + [np.atleast_1d(variance_z(m, e[1])[0]) for m, e in zip(rep, rep_expected)])
-        p_var = np.concatenate([p_var] + [np.atleast_1d(variance_z(m, e[1])[1]) for m, e in zip(rep, rep_expected)])
-        labels = [f"estimate {label}" for label in labels] + [f"raw report {label}" for label in labels]
-    # A two-point law's variance is a function of its mean, and its sample variance is far from normal
-    # (kurtosis 1 at the symmetric point), so the variance test is left to the mean test there.
-    testable = np.array([_not_two_point(mechanism, x) for x in
-                         (inputs[0][:MAX_COORDINATES] if is_sampled(mechanism) else inputs)] * (2 if with_report else 1))
-    covariance = is_sampled(mechanism) and mechanism.d > 1
-    families = 3 if covariance else 2
+        names = [f"x={v:.3g}" for v in inputs]
+        points = inputs
+    covariance = sampled and mechanism.d > 1 and "estimate" in claims
+    ordered = {q: claims[q] for q in quantities}
+    sums = [map_reduce(_MomentReducer(mechanism, x, ordered, covariance), n, seed, stream_base + i, workers,
+                       progress).parts for i, x in enumerate(inputs)]
+    two_point = np.array([_two_point(mechanism, v, seed) for v in points])
+    z = {"mean": [], "variance": []}
+    p = {"mean": [], "variance": []}
+    labels = {"mean": [], "variance": []}
+    prefix = {"estimate": "estimate " if len(quantities) > 1 else "", "report": "raw report "}
+    for j, quantity in enumerate(quantities):
+        claims_mean, claims_var = claims[quantity]
+        for i, (x, parts) in enumerate(zip(inputs, sums)):
+            moments, tx = parts[j], _tested(mechanism, x)
+            at = names if sampled else [names[i]]
+            width = np.atleast_1d(moments.s1).size
+            if width != len(at):  # a vector report of a one-dimensional input: one test per coordinate
+                at = [f"{names[i]}, coordinate {j}" for j in range(width)]
+            # a two-point report's variance is fixed by its mean and its sample variance is far from normal
+            # (kurtosis 1 at the symmetric point): the variance test is left to the mean test there
+            keep = ~two_point if sampled else np.repeat(~two_point[i:i + 1], width)
+            if claims_mean:
+                expected = _claimed(mechanism, quantity, "mean", tx)
+                zz, pp = mean_z(moments, expected, expected)
+                z["mean"].append(np.atleast_1d(zz))
+                p["mean"].append(np.atleast_1d(pp))
+                labels["mean"] += [prefix[quantity] + name for name in at]
+            if claims_var:
+                zz, pp = variance_z(moments, _claimed(mechanism, quantity, "variance", tx))
+                z["variance"].append(np.atleast_1d(zz)[keep])
+                p["variance"].append(np.atleast_1d(pp)[keep])
+                labels["variance"] += [prefix[quantity] + name for name, k in zip(at, keep) if k]
+    families = (1 if z["mean"] else 0) + (1 if any(claims[q][1] for q in quantities) else 0) + (1 if covariance else 0)
     share = alpha / families
     ref = mechanism.reference
-    results = [
-        _family("moments.mean", f"{ref}: mean formula", z_mean, p_mean, share, z_mean.size, n, seed,
-                "sample mean", labels),
-        _family("moments.variance", f"{ref}: variance formula", z_var[testable], p_var[testable], share,
-                int(testable.sum()), n, seed, "sample variance", [lab for lab, t in zip(labels, testable) if t])
-        if testable.any() else
-        CheckResult("moments.variance", f"{ref}: variance formula", Status.INFO, explanation=(
-            "not tested separately: every report takes two values, so its variance is fixed by its mean")),
-    ]
+    results = []
+    if z["mean"]:
+        zm, pm = np.concatenate(z["mean"]), np.concatenate(p["mean"])
+        results.append(_family("moments.mean", f"{ref}: mean formula", zm, pm, share, zm.size, n, seed,
+                               "sample mean", labels["mean"]))
+    if any(claims[q][1] for q in quantities):
+        zv = np.concatenate(z["variance"]) if z["variance"] else np.empty(0)
+        pv = np.concatenate(p["variance"]) if p["variance"] else np.empty(0)
+        results.append(
+            _family("moments.variance", f"{ref}: variance formula", zv, pv, share, zv.size, n, seed,
+                    "sample variance", labels["variance"]) if zv.size else
+            CheckResult("moments.variance", f"{ref}: variance formula", Status.INFO, explanation=(
+                "not tested separately: every report takes two values, so its variance is fixed by its mean")))
     if covariance:
         x = inputs[0]
         product = sums[0][-1]
         theory = float(mechanism.estimate_cov(x[0], x[1]))
-        z, p = mean_z(product, 0.0, theory)
+        zc, pc = mean_z(product, 0.0, theory)
         results.append(_family("moments.covariance", f"{ref}: covariance of two coordinates (lpgnn E6)",
-                               z, p, share, 1, n, seed, f"Cov[x'_0, x'_1] (theory {theory:.4g})",
+                               zc, pc, share, 1, n, seed, f"Cov[x'_0, x'_1] (theory {theory:.4g})",
                                ["coordinates 0 and 1"]))
     return results

@@ -9,11 +9,12 @@ extreme input pair at the claimed eps, integrated numerically from the laws.
 Black-box (samples): pairs of inputs and events whose probabilities are compared with Clopper-Pearson
 bounds, giving a lower bound on the eps the mechanism really spends:
 
-* with a law, the events are level sets of the law's likelihood ratio (e.g. the Square-Wave window
-  [1 - b, 1 + b] of ldp-ge C1, the all-windows event of C2, the all-plus event of lpgnn C1), chosen before
-  sampling to maximise the expected lower bound, so nothing is chosen on the data it is tested on;
-* without a law, a data-driven search: histogram cells on one half of the samples, ranked by their ratio,
-  the best union kept, and its probabilities estimated on the other half.
+* always, the data-driven search of :mod:`ldp_audit.audits.search` on the mechanism's own samples, for reports
+  of any shape (events chosen on a pilot sample, bounded on fresh draws);
+* with a law, the level sets of the law's likelihood ratio (e.g. the Square-Wave window [1 - b, 1 + b] of
+  ldp-ge C1, the all-windows event of C2, the all-plus event of lpgnn C1), chosen before sampling to maximise
+  the expected lower bound, join the search as candidates ("law" family). A declared law adds events; it never
+  replaces the search, so a sampler that disagrees with its own law is still measured as it is.
 
 The check fails when the lower bound exceeds the claimed eps (a privacy violation). A second check fails when
 the upper bound of the tight event's ratio falls below e^eps: the mechanism spends less budget than it claims.
@@ -21,7 +22,7 @@ the upper bound of the tight event's ratio falls below e^eps: the mechanism spen
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable
 
 import numpy as np
@@ -29,23 +30,26 @@ from scipy import integrate
 
 from ..mechanisms.laws import Law, Smooth
 from .result import CheckResult, Status
-from .sampling import map_reduce
-from .stats import expected_ratio_lower_bound, ratio_lower_bound, ratio_upper_bound
+from .search import Candidate, KeyEvent, ScoreOf, ceiling, pilot_pairs, search
+from .stats import expected_ratio_lower_bound, ratio_upper_bound
 
 #: Relative slack for exact comparisons of a computed ratio with e^eps (floating point only).
 _EXACT_TOL = 1e-9
 #: Input grid size of the white-box audit of continuous domains (ldp-ge C1(a) uses 201).
 _INPUT_GRID = 201
+#: Most pieces the hockey-stick integral is cut into (between breakpoints; quad adapts inside each).
+_HOCKEY_PIECES = 64
 
 
 def is_sampled(mechanism) -> bool:
-    return hasattr(mechanism, "coordinate")
+    """Whether the mechanism declares the sampled-coordinate structure (``mechanism.sampling``)."""
+    return mechanism.sampling is not None
 
 
 def coordinate_of(mechanism):
     """The one-dimensional mechanism whose law the privacy audit analyses, and how many of it a report holds."""
     if is_sampled(mechanism):
-        return mechanism.coordinate, mechanism.k
+        return mechanism.sampling.coordinate, mechanism.sampling.k
     return mechanism, 1
 
 
@@ -75,8 +79,7 @@ def max_log_ratio(laws: list[Law]) -> float:
     worst = 0.0
     atoms = np.unique(np.concatenate([law.atoms[0] for law in laws]))
     if atoms.size:
-        pmf = np.array([[float(np.sum(law.atoms[1][law.atoms[0] == a])) for a in atoms] for law in laws])
-        worst = max(worst, _log_ratio(pmf))
+        worst = max(worst, _log_ratio(np.array([_atom_mass(law, atoms) for law in laws])))
     if any(law.continuous_mass > 0 for law in laws):
         ys = _evaluation_points(laws)
         if all(isinstance(law, Smooth) for law in laws):
@@ -100,10 +103,8 @@ def hockey_stick(law1: Law, law0: Law, eps: float) -> float:
     weight = math.exp(eps)
     delta = 0.0
     atoms = np.unique(np.concatenate([law1.atoms[0], law0.atoms[0]]))
-    for a in atoms:
-        p1 = float(np.sum(law1.atoms[1][law1.atoms[0] == a]))
-        p0 = float(np.sum(law0.atoms[1][law0.atoms[0] == a]))
-        delta += max(0.0, p1 - weight * p0)
+    if atoms.size:
+        delta += float(np.sum(np.maximum(0.0, _atom_mass(law1, atoms) - weight * _atom_mass(law0, atoms))))
     if law1.continuous_mass > 0:
         lo = min(law1.support[0], law0.support[0])
         hi = max(law1.support[1], law0.support[1])
@@ -112,6 +113,11 @@ def hockey_stick(law1: Law, law0: Law, eps: float) -> float:
             hi = max(law1.mean(), law0.mean()) + 40.0 * math.sqrt(max(law1.var(), law0.var()))
         points = sorted(set(np.concatenate([law1.breakpoints, law0.breakpoints]).tolist()) | {lo, hi})
         points = [p for p in points if lo <= p <= hi]
+        if len(points) > _HOCKEY_PIECES + 1:
+            # a smooth law's breakpoints are a fine quantile grid; quad is adaptive inside each piece, so a
+            # coarser grid integrates as exactly at a fraction of the cost
+            keep = np.unique(np.linspace(0, len(points) - 1, _HOCKEY_PIECES + 1).round().astype(int))
+            points = [points[i] for i in keep]
         excess = lambda y: max(0.0, float(law1.density(y)) - weight * float(law0.density(y)))
         delta += sum(integrate.quad(excess, a, b, limit=400, epsabs=1e-15, epsrel=1e-10)[0]
                      for a, b in zip(points[:-1], points[1:]))
@@ -215,23 +221,35 @@ def _cells(law1: Law, law0: Law, smooth_cells: int = 400):
         for law, out in ((law1, p1), (law0, p0)):
             # continuous part of each interval: cdf difference minus the atoms inside it
             cum = np.asarray(law.cdf(edges), dtype=float)
-            values, probs = law.atoms
-            inside = np.array([np.sum(probs[(values > lo) & (values <= hi)]) for lo, hi in zip(edges[:-1], edges[1:])])
-            out.append(np.maximum(np.diff(cum) - inside, 0.0))
+            out.append(np.maximum(np.diff(cum) - atoms_between(law, edges), 0.0))
     return cells, np.concatenate(p1), np.concatenate(p0)
 
 
 def _atom_mass(law: Law, atoms: np.ndarray) -> np.ndarray:
+    """The law's point mass at each of ``atoms`` (0 where it has none): O((m + a) log m), never a loop."""
     values, probs = law.atoms
-    return np.array([float(np.sum(probs[values == a])) for a in atoms])
+    if values.size == 0:
+        return np.zeros(np.shape(atoms))
+    order = np.argsort(values, kind="stable")
+    values, probs = values[order], probs[order]
+    pos = np.clip(np.searchsorted(values, atoms), 0, values.size - 1)
+    return np.where(values[pos] == atoms, probs[pos], 0.0)
+
+
+def atoms_between(law: Law, edges: np.ndarray) -> np.ndarray:
+    """The law's atom mass inside each interval (edges[i], edges[i + 1]], from one cumulative sum."""
+    values, probs = law.atoms
+    if values.size == 0:
+        return np.zeros(edges.size - 1)
+    order = np.argsort(values, kind="stable")
+    cum = np.concatenate([[0.0], np.cumsum(probs[order])])
+    return np.diff(cum[np.searchsorted(values[order], edges, side="right")])
 
 
 @dataclass(frozen=True)
 class PlannedTest:
-    """An ordered input pair and an event, chosen from the law before any sampling."""
+    """An event chosen from the laws of an ordered input pair before any sampling, with its probabilities."""
 
-    x1: float
-    x0: float
     event: Event
     p1: float
     p0: float
@@ -262,152 +280,188 @@ def plan_event(law1: Law, law0: Law, copies: int, n: int, alpha: float, delta: f
     top = ratio[order[0]]
     tight = bool(np.all(ratio[order[:best_j]] >= top * (1.0 - _EXACT_TOL)))
     event = Event.of([iv for c in chosen for iv in c[0]], [a for c in chosen for a in c[1]])
-    return PlannedTest(0.0, 0.0, event, float(cum1[best_j - 1]), float(cum0[best_j - 1]), copies, tight)
+    return PlannedTest(event, float(cum1[best_j - 1]), float(cum0[best_j - 1]), copies, tight)
 
 
-def plan_tests(mechanism, n: int, alpha: float, pairs=None) -> list[PlannedTest]:
-    """Ordered input pairs with their events: by default both orders of the domain ends, and of the middle for
-    one-dimensional mechanisms; ``pairs`` (in the coordinate mechanism's domain) overrides them."""
-    coordinate, copies = coordinate_of(mechanism)
-    if pairs is None:
-        lo, hi = coordinate.domain
-        mid = coordinate.audit_inputs[len(coordinate.audit_inputs) // 2]
-        candidates = [lo, hi] if copies > 1 else [lo, mid, hi]
-        pairs = [(x1, x0) for x1 in candidates for x0 in candidates if x1 != x0]
-    delta = mechanism.delta
+@dataclass(frozen=True)
+class LawEvent:
+    """A law-planned event on whole reports: the scalar report in ``event``, or, for a sampled mechanism, every
+    sampled (non-zero) coordinate divided by the client scale in ``event``."""
+
+    event: Event
+    scale: float = 1.0
+
+    def contains(self, rows) -> np.ndarray:
+        if rows.width == 1:
+            return self.event.contains(rows.values[:, 0])
+        sampled = rows.values != 0.0
+        return np.all(self.event.contains(rows.values / self.scale) | ~sampled, axis=1)
+
+    def describe(self) -> str:
+        return self.event.describe()
+
+
+def _law_plans(mechanism, inputs, pair_ids, n: int, alpha: float) -> list[tuple[int, int, PlannedTest]]:
+    """The law's likelihood-ratio event for each ordered pair of the search's inputs (chosen before sampling)."""
+    sampling = mechanism.sampling
+    coordinate = sampling.coordinate if sampling else mechanism
+    copies = sampling.k if sampling else 1
+    to_coordinate = (lambda x: float(sampling.to_coordinate(np.asarray(x).ravel()[0]))) if sampling else (lambda x: x)
     plans = []
-    for x1, x0 in pairs:
-        plan = plan_event(coordinate.law(x1), coordinate.law(x0), copies, n, alpha / len(pairs), delta)
+    for i1, i0 in pair_ids:
+        plan = plan_event(coordinate.law(to_coordinate(inputs[i1])), coordinate.law(to_coordinate(inputs[i0])),
+                          copies, n, alpha, mechanism.delta)
         if plan is not None:
-            plans.append(PlannedTest(x1, x0, plan.event, plan.p1, plan.p0, copies, plan.tight))
+            plans.append((i1, i0, plan))
     return plans
 
 
-class _EventCounter:
-    """Picklable chunk reducer: how many of ``size`` reports of input ``x`` fall in each event."""
+def _law_candidates(mechanism, plans) -> list[Candidate]:
+    scale = mechanism.sampling.client_scale if mechanism.sampling else 1.0
+    return [Candidate(i1, i0, "law-tight" if plan.tight else "law", LawEvent(plan.event, scale),
+                      plan.claimed_log_ratio, plan.p0 == 0.0) for i1, i0, plan in plans]
 
-    def __init__(self, mechanism, x, events: list[Event]):
-        self.mechanism, self.x, self.events = mechanism, x, events
 
-    def __call__(self, size: int, rng: np.random.Generator) -> np.ndarray:
-        m = self.mechanism
-        if is_sampled(m):
-            user_input = np.full((size, m.d), m.alpha + (self.x - m.coordinate.domain[0]) * (m.beta - m.alpha)
-                                 / (m.coordinate.domain[1] - m.coordinate.domain[0]))
-            reports, mask = m.perturb(user_input, rng, return_mask=True)
-            values = reports / m.client_scale
-            counts = []
-            for event in self.events:
-                hit = event.contains(values) | ~mask
-                counts.append(int(np.count_nonzero(hit.all(axis=1))))
-            return np.array(counts)
-        reports = m.perturb(np.full(size, self.x), rng)
-        return np.array([int(np.count_nonzero(event.contains(reports))) for event in self.events])
+def law_ceiling(mechanism, n: int, alpha: float, pairs=None) -> float:
+    """The best lower bound n draws per input could certify at level alpha (per event) if the mechanism follows
+    its law exactly: the law's best event over the search's input pairs, with counts at their expectations."""
+    inputs = list(mechanism.privacy_inputs)
+    pair_ids = pairs or [(a, b) for a in range(len(inputs)) for b in range(len(inputs)) if a != b]
+    return _best_expected(_law_plans(mechanism, inputs, pair_ids, n, alpha), n, alpha, mechanism.delta)
+
+
+def _best_expected(plans, n: int, alpha: float, delta: float) -> float:
+    bounds = [expected_ratio_lower_bound(plan.p1 ** plan.copies, plan.p0 ** plan.copies, n, alpha, delta)
+              for _, _, plan in plans]
+    return float(max(bounds, default=-math.inf))
+
+
+def _likelihood_scores(mechanism, inputs, pair_ids) -> dict:
+    """Score functions log f(y | x1) - log f(y | x0) of a declared whole-report law, one per ordered pair."""
+    loglik = mechanism.report_loglik
+    return {(i1, i0): [ScoreOf(_RatioOf(loglik, inputs[i1], inputs[i0]), "declared law's log likelihood ratio")]
+            for i1, i0 in pair_ids}
+
+
+class _RatioOf:
+    def __init__(self, loglik, x1, x0):
+        self.loglik, self.x1, self.x0 = loglik, x1, x0
+
+    def __call__(self, values):
+        with np.errstate(invalid="ignore"):
+            ratio = np.asarray(self.loglik(values, self.x1), float) - np.asarray(self.loglik(values, self.x0), float)
+        return np.nan_to_num(np.round(ratio, 9), nan=0.0, posinf=1e300, neginf=-1e300)
+
+
+def _show(x) -> str:
+    x = np.asarray(x)
+    if x.ndim and x.size > 1 and np.all(x == x.ravel()[0]):
+        return f"({x.ravel()[0]:g}, ..., {x.ravel()[0]:g})"
+    return np.array2string(x, precision=4) if x.ndim else f"{float(x):g}"
 
 
 def blackbox_privacy(mechanism, n: int, seed: int, alpha: float, workers: int = 1,
                      progress: Callable[[int], None] | None = None, pairs=None) -> list[CheckResult]:
-    """Empirical eps lower bound from samples with law-derived events, plus the budget-use (tightness) check.
-    ``pairs`` restricts the ordered input pairs (default: see ``plan_tests``)."""
-    eps, delta = mechanism.eps, mechanism.delta
-    plans = plan_tests(mechanism, n, alpha, pairs)
-    inputs = sorted({p.x1 for p in plans} | {p.x0 for p in plans})
-    counts = {}
-    for stream, x in enumerate(inputs):
-        events = [p.event for p in plans]
-        counts[x] = map_reduce(_EventCounter(mechanism, x, events), n, seed, stream, workers, progress)
-    alpha_each = alpha / len(plans)
-    bounds = [ratio_lower_bound(counts[p.x1][i], counts[p.x0][i], n, n, alpha_each, delta)
-              for i, p in enumerate(plans)]
-    best = int(np.argmax(bounds))
-    plan, lower = plans[best], bounds[best]
-    violated = lower > eps * (1.0 + _EXACT_TOL)
-    results = [CheckResult(
-        "privacy.blackbox", f"{mechanism.reference}: {eps:g}-LDP" + (f" (delta={delta:g})" if delta else ""),
-        Status.FAIL if violated else Status.PASS, lower, "eps_lower", interval=(lower, math.inf),
-        threshold=eps, n=n, seed=seed, alpha=alpha,
-        explanation=(f"inputs {plan.x1:g} vs {plan.x0:g}, event {plan.event.describe()}"
-                     + (f" on all {plan.copies} sampled coordinates" if plan.copies > 1 else "")
-                     + f": eps >= {lower:.4f} with confidence 1 - {alpha:.3g}"
-                     + (f", ABOVE the claimed {eps:g}" if violated else f" (tightness {lower / eps:.3f})")),
-        details={"tightness": lower / eps, "tests": len(plans), "event": plan.event.describe(),
-                 "counts": [int(counts[plan.x1][best]), int(counts[plan.x0][best])]})]
-    tight = [(i, p) for i, p in enumerate(plans) if p.tight and delta == 0.0]
+    """The black-box search (``search.py``) on the mechanism's own samples, with the declared law's events
+    added as candidates; plus the budget-use (tightness) check when the law has events of maximal ratio.
+
+    ``pairs`` restricts the ordered input pairs (values in ``sample``'s input space; default: every ordered pair
+    of ``mechanism.privacy_inputs``, plus the pairs of ``mechanism.pilot_inputs`` that a short pilot run finds
+    most different).
+    """
+    delta = mechanism.delta
+    if pairs is None:
+        fixed = list(mechanism.privacy_inputs)
+        pairs = [(a, b) for i, a in enumerate(fixed) for j, b in enumerate(fixed) if i != j]
+        if len(mechanism.pilot_inputs):
+            pairs += pilot_pairs(mechanism.sample, list(mechanism.pilot_inputs), seed, set(pairs))
+    inputs = []
+    for pair in pairs:
+        inputs += [x for x in pair if not any(np.array_equal(x, y) for y in inputs)]
+    index = lambda x: next(i for i, y in enumerate(inputs) if np.array_equal(x, y))
+    pair_ids = [(index(a), index(b)) for a, b in pairs]
+    plans = _law_plans(mechanism, inputs, pair_ids, n, alpha / (5 * len(pair_ids))) if mechanism.has_law else []
+    planned = _law_candidates(mechanism, plans)
+    tight = [t for t, c in enumerate(planned) if c.family == "law-tight" and delta == 0.0]
+    search_alpha = alpha / 2.0 if tight else alpha
+    scores = _likelihood_scores(mechanism, inputs, pair_ids) if mechanism.report_loglik is not None else None
+    finding = search(mechanism.sample, inputs, pair_ids, n, seed, search_alpha, delta, planned, scores, workers,
+                     progress)
+    if mechanism.has_law and mechanism.sampling is None:
+        finding = _weigh_exact_events(mechanism, inputs, finding)
+    top = ceiling(mechanism.eps, finding.n_final, finding.alpha_each, delta)
+    if plans:  # the law says what this mechanism, exactly at its claim, lets this sample size certify
+        top = min(top, _best_expected(plans, finding.n_final, finding.alpha_each, delta))
+    results = [_blackbox_row(mechanism, inputs, finding, n, seed, alpha, top)]
     if tight:
-        uppers = [ratio_upper_bound(counts[p.x1][i], counts[p.x0][i], n, n, alpha / len(tight)) for i, p in tight]
-        j = int(np.argmax(uppers))
-        upper, (i, p) = uppers[j], tight[j]
-        claimed = p.claimed_log_ratio
-        under = upper < claimed * (1.0 - _EXACT_TOL)
-        results.append(CheckResult(
-            "privacy.budget", f"{mechanism.reference}: spends the claimed eps={eps:g}",
-            Status.FAIL if under else Status.PASS, upper, "eps_upper", interval=(-math.inf, upper),
-            threshold=claimed, n=n, seed=seed, alpha=alpha,
-            explanation=(f"the law's tightest event ({p.event.describe()}, inputs {p.x1:g} vs {p.x0:g}) has log ratio "
-                         f"<= {upper:.4f}" + (f", below the {claimed:.4g} the law implies: the mechanism adds more "
-                                              f"noise than claimed" if under else f"; the law implies {claimed:.4g}"))))
+        results.append(_budget_row(mechanism, inputs, finding, tight, n, seed, alpha / 2.0))
     return results
 
 
-# ----- black-box without a law: data-driven event search ------------------------------------------------------
-def _statistic(reports: np.ndarray) -> np.ndarray:
-    """Scalar statistic of a report: the value itself, or the sum of a vector report's entries."""
-    reports = np.asarray(reports, dtype=np.float64)
-    return reports if reports.ndim == 1 else reports.reshape(reports.shape[0], -1).sum(axis=1)
+def _weigh_exact_events(mechanism, inputs, finding):
+    """Exact-report events of a scalar mechanism that the declared law gives probability 0 under x0 (a finite
+    set of values has the mass of the law's atoms there, and none from a density): marked impossible, so that,
+    once seen under x1, they are reported as an unbounded loss."""
+    marked = []
+    for c in finding.candidates:
+        if isinstance(c.event, KeyEvent) and c.event.values.size:
+            mass = float(np.sum(_atom_mass(mechanism.law(inputs[c.i0]), c.event.values)))
+            c = replace(c, impossible_under_x0=mass == 0.0)
+        marked.append(c)
+    return replace(finding, candidates=tuple(marked))
 
 
-def _cell_index(values: np.ndarray, atoms: np.ndarray, edges: np.ndarray) -> np.ndarray:
-    if atoms.size:
-        pos = np.searchsorted(atoms, values)
-        pos = np.clip(pos, 0, atoms.size - 1)
-        return np.where(atoms[pos] == values, pos, -1)
-    return np.searchsorted(edges, values, side="right") - 1
-
-
-def search_privacy(sample: Callable[[object, int, np.random.Generator], np.ndarray], x1, x0, eps: float, n: int,
-                   seed: int, alpha: float, claim: str, delta: float = 0.0, bins: int = 50,
-                   stream: int = 0) -> CheckResult:
-    """Data-driven black-box audit: no law needed, only ``sample(x, size, rng) -> reports``.
-
-    Half of the n draws per input choose the cells (atoms when outputs take few values, otherwise ``bins``
-    quantile bins of the pooled statistic) and the union of top-ratio cells that maximises the lower bound;
-    the other half estimates that event's probabilities with Clopper-Pearson bounds. ``stream`` separates the
-    random numbers of several pairs audited with one seed.
-    """
-    half = n // 2
-    def draws(x, size, side, part):
-        rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(stream, side, part)))
-        return _statistic(sample(x, size, rng))
-
-    first = [draws(x1, half, 0, 0), draws(x0, half, 1, 0)]
-    second = [draws(x1, n - half, 0, 1), draws(x0, n - half, 1, 1)]
-    pooled = np.concatenate(first)
-    values = np.unique(pooled)
-    if values.size <= 4 * bins:
-        atoms, edges = values, np.empty(0)
-        n_cells = atoms.size
+def _blackbox_row(mechanism, inputs, finding, n, seed, alpha, top: float) -> CheckResult:
+    eps, delta = mechanism.eps, mechanism.delta
+    bounds = finding.bounds()
+    counts = lambda t: (int(finding.counts[finding.candidates[t].i1][t]), int(finding.counts[finding.candidates[t].i0][t]))
+    # infinite loss by the law: an event the declared law gives probability 0 under x0, seen under x1
+    impossible = [t for t, c in enumerate(finding.candidates) if c.impossible_under_x0 and counts(t)[0] > 0]
+    best = impossible[0] if impossible else int(np.argmax(bounds))
+    cand, raw = finding.candidates[best], float(bounds[best])
+    lower = max(raw, 0.0)
+    c1, c0 = counts(best)
+    x1, x0 = _show(inputs[cand.i1]), _show(inputs[cand.i0])
+    violated = raw > eps * (1.0 + _EXACT_TOL) or bool(impossible)
+    where = f"inputs {x1} vs {x0}, {cand.family} event {cand.event.describe()}"
+    if impossible:
+        finding_text = (f"UNBOUNDED loss: {where} has probability 0 under {x0} by the declared law and occurred {c1} "
+                        f"times in {finding.n_final} draws of {x1}")
+    elif finding.never_seen_under_x0(best) and violated:
+        finding_text = (f"{where}: seen {c1} times under {x1}, never under {x0} in {finding.n_final} draws: eps >= "
+                        f"{lower:.4f} (sample-limited; the loss may be unbounded), ABOVE the claimed {eps:g}")
     else:
-        atoms = np.empty(0)
-        edges = np.unique(np.quantile(pooled, np.linspace(0, 1, bins + 1)))
-        edges[0], edges[-1] = -math.inf, math.inf
-        n_cells = edges.size - 1
-    c1 = np.bincount(_cell_index(first[0], atoms, edges) + 1, minlength=n_cells + 1)[1:]
-    c0 = np.bincount(_cell_index(first[1], atoms, edges) + 1, minlength=n_cells + 1)[1:]
-    order = np.argsort(-(c1 + 0.5) / (c0 + 0.5), kind="stable")
-    best_j, best = 1, -math.inf
-    cum1, cum0 = np.cumsum(c1[order]), np.cumsum(c0[order])
-    for j in range(1, n_cells + 1):
-        bound = ratio_lower_bound(cum1[j - 1], cum0[j - 1], half, half, alpha, delta)
-        if bound > best:
-            best_j, best = j, bound
-    chosen = order[:best_j]
-    hit1 = np.isin(_cell_index(second[0], atoms, edges), chosen)
-    hit0 = np.isin(_cell_index(second[1], atoms, edges), chosen)
-    lower = ratio_lower_bound(int(hit1.sum()), int(hit0.sum()), n - half, n - half, alpha, delta)
-    violated = lower > eps * (1.0 + _EXACT_TOL)
+        finding_text = (f"{where}: eps >= {lower:.4f} with confidence 1 - {alpha:.3g}"
+                        + (f", ABOVE the claimed {eps:g}" if violated else
+                           f" (tightness {lower / eps:.3f}; ceiling {top:.4f} at this n and confidence)"))
+    per_family = {}
+    for t, c in enumerate(finding.candidates):
+        per_family[c.family] = max(per_family.get(c.family, -math.inf), float(bounds[t]))
     return CheckResult(
-        "privacy.search", claim, Status.FAIL if violated else Status.PASS, lower, "eps_lower",
-        interval=(lower, math.inf), threshold=eps, n=n, seed=seed, alpha=alpha,
-        explanation=(f"data-driven event ({best_j} of {n_cells} cells chosen on half the samples): eps >= {lower:.4f}"
-                     + (f", ABOVE the claimed {eps:g}" if violated else f" (tightness {lower / eps:.3f})")),
-        details={"tightness": lower / eps, "cells": int(n_cells), "chosen": int(best_j)})
+        "privacy.blackbox", f"{mechanism.reference}: {eps:g}-LDP" + (f" (delta={delta:g})" if delta else ""),
+        Status.FAIL if violated else Status.PASS, lower, "eps_lower", interval=(lower, math.inf), threshold=eps,
+        n=n, seed=seed, alpha=alpha, explanation=finding_text,
+        details={"tightness": lower / eps, "ceiling": top, "raw_lower": raw if math.isfinite(raw) else None,
+                 "unbounded": bool(impossible), "never_seen_under_x0": finding.never_seen_under_x0(best),
+                 "family": cand.family, "event": cand.event.describe(), "counts": [c1, c0],
+                 "tests": len(finding.candidates), "alpha_each": finding.alpha_each, "pairs": len({(c.i1, c.i0) for c in finding.candidates}),
+                 "pilot": finding.pilot, "final_draws": finding.n_final,
+                 "eps_lower_per_family": {k: (v if math.isfinite(v) else None) for k, v in per_family.items()}})
+
+
+def _budget_row(mechanism, inputs, finding, tight, n, seed, alpha) -> CheckResult:
+    eps = mechanism.eps
+    uppers = [ratio_upper_bound(finding.counts[finding.candidates[t].i1][t], finding.counts[finding.candidates[t].i0][t],
+                                finding.n_final, finding.n_final, alpha / len(tight)) for t in tight]
+    j = int(np.argmax(uppers))
+    upper, cand = uppers[j], finding.candidates[tight[j]]
+    claimed = cand.log_ratio
+    under = upper < claimed * (1.0 - _EXACT_TOL)
+    where = f"the law's tightest event ({cand.event.describe()}, inputs {_show(inputs[cand.i1])} vs {_show(inputs[cand.i0])})"
+    return CheckResult(
+        "privacy.budget", f"{mechanism.reference}: spends the claimed eps={eps:g}",
+        Status.FAIL if under else Status.PASS, upper, "eps_upper", interval=(-math.inf, upper), threshold=claimed,
+        n=n, seed=seed, alpha=alpha,
+        explanation=(f"{where} has log ratio <= {upper:.4f}" + (
+            f", below the {claimed:.4g} the law implies: the mechanism adds more noise than claimed" if under
+            else f"; the law implies {claimed:.4g}")))

@@ -12,7 +12,9 @@ from enum import Enum
 from typing import Any, Iterable
 
 #: Version of the JSON schema written by :meth:`AuditReport.to_dict`. Bump on any incompatible change.
-SCHEMA_VERSION = "1.0"
+#: 2.0: numbers JSON cannot hold (inf, -inf, nan) are written as null, never as strings such as "inf"; an
+#: interval's missing end is therefore null (e.g. ``[0.98, null]`` for a one-sided lower bound).
+SCHEMA_VERSION = "2.0"
 
 
 class Status(str, Enum):
@@ -25,14 +27,14 @@ class Status(str, Enum):
 
 
 def _json_number(value: Any) -> Any:
-    """Floats that JSON cannot hold (inf, nan) become strings; numpy scalars become Python numbers."""
+    """Floats that JSON cannot hold (inf, nan) become null (schema 2.0); numpy scalars become Python numbers."""
     if hasattr(value, "item") and not isinstance(value, (list, tuple, dict)):
         try:
             value = value.item()
         except (TypeError, ValueError):
             pass
     if isinstance(value, float) and not math.isfinite(value):
-        return str(value)
+        return None
     if isinstance(value, (list, tuple)):
         return [_json_number(v) for v in value]
     if isinstance(value, dict):

@@ -1,24 +1,42 @@
-"""``verify``: every applicable audit of one mechanism, with one family-wise false-alarm rate.
+"""``verify``: the one orchestrator. Every audit that a mechanism's declarations allow, with one family-wise
+false-alarm rate.
 
-The exact (white-box) checks cost no false alarms. The statistical families (black-box privacy, moments,
-distribution and structure) share ``alpha`` equally, and each family splits its share over its own tests
-with Bonferroni, so the probability that a correct mechanism fails ``verify`` is at most ``alpha``.
-All sampling is seeded per chunk (``sampling.py``), so a report is reproducible from its seed alone.
+It reads only the :class:`ldp_audit.mechanisms.base.Auditable` interface, so a built-in and the same mechanism
+handed in by a user (adapted by :func:`ldp_audit.external.as_mechanism`) get the same rows. What runs:
+
+* ``sanity.*`` (exact, always): shape, finiteness, declared support, determinism given the seed;
+* privacy (``checks`` holds "privacy"): with a law, the exact ``law.mass`` and ``privacy.whitebox`` rows; always
+  the black-box search on the mechanism's own samples (``privacy.blackbox``), with the law's events added as
+  candidates, and ``privacy.budget`` when the law has events of maximal ratio;
+* moments ("moments", when the mechanism claims moment formulas): ``moments.mean`` / ``.variance`` /
+  ``.covariance``;
+* distribution ("distribution", with a law): ``distribution.fit`` / ``.support``, and ``structure.sampling`` for
+  sampled mechanisms.
+
+The alpha rule, stated once: exact checks cost no false alarms; the statistical families that run (privacy,
+moments, distribution) share ``alpha`` equally, and each splits its share over its own tests with Bonferroni,
+so a correct mechanism fails ``verify`` with probability at most ``alpha``. All sampling is seeded per chunk
+(``sampling.py``), so a report is reproducible from its seed alone.
 """
 from __future__ import annotations
 
+import pickle
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Iterable
 
 from .distribution import distribution_checks
 from .moments import moment_checks
 from .privacy import blackbox_privacy, whitebox_privacy
-from .result import AuditReport
+from .result import AuditReport, CheckResult
+from .sanity import sanity_checks
+from .search import PILOT_PAIRS
 from ..mechanisms.validation import check_int, check_open_unit
 
 DEFAULT_SAMPLES = 1_000_000
 DEFAULT_SEED = 20240601
 DEFAULT_ALPHA = 1e-3
+#: The check groups ``verify`` knows ("all" selects every one of them).
+CHECKS = ("privacy", "moments", "distribution")
 
 
 @dataclass(frozen=True)
@@ -36,25 +54,89 @@ class AuditSettings:
         object.__setattr__(self, "alpha", check_open_unit(self.alpha, "alpha (1 - confidence)"))
         object.__setattr__(self, "workers", check_int(self.workers, "workers", 1, 64))
 
+    def as_dict(self) -> dict:
+        return {"samples": self.samples, "seed": self.seed, "alpha": self.alpha, "confidence": 1.0 - self.alpha,
+                "workers": self.workers}
 
-def planned_draws(mechanism, settings: AuditSettings) -> int:
+
+def parse_checks(checks: str | Iterable[str] | None) -> tuple[str, ...]:
+    """``"all"``, one group name, a comma-separated list or an iterable of names -> the groups, in order."""
+    if checks is None:
+        return CHECKS
+    names = checks.split(",") if isinstance(checks, str) else list(checks)
+    names = [name.strip() for name in names if name.strip()]
+    if "all" in names:
+        return CHECKS
+    unknown = sorted(set(names) - set(CHECKS))
+    if unknown or not names:
+        raise ValueError(f"checks must be 'all' or a subset of {', '.join(CHECKS)}; got {checks!r}")
+    return tuple(group for group in CHECKS if group in names)
+
+
+def families(mechanism, checks: tuple[str, ...]) -> list[str]:
+    """The statistical families that run for this mechanism and selection."""
+    out = []
+    if "privacy" in checks:
+        out.append("privacy")
+    if "moments" in checks and any(any(m) for m in dict(mechanism.moment_claims).values()):
+        out.append("moments")
+    if "distribution" in checks and mechanism.has_law:
+        out.append("distribution")
+    return out
+
+
+def planned_draws(mechanism, settings: AuditSettings, checks=None) -> int:
     """How many reports ``verify`` will draw (for progress bars)."""
-    inputs = 1 if hasattr(mechanism, "coordinate") else len(mechanism.audit_inputs)
-    privacy_inputs = 2 if hasattr(mechanism, "coordinate") else 3
-    return settings.samples * (privacy_inputs + 2 * inputs)
+    checks = parse_checks(checks)
+    run = families(mechanism, checks)
+    searched = len(mechanism.privacy_inputs) + (2 * PILOT_PAIRS if len(mechanism.pilot_inputs) else 0)
+    total = settings.samples * searched if "privacy" in run else 0
+    probed = ("moments" in run) + ("distribution" in run)
+    if probed:
+        total += settings.samples * probed * (1 if mechanism.sampling is not None else len(mechanism.audit_inputs))
+    return total
 
 
-def verify(mechanism, settings: AuditSettings | None = None,
-           progress: Callable[[int], None] | None = None) -> AuditReport:
-    """Run the white-box, black-box, moment, distribution and structure audits of ``mechanism``."""
+def run_checks(mechanism, settings: AuditSettings, checks=None,
+               progress: Callable[[int], None] | None = None) -> list[CheckResult]:
+    """The rows of ``verify`` (see the module docstring) for the selected ``checks``."""
+    checks = parse_checks(checks)
+    if settings.workers > 1:
+        try:
+            pickle.dumps(mechanism)
+        except Exception as exc:
+            raise ValueError(f"workers={settings.workers} needs a picklable mechanism (module-level functions and "
+                             f"classes, no lambdas or closures); pickling failed: {exc}") from exc
+    results, runnable = sanity_checks(mechanism, settings.seed)
+    if not runnable:
+        return results
+    run = families(mechanism, checks)
+    share = settings.alpha / max(len(run), 1)
+    s = settings
+    if "privacy" in run:
+        if mechanism.eps is None:
+            raise ValueError(f"{mechanism.name} declares no eps: a privacy audit needs the claimed eps")
+        if mechanism.has_law:
+            results += whitebox_privacy(mechanism)
+        results += blackbox_privacy(mechanism, s.samples, s.seed, share, s.workers, progress)
+    if "moments" in run:
+        results += moment_checks(mechanism, s.samples, s.seed, share, s.workers, progress)
+    if "distribution" in run:
+        results += distribution_checks(mechanism, s.samples, s.seed, share, s.workers, progress)
+    return results
+
+
+def subject_of(mechanism) -> dict:
+    return {"mechanism": mechanism.name, **mechanism.params(), "reference": mechanism.reference}
+
+
+def verify(mechanism, settings: AuditSettings | None = None, progress: Callable[[int], None] | None = None,
+           checks=None, title: str | None = None) -> AuditReport:
+    """Run the selected audits (``checks``: "all", "privacy", "moments", "distribution" or a list of them) of
+    ``mechanism`` (anything implementing the audit interface) and return the report (titled ``title``, by
+    default "verify NAME")."""
     s = settings or AuditSettings()
-    share = s.alpha / 3.0
-    results = whitebox_privacy(mechanism)
-    results += blackbox_privacy(mechanism, s.samples, s.seed, share, s.workers, progress)
-    results += moment_checks(mechanism, s.samples, s.seed, share, s.workers, progress)
-    results += distribution_checks(mechanism, s.samples, s.seed, share, s.workers, progress)
-    subject = {**mechanism.params(), "mechanism": getattr(mechanism, "name", type(mechanism).__name__),
-               "reference": mechanism.reference}
-    return AuditReport.of(f"verify {subject['mechanism']}", results, subject=subject,
-                          settings={"samples": s.samples, "seed": s.seed, "alpha": s.alpha,
-                                    "confidence": 1.0 - s.alpha, "workers": s.workers})
+    selected = parse_checks(checks)
+    results = run_checks(mechanism, s, selected, progress)
+    return AuditReport.of(title or f"verify {mechanism.name}", results, subject=subject_of(mechanism),
+                          settings={**s.as_dict(), "checks": ",".join(selected)})

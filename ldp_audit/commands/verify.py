@@ -2,14 +2,25 @@
 
 MECH is a registered name (``ldp-audit list``) or ``package.module:factory`` for a user's own mechanism
 (see ``ldp_audit.external``); extra parameters go through ``--param key=value`` or the named options.
+``--checks privacy|moments|distribution|all`` (or a comma-separated list) selects the audits; the sampler's
+sanity checks always run.
+
+Exit codes: 0 every check passed; 1 a check failed (e.g. a privacy violation); 2 usage error or bad input;
+3 the sampler is not reproducible given its seed (sanity.determinism failed), so no row of the report can be
+reproduced and the verdict itself is not trustworthy.
 """
 from __future__ import annotations
 
 import argparse
 
 from ._common import add_output_options, emit, parse_param, progress_bar
-from ..audits.verify import DEFAULT_ALPHA, DEFAULT_SAMPLES, DEFAULT_SEED, AuditSettings, planned_draws, verify
+from ..audits.result import Status
+from ..audits.verify import (CHECKS, DEFAULT_ALPHA, DEFAULT_SAMPLES, DEFAULT_SEED, AuditSettings, parse_checks,
+                             planned_draws, verify)
 from ..mechanisms import make
+
+#: Exit code of a sampler that is not reproducible given its seed (distinct from 1, a failed check).
+EXIT_NOT_REPRODUCIBLE = 3
 
 #: Mechanism parameters with their own option (everything else: --param key=value).
 _NAMED = {"d": int, "k": str, "m": str, "alpha": float, "beta": float, "delta": float, "c": int, "f": int,
@@ -30,8 +41,22 @@ def register(sub) -> None:
     p.add_argument("--confidence", type=float, default=1.0 - DEFAULT_ALPHA,
                    help="1 - family-wise false-alarm rate (default %(default)s)")
     p.add_argument("--workers", type=int, default=1, help="worker processes; results do not depend on it")
+    p.add_argument("--checks", default="all", type=_checks, metavar="|".join(CHECKS + ("all",)),
+                   help="audits to run: 'all' (default) or a comma-separated subset; sanity checks always run")
     add_output_options(p)
     p.set_defaults(func=run)
+
+
+def _checks(text):
+    try:
+        return parse_checks(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from exc
+
+
+def _exit_code(report, code: int) -> int:
+    not_reproducible = any(r.name == "sanity.determinism" and r.status == Status.FAIL for r in report.results)
+    return EXIT_NOT_REPRODUCIBLE if not_reproducible else code
 
 
 def _k_value(text):
@@ -46,14 +71,13 @@ def run(args, console) -> int:
     params.update(dict(args.param))
     settings = AuditSettings(args.samples, args.seed, round(1.0 - args.confidence, 12), args.workers)
     if ":" in args.mechanism:
-        from ..external import audit_external, load_external
+        from ..external import adapted, load_external
 
-        mechanism = load_external(args.mechanism, args.eps, params)
-        with progress_bar(console, enabled=not (args.json or args.markdown)) as advance:
-            report = audit_external(mechanism, settings, progress=advance)
-        return emit(report, args, console)
-    mechanism = make(args.mechanism, eps=args.eps, **params)
-    with progress_bar(console, total=planned_draws(mechanism, settings), enabled=not (args.json or args.markdown),
+        mechanism = adapted(load_external(args.mechanism, args.eps, params))
+    else:
+        mechanism = make(args.mechanism, eps=args.eps, **params)
+    total = planned_draws(mechanism, settings, args.checks)
+    with progress_bar(console, total=total, enabled=not (args.json or args.markdown),
                       description=f"auditing {args.mechanism}") as advance:
-        report = verify(mechanism, settings, progress=advance)
-    return emit(report, args, console)
+        report = verify(mechanism, settings, progress=advance, checks=args.checks)
+    return _exit_code(report, emit(report, args, console))

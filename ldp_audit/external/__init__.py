@@ -1,4 +1,4 @@
-"""Audit a user's own mechanism (issue 6): the protocol, its adapters, and the audits that apply.
+"""Audit a user's own mechanism: the protocol, its adapters, and the hand-over to the one orchestrator.
 
     from ldp_audit.external import as_mechanism, audit_external, load_external, Interval, FiniteSet, Box
 
@@ -8,10 +8,10 @@
 From the command line: ``ldp-audit verify package.module:factory --eps 1 [--param key=value ...]``.
 The protocol is documented in :mod:`ldp_audit.external.protocol`.
 """
-from .audit import GROUPS, audit_external, run_checks
+from .audit import adapted, audit_external
 from .domains import Box, FiniteSet, Interval, parse_domain
 from .loader import load_external
 from .protocol import ExternalMechanism, as_mechanism, is_builtin
 
-__all__ = ["audit_external", "load_external", "as_mechanism", "run_checks", "ExternalMechanism", "Interval",
-           "FiniteSet", "Box", "parse_domain", "is_builtin", "GROUPS"]
+__all__ = ["audit_external", "adapted", "load_external", "as_mechanism", "ExternalMechanism", "Interval",
+           "FiniteSet", "Box", "parse_domain", "is_builtin"]

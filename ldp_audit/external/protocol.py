@@ -28,13 +28,13 @@ Shapes accepted by :func:`as_mechanism`:
 from __future__ import annotations
 
 import inspect
-import math
 from dataclasses import dataclass, field, replace
 from types import SimpleNamespace
 from typing import Callable
 
 import numpy as np
 
+from ..mechanisms.base import Mechanism, contrast_points, pilot_points
 from ..mechanisms.laws import Law
 from ..mechanisms.validation import check_eps
 from .domains import Box, Domain, FiniteSet, Interval, parse_domain
@@ -47,11 +47,13 @@ _ALIASES = {
     "estimate": ("estimate",),
     "estimate_mean": ("estimate_mean",),
     "estimate_var": ("estimate_var",),
+    "report_loglik": ("report_loglik", "logpmf"),
 }
 #: Everything :func:`as_mechanism` reads from a user's object, for error messages.
 PROTOCOL = ("sample(x, n, rng) or perturb(x, rng)", "eps", "domain", "delta", "support", "law(x)", "pmf(y, x)",
             "pdf(y, x)", "cdf(y, x)", "report_mean(x) / mean(x)", "report_var(x) / var(x)", "estimate(reports)",
-            "estimate_mean(x)", "estimate_var(x)", "name", "reference")
+            "estimate_mean(x)", "estimate_var(x)", "report_loglik(reports, x) / logpmf(reports, x)", "name",
+            "reference")
 
 
 def _identity(x):
@@ -60,11 +62,12 @@ def _identity(x):
 
 @dataclass(frozen=True, eq=False)
 class ExternalMechanism:
-    """A user's mechanism in the shape the audit engine reads (the ``ScalarMechanism`` duck type).
+    """A user's mechanism adapted once into the audit interface (``ldp_audit.mechanisms.base.Auditable``).
 
     Build it with :func:`as_mechanism`. For a finite input set the engine works with category codes
     0..c-1 (or the categories themselves when they are the integers lo..hi); ``value_of`` maps a code back to
-    the user's value before any user function is called.
+    the user's value before any user function is called. A user's mechanism declares no sampled-coordinate
+    structure (``sampling`` is None); its whole-report likelihood, if any, is ``report_loglik``.
     """
 
     sampler: Callable
@@ -78,6 +81,7 @@ class ExternalMechanism:
     estimator: Callable | None = None
     estimate_mean_fn: Callable | None = None
     estimate_var_fn: Callable | None = None
+    loglik_fn: Callable | None = None
     name: str = "user mechanism"
     reference: str = "user's claim"
     parameters: dict = field(default_factory=dict)
@@ -87,19 +91,25 @@ class ExternalMechanism:
     def has_law(self) -> bool:
         return self.law_fn is not None
 
+    sampling = None
+
     @property
-    def moment_claims(self) -> dict[str, tuple[Callable | None, Callable | None]]:
-        """Claimed (mean, variance) functions of the raw report and of the estimate, where any is declared."""
+    def moment_claims(self) -> dict[str, tuple[bool, bool]]:
+        """Which moments of the raw report and of the estimate the user claims."""
         claims = {}
         if self.report_mean_fn or self.report_var_fn:
-            claims["report"] = (self.report_mean_fn, self.report_var_fn)
+            claims["report"] = (self.report_mean_fn is not None, self.report_var_fn is not None)
         if self.estimator is not None:
-            claims["estimate"] = (self.estimate_mean_fn, self.estimate_var_fn)
+            claims["estimate"] = (self.estimate_mean_fn is not None, self.estimate_var_fn is not None)
         return claims
 
     @property
+    def report_loglik(self) -> Callable | None:
+        return None if self.loglik_fn is None else _LoglikOf(self)
+
+    @property
     def level(self) -> str:
-        return "white-box" if (self.has_law or self.moment_claims) else "black-box"
+        return "white-box" if (self.has_law or self.moment_claims or self.loglik_fn) else "black-box"
 
     @property
     def scalar(self) -> bool:
@@ -109,7 +119,11 @@ class ExternalMechanism:
         return replace(self, eps=check_eps(eps))
 
     def params(self) -> dict:
-        return {"eps": self.eps, **({"delta": self.delta} if self.delta else {}), **self.parameters}
+        """The claimed budget, the factory's parameters, the input domain and the audit level (white-box when
+        a law, a likelihood or moment claims are declared): what a report's subject shows."""
+        fixed = {"domain": self.input_domain.describe(), "level": self.level}
+        own = {(f"param.{k}" if k in fixed else k): v for k, v in self.parameters.items()}
+        return {"eps": self.eps, **({"delta": self.delta} if self.delta else {}), **own, **fixed}
 
     # ----- the engine's face: domain in codes, vectorised perturb ---------------------------------------------
     @property
@@ -130,6 +144,20 @@ class ExternalMechanism:
         raise ValueError("a box domain has no scalar (lo, hi); only the black-box audits apply to it")
 
     @property
+    def privacy_inputs(self) -> list:
+        """Inputs the black-box search contrasts: both ends (and the middle) of an interval, up to four categories
+        of a finite set (codes), the two corners of a box."""
+        dom = self.input_domain
+        if isinstance(dom, Box):
+            return [np.asarray(dom.lo, dtype=np.float64), np.asarray(dom.hi, dtype=np.float64)]
+        return contrast_points(*self.domain, self.discrete_input)
+
+    @property
+    def pilot_inputs(self) -> list:
+        """Up to 32 categories (codes) of a finite set larger than ``privacy_inputs`` covers; else none."""
+        return [] if isinstance(self.input_domain, Box) else pilot_points(*self.domain, self.discrete_input)
+
+    @property
     def audit_inputs(self) -> np.ndarray:
         """Domain ends, middle and two interior points (at most five categories for finite sets)."""
         lo, hi = self.domain
@@ -139,50 +167,27 @@ class ExternalMechanism:
 
     def value_of(self, code):
         """The user's input for an engine input (a category code for re-coded finite sets)."""
+        if isinstance(self.input_domain, Box):
+            return np.asarray(code, dtype=np.float64)
         if self._recoded:
             return float(self.input_domain.values[int(code)])
         if isinstance(self.input_domain, FiniteSet):
             return int(code) if float(code).is_integer() else float(code)
         return float(code)
 
-    def sample(self, x, n: int, rng: np.random.Generator) -> np.ndarray:
-        """n reports of the user's input x (a value, or a vector for box domains), checked for shape."""
+    def sample(self, x, n: int, rng: np.random.Generator):
+        """n reports of the engine input x (a category code for re-coded finite sets, a vector for boxes)."""
+        return self.sample_value(self.value_of(x), n, rng)
+
+    def sample_value(self, x, n: int, rng: np.random.Generator):
+        """n reports of the user's own input x, as the user's sampler returns them (any report shape)."""
         if not np.all(self.input_domain.contains(x)):
             raise ValueError(f"input {x!r} is outside the declared domain {self.input_domain.describe()}")
-        reports = np.asarray(self.sampler(x, int(n), rng))
-        if reports.ndim == 0 or reports.shape[0] != n:
-            raise ValueError(f"sample(x, n={n}, rng) must return n reports (first axis of length n), "
-                             f"got shape {reports.shape}")
-        return reports
-
-    def perturb(self, x, rng) -> np.ndarray:
-        """Reports of each entry of x (engine inputs; codes for re-coded finite sets), grouped by distinct value."""
-        x = np.atleast_1d(np.asarray(x, dtype=np.float64))
-        distinct, inverse = np.unique(x, return_inverse=True)
-        if distinct.size == 1:
-            return np.asarray(self.sample(self.value_of(distinct[0]), x.size, rng), dtype=np.float64)
-        out = None
-        for j, code in enumerate(distinct):
-            where = np.flatnonzero(inverse == j)
-            part = np.asarray(self.sample(self.value_of(code), where.size, rng), dtype=np.float64)
-            if out is None:
-                out = np.empty((x.size,) + part.shape[1:])
-            out[where] = part
-        return out
+        return self.sampler(x, int(n), rng)
 
     def estimate(self, reports) -> np.ndarray:
         reports = np.asarray(reports, dtype=np.float64)
         return reports if self.estimator is None else np.asarray(self.estimator(reports), dtype=np.float64)
-
-    # The engine decides from (estimate_scale, estimate_shift) == (1, 0) that there is no estimator. A user's
-    # estimator is an arbitrary function, so its scale is "unknown" (nan) rather than a number.
-    @property
-    def estimate_scale(self) -> float:
-        return 1.0 if self.estimator is None else math.nan
-
-    @property
-    def estimate_shift(self) -> float:
-        return 0.0
 
     def law(self, x) -> Law:
         if self.law_fn is None:
@@ -193,8 +198,10 @@ class ExternalMechanism:
         if fn is None:
             raise ValueError(f"{self.name} declares no {what}")
         xs = np.asarray(x, dtype=np.float64)
-        values = [float(fn(self.value_of(v))) for v in xs.ravel()]
-        return np.array(values).reshape(xs.shape) if xs.ndim else values[0]
+        values = [np.asarray(fn(self.value_of(v)), dtype=np.float64) for v in xs.ravel()]
+        if xs.ndim == 0:  # one input: a number, or the claimed vector of a vector report
+            return float(values[0]) if values[0].ndim == 0 else values[0]
+        return np.stack(values).reshape(xs.shape + values[0].shape)
 
     def report_mean(self, x):
         return self._claim(self.report_mean_fn, x, "report_mean(x)")
@@ -207,6 +214,16 @@ class ExternalMechanism:
 
     def estimate_var(self, x):
         return self._claim(self.estimate_var_fn, x, "estimate_var(x)")
+
+
+class _LoglikOf:
+    """The user's whole-report log likelihood, called with the user's input for an engine input."""
+
+    def __init__(self, mech: ExternalMechanism):
+        self.mech = mech
+
+    def __call__(self, values, x):
+        return self.mech.loglik_fn(values, self.mech.value_of(x))
 
 
 # ----- adapters ------------------------------------------------------------------------------------------------
@@ -270,11 +287,8 @@ def _lookup(source, names):
 
 
 def is_builtin(mechanism) -> bool:
-    """True for mechanisms of this library (one-dimensional or sampled high-dimensional)."""
-    from ..mechanisms.base import ScalarMechanism
-    from ..mechanisms.sampled import SampledMechanism
-
-    return isinstance(mechanism, (ScalarMechanism, SampledMechanism))
+    """True for mechanisms of this library (they implement the audit interface themselves)."""
+    return isinstance(mechanism, Mechanism)
 
 
 def as_mechanism(obj, eps=None, domain=None, *, require_eps: bool = True, **claims) -> ExternalMechanism:
@@ -289,10 +303,10 @@ def as_mechanism(obj, eps=None, domain=None, *, require_eps: bool = True, **clai
         return obj if eps is None else obj.with_eps(eps)
     unknown = set(claims) - {"delta", "support", "law", "pmf", "pdf", "cdf", "report_mean", "report_var", "mean",
                              "var", "estimate", "estimate_mean", "estimate_var", "name", "reference", "params",
-                             "discrete_input"}
+                             "discrete_input", "report_loglik", "logpmf"}
     if unknown:
         raise ValueError(f"unknown protocol keyword(s) {sorted(unknown)}; the protocol reads: {', '.join(PROTOCOL)}")
-    if is_builtin(obj) and hasattr(obj, "coordinate"):
+    if is_builtin(obj) and obj.sampling is not None:
         raise ValueError(f"sampled high-dimensional built-in {obj.name!r} cannot be wrapped; audit it directly")
     source = SimpleNamespace(**obj) if isinstance(obj, dict) else obj
     label = getattr(source, "name", None) or getattr(obj, "__name__", None) or type(obj).__name__
@@ -363,10 +377,12 @@ def as_mechanism(obj, eps=None, domain=None, *, require_eps: bool = True, **clai
     estimator = claim("estimate")
     estimate_mean = claim("estimate_mean")
     estimate_var = claim("estimate_var")
+    loglik = claim("report_loglik", _ALIASES["report_loglik"])
     if estimator is not None and estimate_mean is None:
         estimate_mean = _identity  # an estimator's claim, unless stated otherwise, is that it is unbiased
     for key, value in (("report_mean", report_mean), ("report_var", report_var), ("estimate", estimator),
-                       ("estimate_mean", estimate_mean), ("estimate_var", estimate_var)):
+                       ("estimate_mean", estimate_mean), ("estimate_var", estimate_var),
+                       ("report_loglik", loglik)):
         if value is not None and not callable(value):
             raise ValueError(f"{label}: {key} must be callable, got {type(value).__name__}")
     whitebox = law_fn is not None or report_mean or report_var or estimator
@@ -379,5 +395,5 @@ def as_mechanism(obj, eps=None, domain=None, *, require_eps: bool = True, **clai
     return ExternalMechanism(
         sampler=sampler, eps=eps_value, input_domain=input_domain, delta=delta, law_fn=law_fn,
         output_support=output_support, report_mean_fn=report_mean, report_var_fn=report_var, estimator=estimator,
-        estimate_mean_fn=estimate_mean, estimate_var_fn=estimate_var, name=str(claim("name") or label),
+        estimate_mean_fn=estimate_mean, estimate_var_fn=estimate_var, loglik_fn=loglik, name=str(claim("name") or label),
         reference=str(claim("reference") or f"{label}: user's claim"), parameters=dict(parameters))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, Callable, ClassVar, Protocol, Sequence
 
 import numpy as np
 
@@ -24,8 +24,150 @@ def probe_points(lo: float, hi: float) -> np.ndarray:
     return np.unique(np.array([lo, lo + 0.25 * (hi - lo), 0.5 * (lo + hi), lo + 0.65 * (hi - lo), hi]))
 
 
+#: Most inputs the black-box search contrasts for a finite input domain (every ordered pair of them).
+CONTRAST_CATEGORIES = 4
+
+
+def contrast_points(lo: float, hi: float, discrete: bool) -> list[float]:
+    """Inputs the black-box privacy search contrasts on [lo, hi]: both ends and the middle (for categories:
+    up to ``CONTRAST_CATEGORIES`` spread over lo..hi, both ends included)."""
+    if discrete:
+        count = min(CONTRAST_CATEGORIES, int(hi - lo) + 1)
+        return [float(v) for v in np.unique(np.round(np.linspace(lo, hi, count)))]
+    return [float(lo), float(0.5 * (lo + hi)), float(hi)]
+
+
+#: Most categories a short pilot run compares to pick extra input pairs for the black-box search.
+PILOT_CATEGORIES = 32
+
+
+def pilot_points(lo: float, hi: float, discrete: bool) -> list[float]:
+    """Inputs among which a short pilot run picks extra pairs for the search: for a finite domain with more
+    categories than ``contrast_points`` covers, up to ``PILOT_CATEGORIES`` spread over lo..hi; else none."""
+    count = int(hi - lo) + 1 if discrete else 0
+    if count <= CONTRAST_CATEGORIES:
+        return []
+    return [float(v) for v in np.unique(np.round(np.linspace(lo, hi, min(PILOT_CATEGORIES, count))))]
+
+
 @dataclass(frozen=True)
-class ScalarMechanism(ABC):
+class Sampling:
+    """The sampled-coordinate structure of a high-dimensional report, as data (DESIGN.md "Mechanism").
+
+    A report holds d coordinates; k of them, drawn uniformly and independently of the input, carry
+    ``client_scale`` times the report of ``coordinate`` (a one-dimensional mechanism) at the input mapped
+    affinely from [alpha, beta] onto the coordinate's domain; the others are exactly 0.
+    """
+
+    coordinate: "ScalarMechanism"
+    k: int
+    d: int
+    client_scale: float = 1.0
+    alpha: float = -1.0
+    beta: float = 1.0
+
+    def to_coordinate(self, x):
+        lo, hi = self.coordinate.domain
+        return lo + (np.asarray(x, dtype=np.float64) - self.alpha) * ((hi - lo) / (self.beta - self.alpha))
+
+
+class Auditable(Protocol):
+    """The one interface the audit engine reads (DESIGN.md "One audit interface").
+
+    Required: ``sample(x, n, rng)`` (n reports of ONE input x, any report shape), ``eps``, ``delta``, ``name``,
+    ``reference``, ``privacy_inputs`` (the inputs the black-box search contrasts, in ``sample``'s terms),
+    ``pilot_inputs`` (inputs among which a short pilot run may pick extra pairs; may be empty) and
+    ``audit_inputs`` (where moments and distributions are probed). Declared capabilities, as data:
+    ``has_law`` (``law(x)`` gives the exact law of one report, or of one sampled coordinate),
+    ``sampling`` (a :class:`Sampling`, or None), ``report_loglik`` (a whole-report log likelihood
+    ``(values (n, w), x) -> (n,)``, or None), ``output_support`` (an object with ``contains`` and ``describe``,
+    or None) and ``moment_claims`` ({"report" | "estimate": (claims a mean, claims a variance)}). Built-ins implement it through :class:`Mechanism`; a user's object is adapted into it once by
+    :func:`ldp_audit.external.as_mechanism`.
+    """
+
+    name: str
+    reference: str
+    eps: float
+    delta: float
+    has_law: bool
+    sampling: Sampling | None
+    report_loglik: Callable | None
+    output_support: Any
+    moment_claims: dict
+
+    def sample(self, x, n: int, rng: np.random.Generator) -> Any: ...
+
+    @property
+    def privacy_inputs(self) -> Sequence: ...
+
+    @property
+    def pilot_inputs(self) -> Sequence: ...
+
+    @property
+    def audit_inputs(self) -> np.ndarray: ...
+
+
+class Mechanism(ABC):
+    """The base every built-in mechanism shares: the :class:`Auditable` face, the affine server estimate and the
+    moments and law of the estimate, derived from what a subclass implements (its sampler, law and report
+    moments)."""
+
+    #: built-ins derive their exact law from the algorithm; none declares a whole-report likelihood
+    has_law: ClassVar[bool] = True
+    report_loglik: ClassVar[Callable | None] = None
+    #: built-ins declare no output support beyond their law's (the distribution audit checks that one)
+    output_support: ClassVar[None] = None
+
+    @property
+    def sampling(self) -> Sampling | None:
+        return None
+
+    @property
+    def moment_claims(self) -> dict[str, tuple[bool, bool]]:
+        """Mean and variance formulas of the estimate, and of the raw report when the estimate differs from it."""
+        both = (True, True)
+        identity = self.estimate_scale == 1.0 and self.estimate_shift == 0.0
+        return {"estimate": both} if identity else {"estimate": both, "report": both}
+
+    @abstractmethod
+    def sample(self, x, n: int, rng: np.random.Generator):
+        """n reports of the one input x."""
+
+    @property
+    @abstractmethod
+    def privacy_inputs(self) -> list:
+        """Inputs the black-box privacy search contrasts."""
+
+    @property
+    def pilot_inputs(self) -> list:
+        """Inputs among which a short pilot run picks extra pairs for the search (none by default)."""
+        return []
+
+    @property
+    def estimate_scale(self) -> float:
+        """The server estimate is ``estimate_scale * report + estimate_shift``."""
+        return 1.0
+
+    @property
+    def estimate_shift(self) -> float:
+        return 0.0
+
+    def estimate_law(self, x) -> Law:
+        return self.law(x).affine(self.estimate_scale, self.estimate_shift)
+
+    def estimate_mean(self, x):
+        return self.estimate_shift + self.estimate_scale * np.asarray(self.report_mean(x))
+
+    def estimate_var(self, x):
+        return self.estimate_scale**2 * np.asarray(self.report_var(x))
+
+    def worst_case_variance(self) -> float:
+        """Largest estimate variance over the domain (attained at an end or the middle for every mechanism here)."""
+        return float(np.max(self.estimate_var(self.audit_inputs)))
+
+
+@dataclass(frozen=True)
+class ScalarMechanism(Mechanism):
     """An eps-LDP randomizer of one real (or categorical) value, vectorised over users."""
 
     eps: float
@@ -38,6 +180,17 @@ class ScalarMechanism(ABC):
 
     def __post_init__(self):
         object.__setattr__(self, "eps", check_eps(self.eps))
+
+    def sample(self, x, n: int, rng: np.random.Generator) -> np.ndarray:
+        return self.perturb(np.full(int(n), float(x)), rng)
+
+    @property
+    def privacy_inputs(self) -> list:
+        return contrast_points(*self.domain, self.discrete_input)
+
+    @property
+    def pilot_inputs(self) -> list:
+        return pilot_points(*self.domain, self.discrete_input)
 
     # ----- description -------------------------------------------------------------------------------
     @property
@@ -78,15 +231,6 @@ class ScalarMechanism(ABC):
             raise ValueError(f"x must hold integer categories in [{lo:g}, {hi:g}] for mechanism {self.name!r}")
 
     # ----- server side -------------------------------------------------------------------------------
-    @property
-    def estimate_scale(self) -> float:
-        """The server estimate is ``estimate_scale * report + estimate_shift``."""
-        return 1.0
-
-    @property
-    def estimate_shift(self) -> float:
-        return 0.0
-
     def estimate(self, reports) -> np.ndarray:
         """The paper's server-side estimate (rectifier), applied elementwise; identity where the paper has none."""
         reports = np.asarray(reports, dtype=np.float64)
@@ -112,9 +256,6 @@ class ScalarMechanism(ABC):
     def _law(self, x: float) -> Law:
         """Exact law of the report for a validated input."""
 
-    def estimate_law(self, x: float) -> Law:
-        return self.law(x).affine(self.estimate_scale, self.estimate_shift)
-
     @abstractmethod
     def report_mean(self, x):
         """E[report | x], closed form from the paper (corrected where the paper errs)."""
@@ -122,16 +263,6 @@ class ScalarMechanism(ABC):
     @abstractmethod
     def report_var(self, x):
         """Var[report | x], closed form from the paper (corrected where the paper errs)."""
-
-    def estimate_mean(self, x):
-        return self.estimate_shift + self.estimate_scale * np.asarray(self.report_mean(x))
-
-    def estimate_var(self, x):
-        return self.estimate_scale**2 * np.asarray(self.report_var(x))
-
-    def worst_case_variance(self) -> float:
-        """Largest estimate variance over the domain (attained at an end or the middle for every mechanism here)."""
-        return float(np.max(self.estimate_var(self.audit_inputs)))
 
     def params(self) -> dict:
         """The parameters that rebuild this mechanism through the registry."""

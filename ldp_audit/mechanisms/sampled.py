@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import sparse
 
-from .base import ScalarMechanism, probe_points
+from .base import Mechanism, Sampling, ScalarMechanism, probe_points
 from .laws import Law, Mixture, point_mass
 from .validation import as_input_array, check_int, check_rng
 
@@ -49,7 +49,7 @@ def sample_subsets(n: int, d: int, k: int, rng: np.random.Generator) -> np.ndarr
 
 
 @dataclass(frozen=True)
-class SampledMechanism:
+class SampledMechanism(Mechanism):
     """Sample-k-of-d composition over a one-dimensional ``coordinate`` mechanism (already built at its budget).
 
     Attributes:
@@ -96,10 +96,22 @@ class SampledMechanism:
     def audit_inputs(self) -> np.ndarray:
         return probe_points(*self.domain)
 
+    @property
+    def sampling(self) -> Sampling:
+        return Sampling(self.coordinate, self.k, self.d, self.client_scale, self.alpha, self.beta)
+
+    @property
+    def privacy_inputs(self) -> list:
+        """Every coordinate at alpha, and every coordinate at beta."""
+        return [np.full(self.d, self.alpha), np.full(self.d, self.beta)]
+
     def to_coordinate(self, x):
         """Map inputs from [alpha, beta] onto the coordinate mechanism's domain."""
-        lo, hi = self.coordinate.domain
-        return lo + (np.asarray(x, dtype=np.float64) - self.alpha) * ((hi - lo) / (self.beta - self.alpha))
+        return self.sampling.to_coordinate(x)
+
+    def sample(self, x, n: int, rng) -> np.ndarray:
+        """n reports of one user's input x (a d-vector, or a number meaning every coordinate)."""
+        return self.perturb(np.broadcast_to(np.asarray(x, dtype=np.float64), (int(n), self.d)), rng)
 
     # ----- client side -------------------------------------------------------------------------------
     def _sampled(self, x, rng, clip):
@@ -179,9 +191,6 @@ class SampledMechanism:
             return sampled
         return Mixture((point_mass(0.0), sampled), (1.0 - self.inclusion, self.inclusion))
 
-    def estimate_law(self, x_j: float) -> Law:
-        return self.law(x_j).affine(self.estimate_scale, self.estimate_shift)
-
     def _coordinate_moments(self, x):
         z = self.to_coordinate(x)
         mu = np.asarray(self.coordinate.report_mean(z))
@@ -206,17 +215,8 @@ class SampledMechanism:
         both = self.k * (self.k - 1) / (self.d * (self.d - 1))
         return self.client_scale**2 * mu_i * mu_j * (both - self.inclusion**2)
 
-    def estimate_mean(self, x):
-        return self.estimate_shift + self.estimate_scale * self.report_mean(x)
-
-    def estimate_var(self, x):
-        return self.estimate_scale**2 * self.report_var(x)
-
     def estimate_cov(self, x_i, x_j):
         return self.estimate_scale**2 * self.report_cov(x_i, x_j)
-
-    def worst_case_variance(self) -> float:
-        return float(np.max(self.estimate_var(self.audit_inputs)))
 
     def params(self) -> dict:
         out = {"eps": self.eps, "d": self.d} if self.fixed_k else {"eps": self.eps, "d": self.d, "k": self.k}

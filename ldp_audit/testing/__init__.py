@@ -13,15 +13,14 @@ configured, enforced session-wide budget; see its docstring.
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Callable
 
-from ..audits.moments import moment_checks
-from ..audits.privacy import blackbox_privacy, whitebox_privacy
 from ..audits.render import to_markdown
 from ..audits.result import AuditReport, Status
-from ..audits.verify import DEFAULT_SEED, AuditSettings
-from ..external.audit import audit_external, run_checks, settings_of, subject_of
-from ..external.protocol import as_mechanism, is_builtin
+from ..audits.verify import DEFAULT_SEED, AuditSettings, verify
+from ..external.audit import adapted
+from ..external.protocol import as_mechanism
 
 #: Draws per input of one assertion.
 DEFAULT_SAMPLES = 200_000
@@ -34,19 +33,6 @@ __all__ = ["assert_ldp", "assert_moments", "audit", "failure_message", "DEFAULT_
 
 def _settings(samples, seed, alpha, workers) -> AuditSettings:
     return AuditSettings(samples=samples, seed=seed, alpha=alpha, workers=workers)
-
-
-class _ClaimedEps:
-    """A built-in mechanism seen with another claimed eps (everything else delegated)."""
-
-    def __init__(self, inner, eps):
-        self.__dict__.update(_inner=inner, eps=float(eps))
-
-    def __getattr__(self, name):
-        inner = self.__dict__.get("_inner")
-        if inner is None or name.startswith("__"):
-            raise AttributeError(name)
-        return getattr(inner, name)
 
 
 def failure_message(report: AuditReport, call: str = "") -> str:
@@ -75,46 +61,33 @@ def _raise_unless_passed(report: AuditReport, call: str) -> AuditReport:
     return report
 
 
-def audit(mechanism, eps: float | None = None, *, domain=None, samples: int = DEFAULT_SAMPLES,
+def audit(mechanism, eps: float | None = None, *, domain=None, checks="all", samples: int = DEFAULT_SAMPLES,
           seed: int = DEFAULT_SEED, alpha: float = DEFAULT_ALPHA, workers: int = 1,
           progress: Callable[[int], None] | None = None, **claims) -> AuditReport:
-    """Every applicable audit of ``mechanism`` (a user's object in any protocol shape, or a built-in); never raises
-    on a failed check — inspect ``report.passed`` / ``report.failures()``. ``eps``, ``domain`` and ``claims``
-    override what the object declares (see :func:`ldp_audit.external.as_mechanism`)."""
-    settings = _settings(samples, seed, alpha, workers)
-    if is_builtin(mechanism) and domain is None and not claims:
-        inner = mechanism if eps is None or float(eps) == mechanism.eps else _ClaimedEps(mechanism, eps)
-        return audit_external(inner, settings, progress)
-    mech = as_mechanism(mechanism, eps, domain, **claims)
-    return AuditReport.of(f"audit {mech.name}", run_checks(mech, settings, progress), subject=subject_of(mech),
-                          settings=settings_of(settings))
+    """The selected audits (``checks``: "all", "privacy", "moments", "distribution" or a list) of ``mechanism``
+    (a user's object in any protocol shape, or a built-in), exactly as ``ldp-audit verify`` runs them; never
+    raises on a failed check: inspect ``report.passed`` / ``report.failures()``. ``eps``, ``domain`` and
+    ``claims`` override what the object declares (see :func:`ldp_audit.external.as_mechanism`)."""
+    mech = adapted(mechanism, eps, domain, **claims)
+    return verify(mech, _settings(samples, seed, alpha, workers), progress, checks, title=f"audit {mech.name}")
 
 
 def assert_ldp(mechanism, eps: float, *, domain=None, samples: int = DEFAULT_SAMPLES, seed: int = DEFAULT_SEED,
                alpha: float = DEFAULT_ALPHA, workers: int = 1, **claims) -> AuditReport:
-    """Assert that ``mechanism`` is ``eps``-LDP (``(eps, delta)`` with ``delta=...``): the sampler's sanity checks,
-    the exact white-box audit when a law is declared, and the black-box audit (law-derived events, or the
-    data-driven search for a sampler alone). Raises AssertionError with the rendered report on a failure;
-    returns the report otherwise."""
-    settings = _settings(samples, seed, alpha, workers)
-    if is_builtin(mechanism) and domain is None and not claims:
-        inner = mechanism if float(eps) == mechanism.eps else _ClaimedEps(mechanism, eps)
-        results = whitebox_privacy(inner) + blackbox_privacy(inner, samples, seed, alpha, workers)
-        subject = {"mechanism": mechanism.name, **mechanism.params(), "eps": float(eps),
-                   "reference": mechanism.reference}
-    else:
-        mech = as_mechanism(mechanism, eps, domain, **claims)
-        results = run_checks(mech, settings, groups=("sanity", "privacy"))
-        subject = subject_of(mech)
-    report = AuditReport.of(f"assert_ldp {subject['mechanism']} eps={float(eps):g}", results, subject=subject,
-                            settings=settings_of(settings))
+    """Assert that ``mechanism`` is ``eps``-LDP (``(eps, delta)`` with ``delta=...``): ``audit`` with
+    ``checks="privacy"`` (sanity checks, the exact white-box rows when a law is declared, the black-box search on
+    the mechanism's samples). Raises AssertionError with the rendered report on a failure; returns the report."""
+    mech = adapted(mechanism, eps, domain, **claims)
+    report = verify(mech, _settings(samples, seed, alpha, workers), checks="privacy",
+                    title=f"assert_ldp {mech.name} eps={float(eps):g}")
     return _raise_unless_passed(report, "assert_ldp")
 
 
 def assert_moments(mechanism, mean: Callable | None = None, var: Callable | None = None, *, of: str | None = None,
                    domain=None, samples: int = DEFAULT_SAMPLES, seed: int = DEFAULT_SEED,
                    alpha: float = DEFAULT_ALPHA, workers: int = 1, **claims) -> AuditReport:
-    """Assert that sample means and variances match formulas (z-tests, Bonferroni over inputs and families).
+    """Assert that sample means and variances match formulas (z-tests, Bonferroni over inputs and families):
+    ``audit`` with ``checks="moments"``.
 
     ``mean`` / ``var`` are functions of the input x; ``of`` says whose moments they are: ``"estimate"`` (the
     mechanism's estimator applied to its reports; the default when it has one) or ``"report"`` (the raw report).
@@ -128,24 +101,20 @@ def assert_moments(mechanism, mean: Callable | None = None, var: Callable | None
         raise ValueError(f"mean must be a function of the input x, got {type(mean).__name__}")
     if var is not None and not callable(var):
         raise ValueError(f"var must be a function of the input x, got {type(var).__name__}")
-    settings = _settings(samples, seed, alpha, workers)
-    if is_builtin(mechanism) and mean is None and var is None and domain is None and not claims:
-        results = moment_checks(mechanism, samples, seed, alpha, workers)
-        subject = {"mechanism": mechanism.name, **mechanism.params(), "reference": mechanism.reference}
+    if mean is None and var is None:
+        mech = adapted(mechanism, None, domain, require_eps=False, **claims)
+        if not any(any(m) for m in dict(mech.moment_claims).values()):
+            raise ValueError(f"{mech.name} declares no moment claims: pass mean=... and/or var=..., or give it "
+                             f"report_mean/report_var or estimate/estimate_var")
     else:
-        mech = as_mechanism(mechanism, None, domain, require_eps=False, **claims)
-        if mean is None and var is None:
-            moment_claims = mech.moment_claims
-            if not moment_claims:
-                raise ValueError(f"{mech.name} declares no moment claims: pass mean=... and/or var=..., or give it "
-                                 f"report_mean/report_var or estimate/estimate_var")
-        else:
-            target = of or ("estimate" if mech.estimator is not None else "report")
-            if target == "estimate" and mech.estimator is None:
-                raise ValueError(f"of='estimate' needs an estimator: {mech.name} has no estimate(reports)")
-            moment_claims = {target: (mean, var)}
-        results = run_checks(mech, settings, groups=("sanity", "moments"), moment_claims=moment_claims)
-        subject = subject_of(mech)
-    report = AuditReport.of(f"assert_moments {subject['mechanism']}", results, subject=subject,
-                            settings=settings_of(settings))
+        base = as_mechanism(mechanism, None, domain, require_eps=False, **claims)
+        target = of or ("estimate" if base.estimator is not None else "report")
+        if target == "estimate" and base.estimator is None:
+            raise ValueError(f"of='estimate' needs an estimator: {base.name} has no estimate(reports)")
+        claimed = {"report_mean_fn": None, "report_var_fn": None, "estimate_mean_fn": None, "estimate_var_fn": None,
+                   f"{target}_mean_fn": mean, f"{target}_var_fn": var}
+        mech = replace(base, **claimed)
+    report = verify(mech, _settings(samples, seed, alpha, workers), checks="moments",
+                    title=f"assert_moments {mech.name}")
     return _raise_unless_passed(report, "assert_moments")
+

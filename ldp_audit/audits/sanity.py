@@ -1,0 +1,102 @@
+"""Exact checks of a sampler's contract, run before any statistics (they cost no false alarms).
+
+* ``sanity.shape``: ``sample(x, n, rng)`` returns n reports of one shape at every probe input (numbers, vectors,
+  sparse rows, tuples of arrays or categorical objects; see :mod:`ldp_audit.audits.reports`);
+* ``sanity.finite``: no NaN or infinite number in a report;
+* ``sanity.support``: every report lies in the declared output support (when one is declared);
+* ``sanity.determinism``: the reports are a function of the ``rng`` argument alone: the same seed gives the
+  same reports whatever the global ``numpy`` and ``random`` states, and another seed gives other reports
+  (unless the output is constant). A failure gets its own exit code in ``verify``: nothing else in the report
+  can be reproduced from its seed.
+"""
+from __future__ import annotations
+
+import random
+
+import numpy as np
+
+from .reports import as_rows
+from .result import CheckResult, Status
+from .sampling import rng_for
+
+#: Reports drawn per probe input by the sanity checks.
+SANITY_DRAWS = 2000
+#: Stream number (``sampling.rng_for``) of the sanity draws.
+_STREAM = 900
+
+
+def _show(x) -> str:
+    x = np.asarray(x)
+    return np.array2string(x, precision=4, threshold=8) if x.ndim else f"{x.item()!r}"
+
+
+def _draw(mechanism, x, seed: int, index: int):
+    return mechanism.sample(x, SANITY_DRAWS, rng_for(seed, _STREAM, index))
+
+
+def sanity_checks(mechanism, seed: int) -> tuple[list[CheckResult], bool]:
+    """The sampler's contract at ``mechanism.privacy_inputs``; returns the rows and whether statistics may run."""
+    ref, n = mechanism.reference, SANITY_DRAWS
+    probes = list(mechanism.privacy_inputs)
+    rows, problems = [], []
+    for i, x in enumerate(probes):
+        try:
+            rows.append(as_rows(_draw(mechanism, x, seed, i), n))
+        except Exception as exc:  # the mechanism's code failed: report it, do not crash the audit
+            problems.append(f"sample({_show(x)}, {n}, rng) failed: {type(exc).__name__}: {exc}")
+            break
+    if not problems and len({r.width for r in rows}) > 1:
+        problems.append(f"report widths differ between inputs: {sorted({r.width for r in rows})}")
+    results = [CheckResult(
+        "sanity.shape", f"{ref}: sample(x, n, rng) returns n reports of one shape",
+        Status.FAIL if problems else Status.PASS, n=n * len(probes), seed=seed,
+        explanation="; ".join(problems) if problems else
+        f"{n} reports of {rows[0].width} number(s) each at {len(probes)} inputs")]
+    if problems:
+        return results, False
+    bad = sum(int(np.count_nonzero(~np.isfinite(r.values))) for r in rows)
+    results.append(CheckResult(
+        "sanity.finite", f"{ref}: every report is finite", Status.FAIL if bad else Status.PASS, float(bad),
+        "non-finite", threshold=0.0, n=n * len(probes), seed=seed,
+        explanation=f"{bad} NaN or infinite report entries" if bad else "every report is finite"))
+    support = mechanism.output_support
+    if support is not None:
+        outside = sum(int(np.count_nonzero(~support.contains(r.values))) for r in rows)
+        results.append(CheckResult(
+            "sanity.support", f"{ref}: reports stay in the declared support {support.describe()}",
+            Status.FAIL if outside else Status.PASS, float(outside), "outside", threshold=0.0, n=n * len(probes),
+            seed=seed, explanation=(f"{outside} report(s) outside {support.describe()}" if outside
+                                    else f"every report lies in {support.describe()}")))
+    results.append(determinism_check(mechanism, probes[0], rows[0], seed))
+    return results, not bad
+
+
+def determinism_check(mechanism, x, first, seed: int) -> CheckResult:
+    """Same seed -> same reports whatever the global RNG states; another seed -> other reports (if random)."""
+    saved_np, saved_py = np.random.get_state(), random.getstate()
+    try:
+        np.random.seed(12345)
+        random.seed(12345)
+        again = as_rows(_draw(mechanism, x, seed, 0), SANITY_DRAWS)
+        np.random.seed(54321)
+        random.seed(54321)
+        third = as_rows(_draw(mechanism, x, seed, 0), SANITY_DRAWS)
+        other = as_rows(_draw(mechanism, x, seed + 1, 0), SANITY_DRAWS)
+    finally:
+        np.random.set_state(saved_np)
+        random.setstate(saved_py)
+    same = np.array_equal(first.values, again.values, equal_nan=True) and \
+        np.array_equal(first.values, third.values, equal_nan=True)
+    random_output = np.unique(first.values, axis=0).shape[0] > 1
+    ignores_rng = random_output and np.array_equal(first.values, other.values, equal_nan=True)
+    if not same:
+        finding = ("the same seed gave different reports: the sampler draws from a global or hidden random state "
+                   "instead of its rng argument, so audits are not reproducible")
+    elif ignores_rng:
+        finding = ("two different seeds gave identical random reports: the sampler ignores its rng (a fixed "
+                   "internal seed gives every user the same noise)")
+    else:
+        finding = "reports depend on the rng argument alone (same seed, same reports; other seed, other reports)"
+    return CheckResult("sanity.determinism", f"{mechanism.reference}: reproducible given the seed",
+                       Status.PASS if same and not ignores_rng else Status.FAIL, n=3 * SANITY_DRAWS, seed=seed,
+                       explanation=finding)

@@ -1,0 +1,480 @@
+"""The black-box privacy search: a lower bound on the eps a sampler really spends, from its samples alone.
+
+It works on reports of any shape (see :mod:`ldp_audit.audits.reports`) and never needs a law. For each input x
+it draws a pilot of at most ``PILOT`` reports, and chooses, for every ordered pair (x1, x0), one event per
+family on the pilot alone:
+
+* ``exact``: the union of the most frequent exact reports (keys) with the highest ratio of counts: atoms,
+  categories, whole unary-encoding vectors, (hash seed, value) tuples, a raw input leaked with some probability;
+* ``marginal``: cells (exact values, or quantile bins) of one coordinate or of the row sum;
+* ``pair``: joint cells of two coordinates (unary encoding's "bit x1 set, bit x0 clear" lives here);
+* ``score``: cells of a naive-Bayes score, the sum over coordinates of each coordinate's estimated log
+  likelihood ratio (the likelihood-ratio test of DP-Sniper, learned on the pilot, for reports whose
+  coordinates are (conditionally) independent, as in HDS, multi-bit and unary encoding);
+* ``law``: events given by the caller from a declared law (chosen before any sampling).
+
+Coordinates enter the ``marginal``, ``pair`` and ``score`` families only when their pilot means differ between
+x1 and x0 by more than ``SCREEN_Z`` standard errors. Within a family the cells are ranked by their pilot ratio
+and the prefix union maximising the bound the final sample is expected to give is kept. The final sample
+(n - pilot fresh draws per input, chunked and seeded by :mod:`ldp_audit.audits.sampling`, memory bounded by
+``BLOCK_ENTRIES`` numbers per sampler call) then counts every chosen event, and each event's Clopper-Pearson
+ratio bound is taken at alpha / (number of events), so the reported maximum holds with confidence 1 - alpha.
+
+What it cannot see: an event that no family expresses, e.g. the relation between a hash seed and the hashed
+value in local hashing with a large seed space (each (seed, value) report then occurs once and no coordinate
+alone differs), or a difference confined to coordinates whose means agree.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+import numpy as np
+
+from .reports import Rows, as_rows
+from .sampling import CHUNK, map_reduce, rng_for
+from .stats import expected_ratio_lower_bound, ratio_lower_bound
+
+#: Pilot draws per input (fewer when a report is wide: at most ``PILOT_ENTRIES`` numbers are kept per input).
+PILOT = 1 << 16
+PILOT_ENTRIES = 1 << 23
+#: Numbers per sampler call in the final stage (the sampler is called on blocks of rows of one chunk).
+BLOCK_ENTRIES = 1 << 21
+#: A projection with at most this many distinct pilot values uses its exact values as cells, else BINS bins.
+ATOMS = 256
+BINS = 64
+#: Cells per coordinate in the pair family.
+PAIR_CELLS = 8
+#: Exact reports kept as cells (the most frequent in the pilot), and the pilot count one needs to be kept.
+TOP_KEYS = 4096
+MIN_KEY_COUNT = 5
+#: Coordinates whose pilot means differ by more than this many standard errors enter the coordinate families.
+SCREEN_Z = 4.0
+#: Naive-Bayes weights within this many standard errors of 0 are set to 0.
+NB_SHRINK_Z = 2.0
+SCREEN_MAX = 32
+PAIR_COLUMNS = 4
+#: Reports per input of the short pilot run that picks extra input pairs, and how many pairs it adds.
+PAIR_PILOT = 2000
+PILOT_PAIRS = 2
+#: Stream numbers (``sampling.rng_for``) of the pair pilot, the probe, the pilots and the final counts.
+_PAIR_PILOT, _PROBE, _PILOT, _FINAL = 780, 790, 800, 900
+
+
+# ----- projections and cells -----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Cells:
+    """Exact values (``atoms``, values elsewhere fall in no cell) or bins between ``edges`` (-inf ... inf)."""
+
+    atoms: np.ndarray
+    edges: np.ndarray
+    key: bytes = b""
+
+    @classmethod
+    def of(cls, pooled: np.ndarray, atoms: int, bins: int) -> "Cells":
+        values = np.unique(pooled)
+        if values.size <= atoms:
+            return cls(values, np.empty(0), b"a" + values.tobytes())
+        edges = np.unique(np.quantile(pooled, np.linspace(0.0, 1.0, bins + 1)))
+        edges[0], edges[-1] = -math.inf, math.inf
+        return cls(np.empty(0), edges, b"e" + edges.tobytes())
+
+    @property
+    def size(self) -> int:
+        return self.atoms.size if self.atoms.size else self.edges.size - 1
+
+    def index(self, values: np.ndarray) -> np.ndarray:
+        if self.atoms.size:
+            pos = np.clip(np.searchsorted(self.atoms, values), 0, self.atoms.size - 1)
+            return np.where(self.atoms[pos] == values, pos, -1)
+        return np.clip(np.searchsorted(self.edges, values, side="left") - 1, 0, self.edges.size - 2)
+
+    def describe(self, chosen: np.ndarray) -> str:
+        ids = np.flatnonzero(chosen)
+        if self.atoms.size:
+            shown = ", ".join(f"{v:.4g}" for v in self.atoms[ids[:6]])
+            return "{" + shown + (", ..." if ids.size > 6 else "") + "}"
+        parts = [f"({self.edges[i]:.4g}, {self.edges[i + 1]:.4g}]" for i in ids[:4]]
+        return " U ".join(parts) + (f" U ... ({ids.size} bins)" if ids.size > 4 else "")
+
+
+@dataclass(frozen=True)
+class Column:
+    j: int
+
+    def __call__(self, rows: Rows) -> np.ndarray:
+        return rows.values[:, self.j]
+
+    def describe(self) -> str:
+        return f"coordinate {self.j}" if self.j else "report"
+
+
+@dataclass(frozen=True)
+class RowSum:
+    def __call__(self, rows: Rows) -> np.ndarray:
+        return rows.values.sum(axis=1)
+
+    def describe(self) -> str:
+        return "sum of the coordinates"
+
+
+@dataclass(frozen=True)
+class NaiveBayesScore:
+    """sum_j w_j[cell_j(y_j)]: estimated per-coordinate log likelihood ratios (0 for values unseen in the pilot)."""
+
+    columns: tuple[int, ...]
+    cells: tuple[Cells, ...]
+    weights: tuple[np.ndarray, ...]
+
+    def __call__(self, rows: Rows) -> np.ndarray:
+        score = np.zeros(rows.n)
+        for j, cells, w in zip(self.columns, self.cells, self.weights):
+            score += w[rows.cell_index(j, cells) + 1]
+        return np.round(score, 9)  # equal cell patterns give bit-equal scores whatever the summation order
+
+    def describe(self) -> str:
+        return f"naive-Bayes score of coordinates {list(self.columns)[:8]}"
+
+
+@dataclass(frozen=True)
+class ScoreOf:
+    """A caller's score of the reports (e.g. a declared law's log likelihood ratio)."""
+
+    score: Callable[[np.ndarray], np.ndarray]
+    label: str
+
+    def __call__(self, rows: Rows) -> np.ndarray:
+        return np.asarray(self.score(rows.values), dtype=np.float64)
+
+    def describe(self) -> str:
+        return self.label
+
+
+# ----- events ---------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class CellEvent:
+    projection: object
+    cells: Cells
+    chosen: np.ndarray
+
+    def contains(self, rows: Rows) -> np.ndarray:
+        if isinstance(self.projection, Column):
+            idx = rows.cell_index(self.projection.j, self.cells)
+        else:
+            idx = self.cells.index(self.projection(rows))
+        return (idx >= 0) & self.chosen[np.maximum(idx, 0)]
+
+    def describe(self) -> str:
+        return f"{self.projection.describe()} in {self.cells.describe(self.chosen)}"
+
+
+@dataclass(frozen=True)
+class PairEvent:
+    j1: int
+    j0: int
+    cells1: Cells
+    cells0: Cells
+    chosen: np.ndarray
+
+    def contains(self, rows: Rows) -> np.ndarray:
+        a, b = rows.cell_index(self.j1, self.cells1), rows.cell_index(self.j0, self.cells0)
+        idx = a * self.cells0.size + b
+        return (a >= 0) & (b >= 0) & self.chosen[np.maximum(idx, 0)]
+
+    def describe(self) -> str:
+        return f"{int(self.chosen.sum())} joint cell(s) of coordinates {self.j1} and {self.j0}"
+
+
+@dataclass(frozen=True)
+class KeyEvent:
+    """A set of exact reports; ``values`` holds them too when a report is one number (so a law can weigh them)."""
+
+    keys: np.ndarray
+    example: str
+    values: np.ndarray
+
+    def contains(self, rows: Rows) -> np.ndarray:
+        return np.isin(rows.keys, self.keys)
+
+    def describe(self) -> str:
+        return f"{self.keys.size} exact report value(s), e.g. {self.example}"
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """An event chosen for the ordered pair (i1, i0) of inputs, before the final sample is drawn. For an event from
+    a declared law: ``log_ratio``, the law's log P(E | x1) / P(E | x0), and ``impossible_under_x0``, whether the
+    law gives it probability 0 under x0."""
+
+    i1: int
+    i0: int
+    family: str
+    event: object
+    log_ratio: float | None = None
+    impossible_under_x0: bool = False
+
+
+# ----- choosing events on the pilot -------------------------------------------------------------------------------
+def _best_prefix(c1: np.ndarray, c0: np.ndarray, m1: int, m0: int, n_final: int, alpha: float,
+                 delta: float) -> tuple[np.ndarray, float]:
+    """The prefix of cells ranked by pilot ratio whose union the final sample is expected to bound best."""
+    order = np.argsort(-(c1 + 0.5) / (c0 + 0.5), kind="stable")
+    order = order[c1[order] > 0]
+    if order.size == 0:
+        return np.zeros(c1.size, dtype=bool), -math.inf
+    cum1, cum0 = np.cumsum(c1[order]), np.cumsum(c0[order])
+    predicted = expected_ratio_lower_bound(cum1 / m1, (cum0 + 0.5) / (m0 + 1.0), n_final, alpha, delta)
+    best = int(np.argmax(predicted))
+    chosen = np.zeros(c1.size, dtype=bool)
+    chosen[order[:best + 1]] = True
+    return chosen, float(predicted[best])
+
+
+def _best_tail(c1: np.ndarray, c0: np.ndarray, m1: int, m0: int, n_final: int, alpha: float,
+               delta: float) -> tuple[np.ndarray, float]:
+    """The best upper or lower tail of cells in value order ({y > t} or {y <= t}): for a report whose likelihood
+    ratio is monotone (Laplace, Piecewise, Square Wave, Gaussian) the optimal event is a tail, and a tail sums
+    many cells, so pilot noise in single cells' ratios does not break it apart."""
+    best, best_bound = np.zeros(c1.size, dtype=bool), -math.inf
+    for flip in (False, True):
+        a1, a0 = (c1[::-1], c0[::-1]) if flip else (c1, c0)
+        cum1, cum0 = np.cumsum(a1), np.cumsum(a0)
+        predicted = expected_ratio_lower_bound(cum1 / m1, (cum0 + 0.5) / (m0 + 1.0), n_final, alpha, delta)
+        j = int(np.argmax(predicted))
+        if predicted[j] > best_bound:
+            best_bound = float(predicted[j])
+            best = np.zeros(c1.size, dtype=bool)
+            if flip:
+                best[c1.size - 1 - j:] = True
+            else:
+                best[:j + 1] = True
+    return best, best_bound
+
+
+def _counts(index: np.ndarray, size: int) -> np.ndarray:
+    return np.bincount(index[index >= 0], minlength=size)
+
+
+def _cell_event(projection, r1: Rows, r0: Rows, n_final, alpha, delta, atoms=ATOMS, bins=BINS):
+    """Cells of a projection and the best union of them, a prefix by pilot ratio or a tail in value order.
+
+    Which of the two shapes wins is decided on held-out data: each is chosen on one half of the pilot and scored
+    on the other (a ratio-ranked prefix of a few lucky cells looks better on the data that chose it than it is);
+    the winner is then refitted on the whole pilot. Returns the event and its held-out predicted bound."""
+    v1, v0 = projection(r1), projection(r0)
+    cells = Cells.of(np.concatenate([v1, v0]), atoms, bins)
+    i1, i0 = cells.index(v1), cells.index(v0)
+    h1, h0 = r1.n // 2, r0.n // 2
+    a1, a0 = _counts(i1[:h1], cells.size), _counts(i0[:h0], cells.size)
+    b1, b0 = _counts(i1[h1:], cells.size), _counts(i0[h0:], cells.size)
+    shapes, held_out = (_best_prefix, _best_tail), []
+    for shape in shapes:
+        mask = shape(a1, a0, h1, h0, n_final, alpha, delta)[0]
+        held_out.append(float(expected_ratio_lower_bound(b1[mask].sum() / (r1.n - h1),
+                                                         (b0[mask].sum() + 0.5) / (r0.n - h0 + 1.0),
+                                                         n_final, alpha, delta)))
+    best = int(np.argmax(held_out))
+    chosen = shapes[best](a1 + b1, a0 + b0, r1.n, r0.n, n_final, alpha, delta)[0]
+    return CellEvent(projection, cells, chosen), held_out[best]
+
+
+def _exact_event(r1: Rows, r0: Rows, n_final, alpha, delta):
+    keys, inverse, totals = np.unique(np.concatenate([r1.keys, r0.keys]), return_inverse=True, return_counts=True)
+    frequent = np.argsort(-totals, kind="stable")[:TOP_KEYS]
+    frequent = frequent[totals[frequent] >= MIN_KEY_COUNT]
+    if frequent.size == 0:
+        return None, -math.inf
+    c1 = np.bincount(inverse[:r1.n], minlength=keys.size)[frequent]
+    c0 = np.bincount(inverse[r1.n:], minlength=keys.size)[frequent]
+    chosen, predicted = _best_prefix(c1, c0, r1.n, r0.n, n_final, alpha, delta)
+    if not chosen.any():
+        return None, -math.inf
+    pooled = np.vstack([r1.values, r0.values])
+    first = np.unique(inverse, return_index=True)[1]  # a report of each distinct key
+    rows = pooled[first[frequent[chosen]]]
+    example = np.array2string(rows[0][:12], precision=4) + (" ..." if rows.shape[1] > 12 else "")
+    values = np.sort(rows[:, 0]) if rows.shape[1] == 1 else np.empty(0)
+    return KeyEvent(np.sort(keys[frequent[chosen]]), example, values), predicted
+
+
+def _screened(r1: Rows, r0: Rows) -> np.ndarray:
+    """Coordinates whose pilot means differ by more than SCREEN_Z standard errors, most different first."""
+    m1, m0 = r1.values.mean(axis=0), r0.values.mean(axis=0)
+    se = np.sqrt(r1.values.var(axis=0) / r1.n + r0.values.var(axis=0) / r0.n)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = np.where(se > 0, np.abs(m1 - m0) / np.where(se > 0, se, 1.0), np.where(m1 != m0, np.inf, 0.0))
+    order = np.argsort(-z, kind="stable")
+    return order[z[order] > SCREEN_Z][:SCREEN_MAX]
+
+
+def _naive_bayes(columns, r1: Rows, r0: Rows) -> NaiveBayesScore:
+    cells, weights = [], []
+    for j in columns:
+        c = Cells.of(np.concatenate([r1.values[:, j], r0.values[:, j]]), ATOMS, BINS)
+        n1 = _counts(c.index(r1.values[:, j]), c.size)
+        n0 = _counts(c.index(r0.values[:, j]), c.size)
+        w = np.log((n1 + 0.5) / (r1.n + 1.0)) - np.log((n0 + 0.5) / (r0.n + 1.0))
+        # a weight within two standard errors of 0 is noise: dropping it keeps e.g. the always-present 0 of an
+        # unsampled coordinate from adding a coordinate-dependent offset to every score
+        w = np.where(np.abs(w) > NB_SHRINK_Z * np.sqrt(1.0 / (n1 + 0.5) + 1.0 / (n0 + 0.5)), w, 0.0)
+        cells.append(c)
+        weights.append(np.concatenate([[0.0], w]))
+    return NaiveBayesScore(tuple(int(j) for j in columns), tuple(cells), tuple(weights))
+
+
+def _pair_event(columns, r1: Rows, r0: Rows, n_final, alpha, delta):
+    best, best_bound = None, -math.inf
+    top = [int(j) for j in columns[:PAIR_COLUMNS]]
+    for a in top:
+        for b in top:
+            if a >= b:
+                continue
+            ca = Cells.of(np.concatenate([r1.values[:, a], r0.values[:, a]]), PAIR_CELLS, PAIR_CELLS)
+            cb = Cells.of(np.concatenate([r1.values[:, b], r0.values[:, b]]), PAIR_CELLS, PAIR_CELLS)
+            size = ca.size * cb.size
+
+            def joint(r):
+                ia, ib = ca.index(r.values[:, a]), cb.index(r.values[:, b])
+                return np.where((ia >= 0) & (ib >= 0), ia * cb.size + ib, -1)
+
+            chosen, bound = _best_prefix(_counts(joint(r1), size), _counts(joint(r0), size), r1.n, r0.n, n_final,
+                                         alpha, delta)
+            if bound > best_bound:
+                best, best_bound = PairEvent(a, b, ca, cb, chosen), bound
+    return best, best_bound
+
+
+def choose_events(r1: Rows, r0: Rows, n_final: int, alpha: float, delta: float = 0.0,
+                  scores: Sequence[ScoreOf] = ()) -> dict[str, object]:
+    """One event per family for the ordered pair (x1 -> r1, x0 -> r0), chosen on the pilot alone."""
+    events = {}
+    exact, _ = _exact_event(r1, r0, n_final, alpha, delta)
+    if exact is not None:
+        events["exact"] = exact
+    columns = _screened(r1, r0)
+    projections = [Column(int(j)) for j in columns] + ([RowSum()] if r1.width > 1 else [])
+    if r1.width == 1:
+        projections = [Column(0)]
+    marginal = [(_cell_event(p, r1, r0, n_final, alpha, delta)) for p in projections]
+    if marginal:
+        events["marginal"] = max(marginal, key=lambda item: item[1])[0]
+    if r1.width > 1 and columns.size >= 2:
+        pair, _ = _pair_event(columns, r1, r0, n_final, alpha, delta)
+        if pair is not None:
+            events["pair"] = pair
+    if r1.width > 1 and columns.size >= 1:
+        events["score"] = _cell_event(_naive_bayes(columns, r1, r0), r1, r0, n_final, alpha, delta, 256, BINS)[0]
+    for score in scores:
+        events["law"] = _cell_event(score, r1, r0, n_final, alpha, delta, 256, BINS)[0]
+    return {family: e for family, e in events.items() if isinstance(e, KeyEvent) or e.chosen.any()}
+
+
+def pilot_pairs(sample: Callable, candidates: Sequence, seed: int, exclude=(), count: int = PILOT_PAIRS) -> list:
+    """Ordered pairs (x1, x0) of ``candidates`` that a short pilot run (``PAIR_PILOT`` reports each, streams of
+    their own) finds most different: by the bound their best exact-report union would give on the pilot, pairs
+    in ``exclude`` skipped. The search then treats them like the fixed pairs: events chosen on its own pilot,
+    bounded on fresh draws, so choosing the pairs on other data costs no confidence beyond the extra tests."""
+    rows = [as_rows(sample(x, PAIR_PILOT, rng_for(seed, _PAIR_PILOT, i)), PAIR_PILOT) for i, x in enumerate(candidates)]
+    _, inverse = np.unique(np.concatenate([r.keys for r in rows]), return_inverse=True)
+    counts = np.stack([np.bincount(part, minlength=inverse.max() + 1) for part in np.split(inverse, len(rows))])
+    counts = counts[:, counts.sum(axis=0) >= MIN_KEY_COUNT]  # exact reports seen often enough to compare
+    scored = []
+    for a in range(len(rows)):
+        for b in range(len(rows)):
+            if a == b or (candidates[a], candidates[b]) in exclude:
+                continue
+            if counts.shape[1]:
+                predicted = _best_prefix(counts[a], counts[b], PAIR_PILOT, PAIR_PILOT, PAIR_PILOT, 0.05, 0.0)[1]
+            else:  # no repeated exact reports: compare the first coordinate's cells instead
+                predicted = _cell_event(Column(0), rows[a], rows[b], PAIR_PILOT, 0.05, 0.0)[1]
+            scored.append((predicted, a, b))
+    scored.sort(key=lambda item: (-item[0], item[1], item[2]))
+    return [(candidates[a], candidates[b]) for _, a, b in scored[:count]]
+
+
+# ----- sampling --------------------------------------------------------------------------------------------------
+class _Draw:
+    """Picklable chunk reducer: ``size`` reports of input x, in blocks of ``block`` rows, reduced by ``reduce``."""
+
+    def __init__(self, sample, x, block: int, events=None):
+        self.sample, self.x, self.block, self.events = sample, x, block, events
+
+    def __call__(self, size: int, rng: np.random.Generator):
+        parts = []
+        for start in range(0, size, self.block):
+            rows_n = min(self.block, size - start)
+            rows = as_rows(self.sample(self.x, rows_n, rng), rows_n)
+            if self.events is None:
+                parts.append(rows)
+            else:
+                parts.append(np.array([int(np.count_nonzero(e.contains(rows))) for e in self.events], dtype=np.int64))
+        if self.events is None:
+            return [Rows(np.vstack([p.values for p in parts]))]
+        return np.sum(parts, axis=0)
+
+
+def _pilot(sample, x, m: int, block: int, seed: int, stream: int) -> Rows:
+    parts = map_reduce(_Draw(sample, x, block), m, seed, stream)
+    return Rows(np.vstack([p.values for p in parts]))
+
+
+# ----- the search ------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Finding:
+    """The final counts of every candidate event: what ``privacy.blackbox`` reports."""
+
+    candidates: tuple[Candidate, ...]
+    counts: dict[int, np.ndarray]  # input index -> count of every candidate under that input
+    n_final: int
+    pilot: int
+    alpha_each: float
+    delta: float
+
+    def bounds(self) -> np.ndarray:
+        return np.array([ratio_lower_bound(self.counts[c.i1][t], self.counts[c.i0][t], self.n_final, self.n_final,
+                                           self.alpha_each, self.delta) for t, c in enumerate(self.candidates)])
+
+    def never_seen_under_x0(self, t: int) -> bool:
+        c = self.candidates[t]
+        return int(self.counts[c.i0][t]) == 0 and int(self.counts[c.i1][t]) > 0
+
+
+def ceiling(eps: float, n: int, alpha: float, delta: float = 0.0) -> float:
+    """The best lower bound n draws per input could certify at confidence 1 - alpha for ANY mechanism exactly at
+    its claim: the event of randomized response, P1 = e^eps / (1 + e^eps), P0 = P1 e^-eps (no eps-LDP pair has
+    an event with ratio e^eps and more mass), with counts at their expectations."""
+    p1 = 1.0 / (1.0 + math.exp(-eps))
+    return float(expected_ratio_lower_bound(p1, p1 * math.exp(-eps), n, alpha, delta))
+
+
+def search(sample: Callable, inputs: Sequence, pairs: Sequence[tuple[int, int]], n: int, seed: int, alpha: float,
+           delta: float = 0.0, planned: Sequence[Candidate] = (), scores: dict | None = None, workers: int = 1,
+           progress: Callable[[int], None] | None = None) -> Finding:
+    """Pilot, choose events for each ordered pair of ``inputs`` (indices in ``pairs``), count them on fresh draws.
+
+    ``planned`` are events fixed in advance (from a declared law); ``scores`` maps a pair to extra score
+    functions (a declared law's log likelihood ratio) whose cells form the ``law`` family.
+    """
+    probe = as_rows(sample(inputs[0], 64, rng_for(seed, _PROBE)), 64)
+    block = int(max(256, min(CHUNK, BLOCK_ENTRIES // max(probe.width, 1))))
+    m = int(min(PILOT, n // 4, max(4096, PILOT_ENTRIES // max(probe.width, 1))))
+    n_final = n - m
+    used = sorted({i for pair in pairs for i in pair})
+    pilots = {i: _pilot(sample, inputs[i], m, block, seed, _PILOT + i) for i in used}
+    if progress:
+        progress(m * len(used))
+    # Bonferroni over every event that may be chosen, counted before choosing: one per family and pair (scalar
+    # reports have the exact and marginal families only; pair and score need two coordinates).
+    families = (2 if probe.width == 1 else 4) + (1 if scores else 0)
+    tests = len(pairs) * families + len(planned)
+    alpha_each = alpha / tests
+    candidates = list(planned)
+    for i1, i0 in pairs:
+        extra = (scores or {}).get((i1, i0), ())
+        for family, event in choose_events(pilots[i1], pilots[i0], n_final, alpha_each, delta, extra).items():
+            candidates.append(Candidate(i1, i0, family, event))
+    counts = {i: map_reduce(_Draw(sample, inputs[i], block, [c.event for c in candidates]), n_final, seed,
+                            _FINAL + i, workers, progress) for i in used}
+    return Finding(tuple(candidates), counts, n_final, m, alpha_each, delta)
+
