@@ -1,46 +1,54 @@
-"""``ldp-audit verify MECH --eps E [...]``: run every applicable audit of one mechanism.
+"""ldp-audit verify MECH --eps E [...]: run every applicable audit of one
+mechanism.
 
-MECH is a registered name (``ldp-audit list``) or ``package.module:factory`` for a user's own mechanism
-(see ``ldp_audit.external``); extra parameters go through ``--param key=value`` or the named options.
-``--checks privacy|moments|distribution|all`` (or a comma-separated list) selects the audits; the sampler's
-sanity checks always run.
+MECH is a registered name (see ldp-audit list) or package.module:factory for a
+user's own mechanism (see ldp_audit.external); extra parameters go through
+--param key=value or the named options. --checks privacy|moments|distribution
+|all (or a comma-separated list) selects the audits; the sampler's sanity
+checks always run.
 
-Exit codes: 0 every check passed; 1 a check failed (e.g. a privacy violation); 2 usage error or bad input;
-3 the sampler is not reproducible given its seed (sanity.determinism failed), so no row of the report can be
-reproduced and the verdict itself is not trustworthy.
+Exit codes: 0 every check passed; 1 a check failed (e.g. a privacy violation);
+2 usage error or bad input; 3 the sampler is not reproducible given its seed
+(sanity.determinism failed), so no row of the report can be reproduced and the
+verdict itself is not trustworthy.
 """
 from __future__ import annotations
 
 import argparse
 
-from ._common import add_output_options, emit, parse_param, progress_bar
 from ..audits.result import Status
+from ..audits.sampling import CHUNK
 from ..audits.verify import (CHECKS, DEFAULT_ALPHA, DEFAULT_SAMPLES, DEFAULT_SEED, AuditSettings, parse_checks,
                              planned_draws, verify)
 from ..mechanisms import make
+from ._common import add_output_options, emit, parse_param, progress_bar
+from .options import check_memory, integer, probability, real, seed
 
 #: Exit code of a sampler that is not reproducible given its seed (distinct from 1, a failed check).
 EXIT_NOT_REPRODUCIBLE = 3
 
 #: Mechanism parameters with their own option (everything else: --param key=value).
-_NAMED = {"d": int, "k": str, "m": str, "alpha": float, "beta": float, "delta": float, "c": int, "f": int,
-          "calibration": str}
+_NAMED = {"d": integer(1, 10 ** 7), "k": str, "m": str, "alpha": real(), "beta": real(), "delta": probability,
+          "c": integer(2, 10 ** 6), "f": integer(2, 10 ** 6), "calibration": str}
 
 
 def register(sub) -> None:
     p = sub.add_parser("verify", help="audit one mechanism: privacy, moments, distribution, structure",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("mechanism", metavar="MECH", help="registered name, or package.module:factory")
-    p.add_argument("--eps", type=float, required=True, help="claimed privacy budget")
+    p.add_argument("--eps", type=real(0.0, low_open=True), required=True, help="claimed privacy budget (> 0)")
     for name, kind in _NAMED.items():
-        p.add_argument(f"--{name}", type=kind, default=None, help=f"mechanism parameter {name}")
+        p.add_argument(f"--{name}", type=kind, default=None,
+                       help=f"mechanism parameter {name} (default: the mechanism's own)")
     p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", type=parse_param,
                    help="any other mechanism or factory parameter (repeatable)")
-    p.add_argument("--samples", type=int, default=DEFAULT_SAMPLES, help="draws per input (default %(default)s)")
-    p.add_argument("--seed", type=int, default=DEFAULT_SEED, help="seed of all sampling (default %(default)s)")
-    p.add_argument("--confidence", type=float, default=1.0 - DEFAULT_ALPHA,
-                   help="1 - family-wise false-alarm rate (default %(default)s)")
-    p.add_argument("--workers", type=int, default=1, help="worker processes; results do not depend on it")
+    p.add_argument("--samples", type=integer(1000), default=DEFAULT_SAMPLES,
+                   help="draws per input, >= 1000 (default %(default)s)")
+    p.add_argument("--seed", type=seed, default=DEFAULT_SEED, help="seed of all sampling (default %(default)s)")
+    p.add_argument("--confidence", type=probability, default=1.0 - DEFAULT_ALPHA,
+                   help="1 - family-wise false-alarm rate, in (0, 1) (default %(default)s)")
+    p.add_argument("--workers", type=integer(1, 64), default=1,
+                   help="worker processes; results do not depend on it (default %(default)s)")
     p.add_argument("--checks", default="all", type=_checks, metavar="|".join(CHECKS + ("all",)),
                    help="audits to run: 'all' (default) or a comma-separated subset; sanity checks always run")
     add_output_options(p)
@@ -76,6 +84,12 @@ def run(args, console) -> int:
         mechanism = adapted(load_external(args.mechanism, args.eps, params))
     else:
         mechanism = make(args.mechanism, eps=args.eps, **params)
+        d = getattr(mechanism, "d", 1)
+        # the moment and distribution checks hold every report of an input at once: samples x d float64
+        held = args.samples if set(args.checks) - {"privacy"} else min(args.samples, CHUNK) * args.workers
+        check_memory("--d", 8.0 * 1.2 * held * d, f"{held} reports of dimension {d} (fewer --samples, or "
+                     "--checks privacy, which samples in chunks)")
+
     total = planned_draws(mechanism, settings, args.checks)
     with progress_bar(console, total=total, enabled=not (args.json or args.markdown),
                       description=f"auditing {args.mechanism}") as advance:
