@@ -12,6 +12,7 @@ import sys
 
 #: Sub-command modules, in the order ``ldp-audit --help`` lists them.
 COMMANDS = ("verify", "list", "compare", "claims", "account", "bounds", "data")
+COMMANDS += ("train", "reproduce")  # private GNN training (issue 13)
 
 #: Exit code of usage errors and bad input (0 and 1 come from the report's verdict).
 EXIT_USAGE = 2
