@@ -104,3 +104,16 @@ def reproduction_report(title: str, cells: Iterable[Cell], measured: dict[Cell, 
         else:
             rows.append(compare_cell(filled, printed))
     return AuditReport.of(title, rows, subject, settings)
+
+
+def stored_measurements(cells: Iterable[Cell], root) -> dict[Cell, Measured | None]:
+    """Fill cells from a results folder only (no training): unfinished cells map to None."""
+    from ..models.training import RunStore
+    from ..models.training.lpgnn import summarise
+
+    store = RunStore(root)
+    measured = {}
+    for cell in cells:
+        loaded = {c: store.load(c) for c in cell.configs()} if cell.runnable else {}
+        measured[cell] = summarise(cell, {c: r for c, r in loaded.items() if r is not None})
+    return measured
