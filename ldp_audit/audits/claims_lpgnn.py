@@ -162,5 +162,83 @@ def table3_reproduction_rows(mode: str | None = None, root=None) -> list:
 
 
 def lpgnn_training_claims(settings: ClaimSettings) -> list:
-    """Rows that rest on Table 3 and on stored training results (issue 13): E12, C14, E14."""
-    return e12_rq1_arithmetic() + table3_reproduction_rows()
+    """Rows that rest on Table 3, on the training pipeline and on stored training results (issue 13):
+    E12, C16, C14, E14."""
+    return e12_rq1_arithmetic() + c16_drop_targets(settings) + table3_reproduction_rows()
+
+
+# ----- C16: Drop's propagated label targets (spec B7) ---------------------------------------------------------------
+
+def plurality_accuracy(neighbours: int, eps_y: float, classes: int, true_label: int, ties: str) -> float:
+    """Exact Pr[argmax of the label counts of ``neighbours`` i.i.d. RR reports == true label] (spec C16).
+
+    Enumerates every count vector; ``ties="uniform"`` breaks ties at random (the spec's reference numbers),
+    ``ties="lowest"`` gives them to the lowest class index (torch's argmax, what Drop does).
+    """
+    from itertools import combinations
+
+    from scipy.special import gammaln
+
+    p, q = make("grr", eps=eps_y, c=classes).probabilities()
+    log_p = np.log(np.where(np.arange(classes) == true_label, p, q))
+    bars = np.array(list(combinations(range(neighbours + classes - 1), classes - 1)), dtype=np.int64)  # stars and bars
+    edges = np.hstack([np.full((len(bars), 1), -1), bars, np.full((len(bars), 1), neighbours + classes - 1)])
+    counts = np.diff(edges, axis=1) - 1
+    top = counts == counts.max(axis=1, keepdims=True)
+    if ties == "uniform":
+        share = top[:, true_label] / top.sum(axis=1)
+    else:
+        share = (top.argmax(axis=1) == true_label).astype(np.float64)
+    log_pmf = gammaln(neighbours + 1) - gammaln(counts + 1).sum(axis=1) + counts @ log_p
+    return float(share @ np.exp(log_pmf))
+
+
+def drop_target_hits(neighbours: int, eps_y: float, classes: int, true_label: int, stars: int, seed: int,
+                     target=None) -> int:
+    """Monte Carlo on ``stars`` disjoint stars whose nodes all have ``true_label``: the leaves report their label by
+    RR once, and Drop's K_y = 1 target of each centre (GCN-normalised, no self-loops: a plurality of its leaves'
+    reports) is computed by the training pipeline. Returns how many centres get the true label."""
+    import torch
+
+    from ..models.data import Graph
+    from ..models.training import stages
+    from ..models.training.runtime import stream_rng
+
+    centres = np.arange(stars) * (neighbours + 1)
+    leaves = (centres[:, None] + np.arange(1, neighbours + 1)).ravel()
+    graph = Graph("stars", stars * (neighbours + 1), np.stack([np.repeat(centres, neighbours), leaves]))
+    labels = stages.perturb_labels(np.full(graph.num_nodes, true_label), classes, eps_y, leaves,
+                                   stream_rng(seed, 16, neighbours))
+    index = lambda a: torch.as_tensor(a, dtype=torch.long)  # noqa: E731
+    batch = stages.Batch(index(labels.observed), index(np.full(graph.num_nodes, true_label)), index(leaves),
+                         index(centres), index(np.empty(0)), torch.as_tensor(labels.transition, dtype=torch.float32),
+                         stages.torch_sparse(stages.KProp(1).step_matrix(graph.adjacency), "cpu"))
+    (target or stages.Drop().prepare)(batch, 1)
+    return int((batch.targets[index(centres)] == true_label).sum())
+
+
+def c16_drop_targets(settings: ClaimSettings, target=None) -> list:
+    """C16: Drop's K_y = 1 targets are the plurality of the neighbours' RR labels, at the exact rate."""
+    from scipy.stats import binomtest
+
+    classes, eps_y, true_label = 7, 1.0, 3
+    reference = {1: 0.311791, 4: 0.402590, 16: 0.686885}  # spec C16, uniform ties
+    uniform = {n: plurality_accuracy(n, eps_y, classes, true_label, "uniform") for n in reference}
+    gap = max(abs(uniform[n] - reference[n]) for n in reference)
+    rows = [claim_row("C16", "Drop target at K_y=1: exact plurality accuracy (c=7, eps_y=1, N=1, 4, 16)", gap < 5e-7,
+                      gap, "max |exact - spec|", "exact enumeration, ties at random: " +
+                      ", ".join(f"N={n}: {v:.6f}" for n, v in uniform.items()))]
+    stars = max(1000, settings.samples // 2)
+    alpha = settings.alpha / (2 * len(reference))
+    for n in reference:
+        exact = plurality_accuracy(n, eps_y, classes, true_label, "lowest")
+        hits = drop_target_hits(n, eps_y, classes, true_label, stars, settings.seed, target)
+        test = binomtest(hits, stars, exact)
+        rows.append(CheckResult(
+            "C16", f"Drop's propagated target (pipeline code) is the neighbours' plurality, N={n}",
+            Status.PASS if test.pvalue >= alpha else Status.FAIL, hits / stars, "accuracy",
+            interval=tuple(test.proportion_ci(1 - alpha)), p_value=test.pvalue, threshold=exact, n=stars,
+            seed=settings.seed, alpha=alpha,
+            explanation=f"{hits}/{stars} star centres get the true label; exact {exact:.6f} with ties to the lowest "
+                        f"class index (torch argmax; {uniform[n]:.6f} with random ties)"))
+    return rows

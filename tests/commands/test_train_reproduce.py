@@ -142,3 +142,15 @@ def test_c14_without_results_is_inconclusive(tmp_path):
     from ldp_audit.audits.claims_lpgnn import table3_reproduction_rows
 
     assert [r.status.value for r in table3_reproduction_rows("quick", tmp_path)] == ["inconclusive", "inconclusive"]
+
+
+def test_c16_passes_drop_and_fails_a_target_with_the_wrong_step_count():
+    from ldp_audit.audits.claims import ClaimSettings
+    from ldp_audit.audits.claims_lpgnn import c16_drop_targets
+    from ldp_audit.models.training.stages import Drop
+
+    settings = ClaimSettings(samples=4_000)
+    assert all(r.status.value == "pass" for r in c16_drop_targets(settings))
+    two_steps = lambda batch, k_y: Drop().prepare(batch, 2)  # noqa: E731 - mutant: K_y = 2 instead of 1
+    mutant = c16_drop_targets(settings, target=two_steps)
+    assert [r.status.value for r in mutant[1:]] == ["fail", "fail", "fail"]  # walks return to the centre
