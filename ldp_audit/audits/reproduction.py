@@ -33,6 +33,8 @@ def tolerance(kind: str, std: float, runs: int) -> float:
 def lpgnn_paper_value(cell: Cell):
     """The printed number of an LPGNN cell: seed Table 3, or the authors' Drop table (spec B6.3)."""
     if cell.table == "table3":
+        if cell.column not in paper.TABLE3[cell.dataset]:
+            return None
         mean, std = paper.TABLE3[cell.dataset][cell.column]
         return mean, std, paper.TABLE3_CITE
     if cell.table == "drop":
@@ -99,8 +101,15 @@ def reproduction_report(title: str, cells: Iterable[Cell], measured: dict[Cell, 
         elif filled is None:
             rows.append(not_run(cell, printed, "not finished: rerun to resume"))
         elif printed is None:
-            rows.append(CheckResult(f"{cell.dataset} {cell.column}", "no printed value", Status.INFO,
-                                    filled.mean, "measured", n=len(filled.values)))
+            rows.append(CheckResult(
+                f"{cell.dataset} {cell.column}", "no printed value (a control)", Status.INFO, filled.mean,
+                "measured", n=len(filled.values),
+                explanation=f"measured {filled.mean:.1f} ± {filled.std:.1f} over {len(filled.values)} runs"
+                            + (f" ({_choice_text(filled.choice)} chosen on validation)" if filled.choice is not None
+                               else ""),
+                details={"measured_mean": filled.mean, "measured_std": filled.std, "values": list(filled.values),
+                         "choice": filled.choice, "devices": list(filled.devices), "table": cell.table,
+                         "kind": cell.kind}))
         else:
             rows.append(compare_cell(filled, printed))
     return AuditReport.of(title, rows, subject, settings)

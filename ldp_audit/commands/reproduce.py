@@ -122,7 +122,7 @@ class _progress:
 
 def plot(report) -> bytes:
     """PNG: LPGNN test accuracy against eps per dataset (measured: mean ± std, K on validation), with the
-    paper's points, and GCN+Raw measured / printed as horizontal lines."""
+    paper's points; GCN+Raw measured / printed and the structure-only control as horizontal lines."""
     import io
 
     import matplotlib
@@ -141,6 +141,8 @@ def plot(report) -> bytes:
         ax.plot(eps, [r.details["test_selected_mean"] for r in lpgnn], "x:", label="LPGNN, K on test")
         ax.plot(eps, [r.details["paper_mean"] for r in lpgnn], "s--", label="LPGNN paper")
         for r in rows:
+            if r.name.startswith(f"{name} KProp+RND"):
+                ax.axhline(r.details["measured_mean"], color="tab:red", linestyle=":", label="KProp+RND (E15)")
             if r.name == f"{name} GCN+Raw":
                 ax.axhline(r.details["measured_mean"], color="grey", label="GCN+Raw measured")
                 ax.axhline(r.details["paper_mean"], color="grey", linestyle="--", label="GCN+Raw paper")

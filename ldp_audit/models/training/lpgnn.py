@@ -40,6 +40,10 @@ DROP_DATASETS = {"cora": "cora", "pubmed": "pubmed", "facebook": "facebook", "la
 DROP_COLUMNS = {"cross_entropy": "cross-entropy", "forward": "forward correction", "drop": "Drop"}
 
 
+#: E15 / U12: how much of LPGNN's accuracy KProp gets from the graph alone.
+CONTROL_COLUMN = "KProp+RND (E15)"
+
+
 def lpgnn_column(eps: float) -> str:
     return f"LPGNN eps={eps:g}"
 
@@ -52,7 +56,7 @@ class Cell:
     table: str
     dataset: str
     column: str
-    kind: str  # "lpgnn" or "baseline": decides the tolerance (spec §7.4)
+    kind: str  # "lpgnn" or "baseline": decides the tolerance (spec §7.4); "control": no printed number
     candidates: dict = field(default_factory=dict)
     runnable: bool = True
     reason: str = ""
@@ -68,9 +72,11 @@ def _seed_config(paper_name: str, seed: int, **changes) -> RunConfig:
 
 
 def table3_cells(datasets, eps_grid=EPS_FULL, k_grid=K_FULL, runs: int = RUNS_FULL,
-                 has_features: dict | None = None) -> list[Cell]:
+                 has_features: dict | None = None, control: bool = True) -> list[Cell]:
     """The cells of seed Table 3 for ``datasets`` (paper names): GCN+Raw, LPGNN per eps (best K on validation),
-    GCN+RND and GCN+OHD. ``has_features[loader name]`` False marks the feature columns not runnable."""
+    GCN+RND and GCN+OHD, and (``control``) the structure-only control of E15 / U12: the LPGNN network with
+    KProp(K) on random features, K chosen on validation like LPGNN's. The paper has no number for it.
+    ``has_features[loader name]`` False marks the feature columns not runnable."""
     cells = []
     seeds = range(runs)
     baseline = {"aggregator": "gcn", "self_loops": True, "k_x": 1}  # the seed's GCN layer 1 = KProp(1) + loops
@@ -88,6 +94,9 @@ def table3_cells(datasets, eps_grid=EPS_FULL, k_grid=K_FULL, runs: int = RUNS_FU
         for source, column in (("rnd", "GCN+RND"), ("ohd", "GCN+OHD")):
             cells.append(Cell("table3", name, column, "baseline",
                               {None: [_seed_config(name, s, features=source, **baseline) for s in seeds]}))
+        if control:
+            cells.append(Cell("table3", name, CONTROL_COLUMN, "control",
+                              {k: [_seed_config(name, s, features="rnd", k_x=k) for s in seeds] for k in k_grid}))
     return cells
 
 
