@@ -163,8 +163,9 @@ def table3_reproduction_rows(mode: str | None = None, root=None) -> list:
 
 def lpgnn_training_claims(settings: ClaimSettings) -> list:
     """Rows that rest on Table 3, on the training pipeline and on stored training results (issue 13):
-    E12, C16, C14, E14."""
-    return e12_rq1_arithmetic() + c16_drop_targets(settings) + table3_reproduction_rows()
+    E12, C13, C16, C14, E14."""
+    return (e12_rq1_arithmetic() + c13_mae_ordering(settings) + c16_drop_targets(settings)
+            + table3_reproduction_rows())
 
 
 # ----- C16: Drop's propagated label targets (spec B7) ---------------------------------------------------------------
@@ -242,3 +243,48 @@ def c16_drop_targets(settings: ClaimSettings, target=None) -> list:
             explanation=f"{hits}/{stars} star centres get the true label; exact {exact:.6f} with ties to the lowest "
                         f"class index (torch argmax; {uniform[n]:.6f} with random ties)"))
     return rows
+
+
+# ----- C13: RQ2's MAE ordering of the feature mechanisms and aggregators (Fig. 5) ----------------------------------
+
+def _rq2_mechanisms(eps: float, d: int) -> dict:
+    """Fig. 5's mechanisms: MBM (m by Eq. 6), AGM at delta = 1e-4, and 1BM (m = d)."""
+    return {"MBM": make("multibit", eps=eps, d=d), "AGM": make("analytic_gaussian", eps=eps, delta=1e-4, d=d),
+            "1BM": make("multibit", eps=eps, d=d, k=d)}
+
+
+def c13_mae_ordering(settings: ClaimSettings, mechanisms=_rq2_mechanisms) -> list:
+    """C13: MAE(MBM) < MAE(AGM) < MAE(1BM) with both aggregators, and GCN < mean, at eps in {0.1, 0.5, 1, 2}.
+
+    One step with self-loops (spec U7) on a contextual SBM with Bernoulli(0.05) features (n = 2000, d = 200),
+    the synthetic stand-in the spec asks for when real data are absent. MAE = mean |W X' - W X| over all nodes
+    and coordinates (400,000 entries per cell, so the ordering is not a sampling accident).
+    """
+    from ..models.propagation import KProp
+    from ..models.synthetic import csbm
+    from ..models.training.stages import server_estimate
+    from .sampling import rng_for
+
+    graph = csbm(n=2000, classes=4, avg_degree=4.0, d=200, base_rate=0.05, signal=0.0, seed=settings.seed % 2**31)
+    x = graph.x.toarray()
+    aggregators = {"mean": KProp(1, "mean", self_loops=True), "gcn": KProp(1, "gcn", self_loops=True)}
+    exact = {name: agg.apply(graph.adjacency, x) for name, agg in aggregators.items()}
+    mae, broken = {}, []
+    for i, eps in enumerate((0.1, 0.5, 1.0, 2.0)):
+        for j, (label, mechanism) in enumerate(mechanisms(eps, x.shape[1]).items()):
+            estimate = server_estimate(x, mechanism, rng_for(settings.seed, 13, i, j))
+            for name, agg in aggregators.items():
+                mae[(eps, label, name)] = float(np.abs(agg.apply(graph.adjacency, estimate) - exact[name]).mean())
+        for name in aggregators:
+            if not mae[(eps, "MBM", name)] < mae[(eps, "AGM", name)] < mae[(eps, "1BM", name)]:
+                broken.append(f"eps={eps:g} {name}: mechanism order")
+        for label in ("MBM", "AGM", "1BM"):
+            if not mae[(eps, label, "gcn")] < mae[(eps, label, "mean")]:
+                broken.append(f"eps={eps:g} {label}: GCN not below mean")
+    at_one = ", ".join(f"{label} {mae[(1.0, label, 'mean')]:.3g}/{mae[(1.0, label, 'gcn')]:.3g}"
+                       for label in ("MBM", "AGM", "1BM"))
+    return [claim_row("C13", "RQ2 (Fig. 5): MAE of MBM < AGM < 1BM, and the GCN aggregator below the mean one",
+                      not broken, mae[(1.0, "MBM", "mean")] / mae[(1.0, "AGM", "mean")], "MAE(MBM)/MAE(AGM) at eps=1",
+                      f"contextual SBM n=2000, d=200, Bernoulli(0.05): MAE mean/gcn at eps=1: {at_one}"
+                      + (f"; violated: {', '.join(broken)}" if broken else "; holds at eps = 0.1, 0.5, 1, 2"),
+                      mae={f"{e:g} {m} {a}": v for (e, m, a), v in mae.items()})]

@@ -156,3 +156,18 @@ def test_c16_passes_drop_and_fails_a_target_with_the_wrong_step_count():
     two_steps = lambda batch, k_y: Drop().prepare(batch, 2)  # noqa: E731 - mutant: K_y = 2 instead of 1
     mutant = c16_drop_targets(settings, target=two_steps)
     assert [r.status.value for r in mutant[1:]] == ["fail", "fail", "fail"]  # walks return to the centre
+
+
+def test_c13_holds_for_the_mechanisms_and_fails_when_mbm_is_really_the_one_bit_mechanism():
+    from ldp_audit.audits.claims import ClaimSettings
+    from ldp_audit.audits.claims_lpgnn import _rq2_mechanisms, c13_mae_ordering
+    from ldp_audit.mechanisms import make
+
+    settings = ClaimSettings(samples=4_000)
+    assert c13_mae_ordering(settings)[0].status.value == "pass"
+
+    def mutant(eps, d):  # "MBM" that samples every coordinate (m = d): the Eq. 6 rule ignored
+        return {**_rq2_mechanisms(eps, d), "MBM": make("multibit", eps=eps, d=d, k=d)}
+
+    row = c13_mae_ordering(settings, mutant)[0]
+    assert row.status.value == "fail" and "mechanism order" in row.explanation

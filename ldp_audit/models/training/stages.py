@@ -40,6 +40,12 @@ def feature_width(graph: datasets.Graph) -> int:
     return int(info.features)
 
 
+def server_estimate(x: np.ndarray, mechanism, rng: np.random.Generator) -> np.ndarray:
+    """What the server holds after every user (row of ``x``) reports once through ``mechanism``: the estimate
+    (rectifier) of each report, e.g. x' = c + C_m x* for the multi-bit encoder (lpgnn Eq. 4)."""
+    return mechanism.estimate(mechanism.perturb(x, rng))
+
+
 class Features(ABC):
     """Stage 1: the node feature matrix the server works with, drawn once per run from ``rng``."""
 
@@ -57,7 +63,7 @@ class RawFeatures(Features):
         if config.eps_x is None:
             return x
         mechanism = make(config.mechanism, eps=config.eps_x, d=x.shape[1], k=config.m, alpha=0.0, beta=1.0)
-        return mechanism.estimate(mechanism.perturb(x, rng))
+        return server_estimate(x, mechanism, rng)
 
 
 class RandomFeatures(Features):
