@@ -150,3 +150,22 @@ def test_cuda_without_cuda_is_refused():
     with pytest.raises(ValueError, match="cuda"):
         choose_device("cuda")
     assert choose_device(None) == "cpu"
+
+
+@pytest.mark.parametrize("model", ["gcn", "sage", "gat"])
+def test_two_layer_backbones_give_the_same_output_on_the_sparse_adjacency(model):
+    from torch_geometric.utils import to_torch_csr_tensor
+
+    graph = _graph()
+    torch.manual_seed(0)
+    net = modules.build(model, 40, 8, 4, 0.0).eval()
+    x = torch.rand(graph.num_nodes, 40)
+    edge_index = torch.as_tensor(np.hstack([graph.edges, graph.edges[::-1]]))
+    adj_t = to_torch_csr_tensor(edge_index.flip(0), size=(graph.num_nodes, graph.num_nodes))
+    assert net.sparse_input and torch.allclose(net(x, edge_index), net(x, adj_t), atol=1e-5)
+
+
+def test_sage_with_drop_learns_under_label_noise():
+    result = train_run(_config(k_x=2, eps_y=2.0, model="sage", objective="drop", k_y=2, selection="ccs",
+                               epochs=80), "cpu", _cache())
+    assert result.test_accuracy > 0.6

@@ -4,6 +4,10 @@
 dropout, then one torch-geometric ``GCNConv`` with self-loops. With KProp(1, self-loops) in front it is exactly
 the seed's two-layer GCN baseline, because GCNConv's first layer is Â X W + b. ``gcn``, ``sage`` and ``gat`` are
 the CCS version's two-layer backbones (spec B3): two convolutions, SELU and dropout between, no BatchNorm.
+
+``sparse_input`` says which graph input a backbone takes: the two-layer backbones get the transposed adjacency
+as a torch CSR tensor, which turns torch-geometric's gather/scatter message passing into one sparse-dense
+product (3.6x faster for SAGE on Cora's 1433 features); the seed network keeps the edge index.
 """
 from __future__ import annotations
 
@@ -14,6 +18,8 @@ from torch_geometric.nn import GATConv, GCNConv, SAGEConv
 
 class LPGNNNet(nn.Module):
     """Linear -> BatchNorm -> SELU -> dropout -> GCNConv (lpgnn A2, seed version)."""
+
+    sparse_input = False
 
     def __init__(self, in_dim: int, hidden: int, classes: int, dropout: float):
         super().__init__()
@@ -28,6 +34,8 @@ class LPGNNNet(nn.Module):
 
 class TwoLayerGNN(nn.Module):
     """conv -> SELU -> dropout -> conv, with any torch-geometric convolution (lpgnn B3, ppgnn backbones)."""
+
+    sparse_input = True
 
     def __init__(self, first: nn.Module, second: nn.Module, dropout: float):
         super().__init__()
