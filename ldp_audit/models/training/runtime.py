@@ -44,7 +44,6 @@ def limit_threads() -> None:
     import torch
 
     torch.set_num_threads(1)
-    os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 
 def versions() -> dict:
