@@ -29,6 +29,8 @@ def register(sub) -> None:
     p.set_defaults(mode="quick")
     p.add_argument("--datasets", nargs="+", metavar="NAME", help="restrict to these paper datasets (cora citeseer "
                                                                  "pubmed facebook github lastfm)")
+    p.add_argument("--tables", nargs="+", choices=("table3", "drop"),
+                   help="which tables to fill (default: table3 with --quick, table3 and drop with --full)")
     p.add_argument("--runs", type=count("--runs", 1), help="runs per configuration (default 3 quick, 10 full)")
     p.add_argument("--workers", type=count("--workers", 1), default=2,
                    help="training processes on CPU, one torch thread each (default 2)")
@@ -52,18 +54,20 @@ def _cells(args):
     if unknown:
         raise ValueError(f"--datasets must be among {', '.join(lpgnn.TABLE3_DATASETS)}, got {', '.join(unknown)}")
     runs = args.runs or (lpgnn.RUNS_QUICK if quick else lpgnn.RUNS_FULL)
-    loaders = {lpgnn.TABLE3_DATASETS[n] for n in names}
-    if not quick:
-        loaders |= {lpgnn.DROP_DATASETS[n] for n in names if n in lpgnn.DROP_DATASETS}
+    tables = set(args.tables or (("table3",) if quick else ("table3", "drop")))
+    drop_names = [n for n in names if n in lpgnn.DROP_DATASETS] if "drop" in tables else []
+    loaders = {lpgnn.TABLE3_DATASETS[n] for n in names} if "table3" in tables else set()
+    loaders |= {lpgnn.DROP_DATASETS[n] for n in drop_names}
     # a feature file's presence is read without parsing it (with_features=False); Planetoid always has features
     has_features = {name: name in ("cora", "citeseer", "pubmed") or
                     data.load(name, args.data_dir, args.cache_dir, with_features=False).missing_features is None
                     for name in sorted(loaders)}
-    cells = lpgnn.table3_cells(names, lpgnn.EPS_QUICK if quick else lpgnn.EPS_FULL,
-                               lpgnn.K_QUICK if quick else lpgnn.K_FULL, runs, has_features)
-    if not quick:
-        cells += lpgnn.drop_cells([n for n in names if n in lpgnn.DROP_DATASETS], runs, has_features=has_features)
-    return cells, runs
+    cells = []
+    if "table3" in tables:
+        cells += lpgnn.table3_cells(names, lpgnn.EPS_QUICK if quick else lpgnn.EPS_FULL,
+                                    lpgnn.K_QUICK if quick else lpgnn.K_FULL, runs, has_features)
+    cells += lpgnn.drop_cells(drop_names, runs, has_features=has_features)
+    return cells, runs, tables
 
 
 def run(args, console) -> int:
@@ -74,7 +78,7 @@ def run(args, console) -> int:
     from ..models.training.sweep import run_sweep
 
     device = choose_device(args.device)
-    cells, runs = _cells(args)
+    cells, runs, tables = _cells(args)
     store = RunStore(args.results or DEFAULT_RESULTS.format(mode=args.mode))
     configs = list(dict.fromkeys(c for cell in cells if cell.runnable for c in cell.configs()))
     quiet = args.json or args.markdown
@@ -85,7 +89,8 @@ def run(args, console) -> int:
     measured = {cell: summarise(cell, results) for cell in cells if cell.runnable}
     report = reproduction_report(
         f"lpgnn reproduction ({args.mode})", cells, measured,
-        subject={"paper": "lpgnn", "tables": "seed Table 3" + ("" if args.mode == "quick" else " + Drop (B6.3)")},
+        subject={"paper": "lpgnn", "tables": " + ".join(t for t, on in (("seed Table 3", "table3" in tables),
+                                                                        ("Drop (B6.3)", "drop" in tables)) if on)},
         settings={"mode": args.mode, "runs": runs, "device": f"{device} ({device_name(device)})",
                   "results": str(store.root), "runs finished": f"{len(results)}/{len(configs)}",
                   "wall time (s)": round(time.perf_counter() - started, 1)})

@@ -60,4 +60,4 @@ def device_name(device: str) -> str:
 
     if device == "cuda":
         return torch.cuda.get_device_name(0)
-    return f"cpu ({os.cpu_count()} cores)"
+    return f"{os.cpu_count()} CPU cores"
