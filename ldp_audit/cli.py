@@ -12,8 +12,7 @@ import os
 import sys
 
 #: Sub-command modules, in the order ``ldp-audit --help`` lists them.
-COMMANDS = ("verify", "list", "compare", "claims", "account", "bounds", "data")
-COMMANDS += ("attack",)
+COMMANDS = ("verify", "list", "compare", "claims", "account", "bounds", "data", "attack", "train", "reproduce")
 
 #: Exit code of usage errors and bad input (0 and 1 come from the report's verdict).
 EXIT_USAGE = 2

@@ -21,6 +21,7 @@ PROVIDERS: dict[str, tuple[str, ...]] = {
               "ldp_audit.audits.claims_ppgnn:ppgnn_attack_claims"),
     "se-privgemb": ("ldp_audit.audits.seprivgemb_claims:claims",),
 }
+PROVIDERS["lpgnn"] += ("ldp_audit.audits.claims_lpgnn:lpgnn_training_claims",)  # Table 3 and training (issue 13)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,163 @@
+"""``ldp-audit reproduce lpgnn [--quick|--full]``: fill the paper's tables cell by cell, then compare.
+
+Every run is one JSON under ``--results`` (resumable: a rerun skips finished runs, ``--max-runs`` stops after a
+chunk). LPGNN cells take K on validation (lpgnn E14); the K the paper would have taken on test is shown beside.
+The report prints paper vs measured per cell with gap, tolerance (spec §7.4) and PASS/FAIL; exit 1 when a cell
+is out of tolerance.
+"""
+from __future__ import annotations
+
+import argparse
+import time
+
+from ._common import add_output_options, emit
+from .data import add_data_options
+from .train import add_device_option, count
+
+DEFAULT_RESULTS = "ldp-audit-results/lpgnn-{mode}"
+
+
+def register(sub) -> None:
+    p = sub.add_parser("reproduce", help="reproduce a paper's result tables (LPGNN Table 3, Drop table)",
+                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("paper", choices=("lpgnn",))
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--quick", dest="mode", action="store_const", const="quick",
+                      help="CPU minutes: Cora and CiteSeer, 3 runs, eps in {0.1, 1}, K in {2, 8, 16, 32} (default)")
+    mode.add_argument("--full", dest="mode", action="store_const", const="full",
+                      help="every Table 3 dataset, eps in {0.1, 0.5, 1, 2}, K in {1..32}, 10 runs, and the Drop table")
+    p.set_defaults(mode="quick")
+    p.add_argument("--datasets", nargs="+", metavar="NAME", help="restrict to these paper datasets (cora citeseer "
+                                                                 "pubmed facebook github lastfm)")
+    p.add_argument("--tables", nargs="+", choices=("table3", "drop"),
+                   help="which tables to fill (default: table3 with --quick, table3 and drop with --full)")
+    p.add_argument("--runs", type=count("--runs", 1), help="runs per configuration (default 3 quick, 10 full)")
+    p.add_argument("--workers", type=count("--workers", 1), default=2,
+                   help="training processes on CPU, one torch thread each (default 2)")
+    p.add_argument("--max-runs", type=count("--max-runs", 0),
+                   help="start at most this many new runs, then report (resume later)")
+    p.add_argument("--results", metavar="DIR", help="folder of run JSONs (default ldp-audit-results/lpgnn-MODE)")
+    p.add_argument("--plot", metavar="FILE.png", help="plot accuracy against eps with the paper's points")
+    add_device_option(p)
+    add_data_options(p)
+    add_output_options(p)
+    p.set_defaults(func=run)
+
+
+def _cells(args):
+    from ..models import data
+    from ..models.training import lpgnn
+
+    quick = args.mode == "quick"
+    names = args.datasets or (lpgnn.QUICK_DATASETS if quick else tuple(lpgnn.TABLE3_DATASETS))
+    unknown = [n for n in names if n not in lpgnn.TABLE3_DATASETS]
+    if unknown:
+        raise ValueError(f"--datasets must be among {', '.join(lpgnn.TABLE3_DATASETS)}, got {', '.join(unknown)}")
+    runs = args.runs or (lpgnn.RUNS_QUICK if quick else lpgnn.RUNS_FULL)
+    tables = set(args.tables or (("table3",) if quick else ("table3", "drop")))
+    drop_names = [n for n in names if n in lpgnn.DROP_DATASETS] if "drop" in tables else []
+    loaders = {lpgnn.TABLE3_DATASETS[n] for n in names} if "table3" in tables else set()
+    loaders |= {lpgnn.DROP_DATASETS[n] for n in drop_names}
+    # a feature file's presence is read without parsing it (with_features=False); Planetoid always has features
+    has_features = {name: name in ("cora", "citeseer", "pubmed") or
+                    data.load(name, args.data_dir, args.cache_dir, with_features=False).missing_features is None
+                    for name in sorted(loaders)}
+    cells = []
+    if "table3" in tables:
+        cells += lpgnn.table3_cells(names, lpgnn.EPS_QUICK if quick else lpgnn.EPS_FULL,
+                                    lpgnn.K_QUICK if quick else lpgnn.K_FULL, runs, has_features)
+    cells += lpgnn.drop_cells(drop_names, runs, has_features=has_features)
+    return cells, runs, tables
+
+
+def run(args, console) -> int:
+    from ..audits.reproduction import reproduction_report
+    from ..models.training import RunStore
+    from ..models.training.lpgnn import summarise
+    from ..models.training.runtime import choose_device, device_name
+    from ..models.training.sweep import run_sweep
+
+    device = choose_device(args.device)
+    cells, runs, tables = _cells(args)
+    store = RunStore(args.results or DEFAULT_RESULTS.format(mode=args.mode))
+    configs = list(dict.fromkeys(c for cell in cells if cell.runnable for c in cell.configs()))
+    quiet = args.json or args.markdown
+    started = time.perf_counter()
+    with _progress(console, len(configs), enabled=not quiet) as advance:
+        results = run_sweep(configs, store, args.workers, device, args.data_dir, args.cache_dir,
+                            on_result=lambda result, fresh: advance(result.config), max_new=args.max_runs)
+    measured = {cell: summarise(cell, results) for cell in cells if cell.runnable}
+    report = reproduction_report(
+        f"lpgnn reproduction ({args.mode})", cells, measured,
+        subject={"paper": "lpgnn", "tables": " + ".join(t for t, on in (("seed Table 3", "table3" in tables),
+                                                                        ("Drop (B6.3)", "drop" in tables)) if on)},
+        settings={"mode": args.mode, "runs": runs, "device": f"{device} ({device_name(device)})",
+                  "results": str(store.root), "runs finished": f"{len(results)}/{len(configs)}",
+                  "wall time (s)": round(time.perf_counter() - started, 1)})
+    if args.plot:
+        from ..audits.render import write_atomic
+
+        write_atomic(args.plot, plot(report))
+    return emit(report, args, console)
+
+
+class _progress:
+    """A rich progress bar over runs (done / total, ETA) with the count of completed cells in its label."""
+
+    def __init__(self, console, total: int, enabled: bool):
+        self.console, self.total, self.enabled = console, total, enabled and console.is_terminal
+
+    def __enter__(self):
+        if not self.enabled:
+            return lambda config: None
+        from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn,
+                                   TimeRemainingColumn)
+
+        self.bar = Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
+                            TimeElapsedColumn(), TimeRemainingColumn(), console=self.console, transient=True)
+        self.bar.__enter__()
+        task = self.bar.add_task("training runs", total=self.total)
+        return lambda config: self.bar.advance(task, 1)
+
+    def __exit__(self, *exc):
+        if self.enabled:
+            self.bar.__exit__(*exc)
+        return False
+
+
+def plot(report) -> bytes:
+    """PNG: LPGNN test accuracy against eps per dataset (measured: mean ± std, K on validation), with the
+    paper's points; GCN+Raw measured / printed and the structure-only control as horizontal lines."""
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = [r for r in report.results if r.details.get("table") == "table3" and "measured_mean" in r.details]
+    datasets = list(dict.fromkeys(r.name.split(" ")[0] for r in rows))
+    fig, axes = plt.subplots(1, max(1, len(datasets)), figsize=(4.2 * max(1, len(datasets)), 3.4), squeeze=False)
+    for ax, name in zip(axes[0], datasets):
+        lpgnn = [r for r in rows if r.name.startswith(name + " LPGNN")]
+        eps = [float(r.name.split("eps=")[1]) for r in lpgnn]
+        ax.errorbar(eps, [r.details["measured_mean"] for r in lpgnn], [r.details["measured_std"] for r in lpgnn],
+                    fmt="o-", capsize=3, label="LPGNN measured (K on val)")
+        ax.plot(eps, [r.details["test_selected_mean"] for r in lpgnn], "x:", label="LPGNN, K on test")
+        ax.plot(eps, [r.details["paper_mean"] for r in lpgnn], "s--", label="LPGNN paper")
+        for r in rows:
+            if r.name.startswith(f"{name} KProp+RND"):
+                ax.axhline(r.details["measured_mean"], color="tab:red", linestyle=":", label="KProp+RND (E15)")
+            if r.name == f"{name} GCN+Raw":
+                ax.axhline(r.details["measured_mean"], color="grey", label="GCN+Raw measured")
+                ax.axhline(r.details["paper_mean"], color="grey", linestyle="--", label="GCN+Raw paper")
+        ax.set_xscale("log")
+        ax.set_title(name)
+        ax.set_xlabel("eps")
+        ax.set_ylabel("micro-F1 (%)")
+    axes[0][0].legend(fontsize=7)
+    fig.tight_layout()
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=120)
+    plt.close(fig)
+    return buffer.getvalue()

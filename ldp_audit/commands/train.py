@@ -1,0 +1,126 @@
+"""``ldp-audit train lpgnn --dataset cora --eps-x 1``: train one private GNN and print its test accuracy.
+
+The run is stored as one JSON (config, metrics at the epoch chosen on validation, per-epoch curves, seed, device,
+versions, wall time) under ``--results``; an identical stored run is shown instead of retrained.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+
+from ._common import spinner
+from .data import add_data_options
+
+DEFAULT_RESULTS = "ldp-audit-results/train"
+
+
+def budget(flag: str):
+    """argparse type for a privacy budget: a number > 0, or 'inf' for no perturbation."""
+    def parse(text: str):
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{flag} must be a number > 0 or 'inf', got {text!r}") from None
+        if not value > 0 or math.isnan(value):
+            raise argparse.ArgumentTypeError(f"{flag} must be > 0 (or 'inf' for no perturbation), got {text!r}")
+        return None if math.isinf(value) else value
+    return parse
+
+
+def count(flag: str, low: int):
+    def parse(text: str):
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{flag} must be an integer >= {low}, got {text!r}") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"{flag} must be an integer >= {low}, got {value}")
+        return value
+    return parse
+
+
+def add_device_option(parser) -> None:
+    parser.add_argument("--device", choices=("cpu", "cuda"),
+                        help="where to train (default: cuda when available, else cpu)")
+
+
+def register(sub) -> None:
+    from ..models.training.config import MODELS, OBJECTIVES, SELECTIONS
+
+    p = sub.add_parser("train", help="train one private GNN (LPGNN) and print its test accuracy",
+                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("pipeline", choices=("lpgnn",), help="which private pipeline")
+    p.add_argument("--dataset", default="cora", help="dataset name (see `ldp-audit data`; default cora)")
+    p.add_argument("--eps-x", type=budget("--eps-x"), default=1.0,
+                   help="feature budget eps_x (multi-bit encoder); 'inf' = raw features (default 1)")
+    p.add_argument("--eps-y", type=budget("--eps-y"), default=None,
+                   help="label budget eps_y (randomized response); default: clean labels")
+    p.add_argument("--k", type=count("--k", 0), default=4, help="KProp steps K_x (default 4)")
+    p.add_argument("--k-y", type=count("--k-y", 0), default=0, help="Drop label-propagation steps K_y (default 0)")
+    p.add_argument("--features", choices=("raw", "rnd", "ohd"), default="raw",
+                   help="raw dataset features (perturbed with eps_x), random (RND) or one-hot degree (OHD)")
+    p.add_argument("--model", choices=MODELS, default="lpgnn", help="backbone (default lpgnn: the seed's network)")
+    p.add_argument("--objective", choices=OBJECTIVES, default=None,
+                   help="loss (default: drop when --eps-y is given, else cross_entropy)")
+    p.add_argument("--selection", choices=SELECTIONS, default=None,
+                   help="checkpoint rule on validation (default: ccs with --eps-y, else val_loss)")
+    p.add_argument("--epochs", type=count("--epochs", 1), default=500)
+    p.add_argument("--lr", type=float, help="learning rate (default: the paper's per dataset)")
+    p.add_argument("--weight-decay", type=float, help="weight decay (default: the paper's per dataset)")
+    p.add_argument("--dropout", type=float, help="dropout (default: the paper's per dataset)")
+    p.add_argument("--seed", type=count("--seed", 0), default=0)
+    add_device_option(p)
+    p.add_argument("--results", default=DEFAULT_RESULTS, metavar="DIR",
+                   help=f"folder of run JSONs (default {DEFAULT_RESULTS})")
+    p.add_argument("--json", action="store_true", help="print the result JSON instead of a table")
+    add_data_options(p)
+    p.set_defaults(func=run)
+
+
+def run(args, console) -> int:
+    from ..models import data
+    from ..models.training import RunCache, RunConfig, RunStore, train_run
+    from ..models.training.lpgnn import HYPERPARAMETERS
+    from ..models.training.runtime import choose_device, limit_threads
+
+    device = choose_device(args.device)
+    graph = data.load(args.dataset, args.data_dir, args.cache_dir)
+    if args.features == "raw" and graph.x is None:
+        raise ValueError(f"--features raw needs node features, but {graph.missing_features or graph.name + ' has none'}"
+                         "; use --features rnd or ohd")
+    lr, wd, dropout = HYPERPARAMETERS.get(graph.name, (0.01, 0.0, 0.0))
+    objective = args.objective or ("drop" if args.eps_y is not None else "cross_entropy")
+    config = RunConfig(graph.name, features=args.features, eps_x=args.eps_x if args.features == "raw" else None,
+                       eps_y=args.eps_y, k_x=args.k, k_y=args.k_y, model=args.model, objective=objective,
+                       selection=args.selection or ("ccs" if args.eps_y is not None else "val_loss"),
+                       lr=lr if args.lr is None else args.lr,
+                       weight_decay=wd if args.weight_decay is None else args.weight_decay,
+                       dropout=dropout if args.dropout is None else args.dropout, epochs=args.epochs, seed=args.seed)
+    store = RunStore(args.results)
+    result, stored = store.load(config), True
+    if result is None:
+        limit_threads()
+        cache = RunCache(args.data_dir, args.cache_dir, graphs={graph.name: graph})
+        with spinner(console, f"training {config.model} on {graph.name}", enabled=not args.json):
+            result, stored = train_run(config, device, cache), False
+        store.save(result)
+    if args.json:
+        print(json.dumps(result.to_dict()))
+        return 0
+    from rich.table import Table
+
+    table = Table(title=f"{args.pipeline} on {graph.name}: test accuracy {100 * result.test_accuracy:.2f} %")
+    table.add_column("setting")
+    table.add_column("value")
+    for key, value in config.to_dict().items():
+        table.add_row(key, "inf" if value is None and key.startswith("eps") else str(value))
+    m = result.metrics
+    table.add_row("epoch chosen on validation", str(m["epoch"]))
+    table.add_row("val accuracy / loss", f"{100 * m['val_acc']:.2f} % / {m['val_loss']:.4f}")
+    table.add_row("best test accuracy over epochs (for comparison only)", f"{100 * m['test_acc_best']:.2f} %")
+    table.add_row("device", f"{result.device} ({result.device_name})")
+    table.add_row("wall time", f"{result.wall_time_s:.1f} s" + (" (stored run)" if stored else ""))
+    table.add_row("result", str(store.path(config)))
+    console.print(table)
+    return 0

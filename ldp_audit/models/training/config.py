@@ -1,0 +1,134 @@
+"""A training run as a frozen value: :class:`RunConfig` names everything that decides a run's outcome.
+
+Two configs that differ only in ``seed`` are the same *configuration* (one table cell, one K); the run store
+keeps one JSON per (configuration, seed). ``eps_x=None`` / ``eps_y=None`` mean "not perturbed" (eps = inf).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from dataclasses import asdict, dataclass, fields, replace
+
+#: Feature sources: the dataset's own features (perturbed when ``eps_x`` is set), i.i.d. U[0, 1] features of
+#: the same width (GCN+RND), one-hot degrees (GCN+OHD, lpgnn §6.4).
+FEATURE_SOURCES = ("raw", "rnd", "ohd")
+#: Backbones (see ``modules.BACKBONES``).
+MODELS = ("lpgnn", "gcn", "sage", "gat")
+#: Training objectives (lpgnn A4 and its ablations).
+OBJECTIVES = ("cross_entropy", "forward", "drop")
+#: Checkpoint selection rules on validation (lpgnn §6.2 and A5).
+SELECTIONS = ("val_loss", "ccs")
+AGGREGATORS = ("gcn", "mean")
+
+
+def _positive_or_none(name: str, value) -> float | None:
+    if value is None or (isinstance(value, (int, float)) and math.isinf(value) and value > 0):
+        return None
+    if not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
+        raise ValueError(f"{name} must be > 0 (or inf for no perturbation), got {value!r}")
+    return float(value)
+
+
+def _int_at_least(name: str, value, low: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
+    return value
+
+
+def _choice(name: str, value, allowed) -> None:
+    if value not in allowed:
+        raise ValueError(f"{name} must be one of {', '.join(allowed)}, got {value!r}")
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """Everything that decides one training run.
+
+    Attributes:
+        dataset: dataset name (``models.data.names()``).
+        features: ``raw``, ``rnd`` or ``ohd`` (:data:`FEATURE_SOURCES`).
+        mechanism, eps_x, m: feature mechanism (registry name), its budget (None: raw features unperturbed) and
+            its sampled-coordinate rule or count (``"lpgnn"``: Eq. 6 as printed, m = 1 for eps <= 4.36).
+        eps_y: label randomized-response budget (None: clean labels), lpgnn B2.
+        k_x, aggregator, self_loops: KProp in front of the backbone (lpgnn A1; K = 0 is the identity).
+        k_y: label / prediction propagation steps of the Drop objective (lpgnn A4).
+        model, hidden, dropout: backbone (:data:`MODELS`), hidden width and dropout.
+        objective: ``cross_entropy``, ``forward`` (forward correction) or ``drop`` (lpgnn A4).
+        selection: ``val_loss`` (lowest validation loss, lpgnn §6.2) or ``ccs`` (lpgnn A5).
+        lr, weight_decay, epochs: Adam settings, full batch.
+        split_seed: the one random 50/25/25 split per dataset (lpgnn §6.4, U9); runs vary ``seed`` only.
+        seed: the run's seed; every random stream of the run is derived from it (``runtime.stream_rng``).
+    """
+
+    dataset: str
+    features: str = "raw"
+    mechanism: str = "multibit"
+    eps_x: float | None = None
+    m: str | int = "lpgnn"
+    eps_y: float | None = None
+    k_x: int = 0
+    aggregator: str = "gcn"
+    self_loops: bool = False
+    k_y: int = 0
+    model: str = "lpgnn"
+    hidden: int = 16
+    dropout: float = 0.0
+    objective: str = "cross_entropy"
+    selection: str = "val_loss"
+    lr: float = 0.01
+    weight_decay: float = 0.0
+    epochs: int = 500
+    split_seed: int = 12345
+    seed: int = 0
+
+    def __post_init__(self):
+        if not isinstance(self.dataset, str) or not self.dataset:
+            raise ValueError(f"dataset must be a dataset name, got {self.dataset!r}")
+        object.__setattr__(self, "dataset", self.dataset.lower())
+        _choice("features", self.features, FEATURE_SOURCES)
+        _choice("model", self.model, MODELS)
+        _choice("objective", self.objective, OBJECTIVES)
+        _choice("selection", self.selection, SELECTIONS)
+        _choice("aggregator", self.aggregator, AGGREGATORS)
+        object.__setattr__(self, "eps_x", _positive_or_none("eps_x", self.eps_x))
+        object.__setattr__(self, "eps_y", _positive_or_none("eps_y", self.eps_y))
+        if self.eps_x is not None and self.features != "raw":
+            raise ValueError(f"eps_x perturbs the dataset's own features; features={self.features!r} "
+                             "carries no private information, so eps_x must be None there")
+        for name, low in (("k_x", 0), ("k_y", 0), ("hidden", 1), ("epochs", 1), ("seed", 0), ("split_seed", 0)):
+            _int_at_least(name, getattr(self, name), low)
+        if not 0.0 <= self.dropout < 1.0:
+            raise ValueError(f"dropout must lie in [0, 1), got {self.dropout!r}")
+        if not (self.lr > 0 and math.isfinite(self.lr)):
+            raise ValueError(f"lr must be > 0, got {self.lr!r}")
+        if not (self.weight_decay >= 0 and math.isfinite(self.weight_decay)):
+            raise ValueError(f"weight_decay must be >= 0, got {self.weight_decay!r}")
+        if self.objective != "drop" and self.k_y:
+            raise ValueError(f"k_y is the Drop objective's label propagation; objective={self.objective!r} "
+                             "needs k_y=0")
+
+    # ----- identity ------------------------------------------------------------------------------------------
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "RunConfig":
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+    def without_seed(self) -> "RunConfig":
+        return replace(self, seed=0)
+
+    def key(self) -> str:
+        """A short stable name of the configuration (seed excluded): readable prefix + content hash."""
+        body = json.dumps(self.without_seed().to_dict(), sort_keys=True)
+        digest = hashlib.sha256(body.encode()).hexdigest()[:10]
+        eps = "inf" if self.eps_x is None else f"{self.eps_x:g}"
+        epsy = "inf" if self.eps_y is None else f"{self.eps_y:g}"
+        return f"{self.model}-{self.features}-ex{eps}-ey{epsy}-kx{self.k_x}-ky{self.k_y}-{self.objective}-{digest}"
+
+    def perturbation_key(self) -> tuple:
+        """What decides the (memoised) node features: two runs with equal keys share one perturbation."""
+        return (self.dataset, self.features, self.mechanism if self.eps_x is not None else None, self.eps_x,
+                self.m if self.eps_x is not None else None, self.seed)

@@ -1,0 +1,159 @@
+"""LPGNN's experiments as grids of :class:`RunConfig` (spec §6-§7 and Part B), and the cells they fill.
+
+A *cell* is one entry of a paper table (dataset x column). LPGNN cells try several K and report the K chosen on
+**validation** accuracy (mean over the cell's runs, lpgnn E14 / U10); the K the paper would have chosen (best mean
+test accuracy) is kept beside it only to compare with the paper's table.
+Hyperparameters are the paper's and are not re-tuned here.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .config import RunConfig
+from .store import RunResult
+
+#: Seed Table 2: (learning rate, weight decay, dropout) per dataset, chosen by the authors on validation.
+HYPERPARAMETERS = {
+    "cora": (0.01, 0.01, 0.0), "citeseer": (0.01, 0.01, 0.0), "pubmed": (0.01, 0.001, 0.0),
+    "facebook": (0.01, 0.001, 0.5), "github": (0.01, 0.0, 0.5), "lastfm_asia": (0.01, 0.001, 0.75),
+}
+#: The paper's dataset names -> our loader names (seed Table 1: LastFM has 18 classes, i.e. all of LastFM Asia).
+TABLE3_DATASETS = {"cora": "cora", "citeseer": "citeseer", "pubmed": "pubmed", "facebook": "facebook",
+                   "github": "github", "lastfm": "lastfm_asia"}
+EPS_FULL = (0.1, 0.5, 1.0, 2.0)
+K_FULL = (1, 2, 4, 8, 16, 32)
+RUNS_FULL = 10  # the paper used 100; spec §7.4 asks for R >= 10
+EPS_QUICK = (0.1, 1.0)
+K_QUICK = (2, 8, 16, 32)
+RUNS_QUICK = 3
+QUICK_DATASETS = ("cora", "citeseer")
+
+#: Drop table (spec B6.3, authors' CCS code): SAGE, lr/wd/dropout of ``hparams/lwd.csv`` row (raw, 1, 1) and
+#: (K_x, K_y) of ``hparams/steps.csv`` at eps_x = 1, per eps_y.
+DROP_HYPERPARAMETERS = {"cora": (0.01, 0.001, 0.5), "pubmed": (0.01, 0.0001, 0.25),
+                        "facebook": (0.001, 0.01, 0.5), "lastfm": (0.001, 0.0001, 0.75)}
+DROP_STEPS = {"cora": {0.5: (2, 8), 1.0: (2, 8), 2.0: (8, 4)}, "pubmed": {0.5: (0, 4), 1.0: (4, 2), 2.0: (16, 0)},
+              "facebook": {0.5: (8, 4), 1.0: (2, 4), 2.0: (4, 2)}, "lastfm": {0.5: (8, 8), 1.0: (4, 4), 2.0: (4, 4)}}
+DROP_DATASETS = {"cora": "cora", "pubmed": "pubmed", "facebook": "facebook", "lastfm": "lastfm_asia_top10"}
+DROP_COLUMNS = {"cross_entropy": "cross-entropy", "forward": "forward correction", "drop": "Drop"}
+
+
+#: E15 / U12: how much of LPGNN's accuracy KProp gets from the graph alone.
+CONTROL_COLUMN = "KProp+RND (E15)"
+
+
+def lpgnn_column(eps: float) -> str:
+    return f"LPGNN eps={eps:g}"
+
+
+@dataclass(frozen=True, eq=False)
+class Cell:
+    """One table entry to fill: ``candidates`` maps a choice (K, or None for a fixed configuration) to the runs
+    (one config per seed). ``runnable`` is False with a ``reason`` when the dataset lacks what the column needs."""
+
+    table: str
+    dataset: str
+    column: str
+    kind: str  # "lpgnn" or "baseline": decides the tolerance (spec §7.4); "control": no printed number
+    candidates: dict = field(default_factory=dict)
+    runnable: bool = True
+    reason: str = ""
+
+    def configs(self) -> list[RunConfig]:
+        return [c for runs in self.candidates.values() for c in runs]
+
+
+def _seed_config(paper_name: str, seed: int, **changes) -> RunConfig:
+    name = TABLE3_DATASETS[paper_name]
+    lr, wd, dropout = HYPERPARAMETERS[name]
+    return RunConfig(name, lr=lr, weight_decay=wd, dropout=dropout, seed=seed, **changes)
+
+
+def table3_cells(datasets, eps_grid=EPS_FULL, k_grid=K_FULL, runs: int = RUNS_FULL,
+                 has_features: dict | None = None, control: bool = True) -> list[Cell]:
+    """The cells of seed Table 3 for ``datasets`` (paper names): GCN+Raw, LPGNN per eps (best K on validation),
+    GCN+RND and GCN+OHD, and (``control``) the structure-only control of E15 / U12: the LPGNN network with
+    KProp(K) on random features, K chosen on validation like LPGNN's. The paper has no number for it.
+    ``has_features[loader name]`` False marks the feature columns not runnable."""
+    cells = []
+    seeds = range(runs)
+    baseline = {"aggregator": "gcn", "self_loops": True, "k_x": 1}  # the seed's GCN layer 1 = KProp(1) + loops
+    for name in datasets:
+        if name not in TABLE3_DATASETS:
+            raise ValueError(f"datasets must be among {', '.join(TABLE3_DATASETS)}, got {name!r}")
+        features = (has_features or {}).get(TABLE3_DATASETS[name], True)
+        missing = "" if features else "not runnable: features missing"
+        cells.append(Cell("table3", name, "GCN+Raw", "baseline",
+                          {None: [_seed_config(name, s, **baseline) for s in seeds]}, features, missing))
+        for eps in eps_grid:
+            cells.append(Cell("table3", name, lpgnn_column(eps), "lpgnn",
+                              {k: [_seed_config(name, s, eps_x=eps, k_x=k) for s in seeds] for k in k_grid},
+                              features, missing))
+        for source, column in (("rnd", "GCN+RND"), ("ohd", "GCN+OHD")):
+            cells.append(Cell("table3", name, column, "baseline",
+                              {None: [_seed_config(name, s, features=source, **baseline) for s in seeds]}))
+        if control:
+            cells.append(Cell("table3", name, CONTROL_COLUMN, "control",
+                              {k: [_seed_config(name, s, features="rnd", k_x=k) for s in seeds] for k in k_grid}))
+    return cells
+
+
+def drop_cells(datasets, runs: int = RUNS_FULL, eps_y_grid=(0.5, 1.0, 2.0),
+               has_features: dict | None = None) -> list[Cell]:
+    """The cells of the Drop table (spec B6.3): eps_x = 1, SAGE, cross-entropy / forward correction / Drop."""
+    cells = []
+    for name in datasets:
+        if name not in DROP_DATASETS:
+            raise ValueError(f"Drop-table datasets must be among {', '.join(DROP_DATASETS)}, got {name!r}")
+        features = (has_features or {}).get(DROP_DATASETS[name], True)
+        lr, wd, dropout = DROP_HYPERPARAMETERS[name]
+        for eps_y in eps_y_grid:
+            k_x, k_y = DROP_STEPS[name][eps_y]
+            for objective, column in DROP_COLUMNS.items():
+                configs = [RunConfig(DROP_DATASETS[name], eps_x=1.0, eps_y=eps_y, k_x=k_x,
+                                     k_y=k_y if objective == "drop" else 0, model="sage", objective=objective,
+                                     selection="ccs", lr=lr, weight_decay=wd, dropout=dropout, seed=s)
+                           for s in range(runs)]
+                cells.append(Cell("drop", name, f"{column} eps_y={eps_y:g}", "lpgnn", {None: configs}, features,
+                                  "" if features else "not runnable: features missing"))
+    return cells
+
+
+@dataclass(frozen=True)
+class Measured:
+    """A filled cell. ``values`` are the test accuracies (%) of the runs at the choice made on validation
+    (``choice``); ``test_choice`` / ``test_values`` are what selecting on test would report (E14)."""
+
+    cell: Cell
+    choice: object
+    values: tuple
+    test_choice: object
+    test_values: tuple
+    validation: dict  # choice -> mean validation accuracy (%)
+    devices: tuple
+
+    @property
+    def mean(self) -> float:
+        return float(np.mean(self.values))
+
+    @property
+    def std(self) -> float:
+        return float(np.std(self.values, ddof=1)) if len(self.values) > 1 else 0.0
+
+
+def summarise(cell: Cell, results: dict[RunConfig, RunResult]) -> Measured | None:
+    """Choose the cell's K on mean validation accuracy (ties: the first in grid order), or None if unfinished."""
+    per_choice = {}
+    for choice, configs in cell.candidates.items():
+        if not all(c in results for c in configs):
+            return None
+        per_choice[choice] = [results[c] for c in configs]
+    val = {k: 100 * float(np.mean([r.metrics["val_acc"] for r in runs])) for k, runs in per_choice.items()}
+    test = {k: 100 * float(np.mean([r.test_accuracy for r in runs])) for k, runs in per_choice.items()}
+    choice = max(val, key=val.get)
+    test_choice = max(test, key=test.get)
+    values = lambda k: tuple(100 * r.test_accuracy for r in per_choice[k])  # noqa: E731
+    devices = tuple(sorted({r.device for runs in per_choice.values() for r in runs}))
+    return Measured(cell, choice, values(choice), test_choice, values(test_choice), val, devices)

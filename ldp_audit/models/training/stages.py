@@ -1,0 +1,287 @@
+"""The stages of a private training run, each a small extension point.
+
+A run is: node features (perturbed once per user, lpgnn C11) -> labels (perturbed once, lpgnn B2) ->
+propagation (the one propagation face, ``models.propagation``) -> backbone -> objective -> checkpoint selection on
+validation. Each stage is a class with one job and one method to fill, the way ``StepPropagation.step_matrix``
+is, so that PPGNN (personalised mechanism, FlexProp) and LDP-GE (push embeddings) plug in by adding a class to
+the matching registry rather than editing the loop in ``train.py``.
+"""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from ...mechanisms import make
+from .. import data as datasets
+from ..propagation import KProp, Propagation, StepPropagation
+from .config import RunConfig
+
+
+# ----------------------------------------------------------------------------------------------- features
+
+def unit_features(graph: datasets.Graph) -> np.ndarray:
+    """The raw features mapped into [0, 1] with the dataset's *public* bounds (lpgnn §6.4 with U13: alpha = 0,
+    beta = 1 after a fixed affine map, never min/max of the private data). Dense float64 (n, d)."""
+    return (graph.normalized_features(clip=True) + 1.0) / 2.0
+
+
+def feature_width(graph: datasets.Graph) -> int:
+    """d of the dataset: its feature count, or the README's count when the feature file is missing (RND/OHD
+    baselines of lpgnn Table 3 use a d-wide input on every dataset); graphs with neither (karate) get
+    max degree + 1, enough for one-hot degrees."""
+    if graph.num_features:
+        return graph.num_features
+    info = datasets.DATASETS.get(graph.name)
+    if info is None or info.features is None:
+        return int(graph.degrees.max(initial=0)) + 1
+    return int(info.features)
+
+
+def server_estimate(x: np.ndarray, mechanism, rng: np.random.Generator) -> np.ndarray:
+    """What the server holds after every user (row of ``x``) reports once through ``mechanism``: the estimate
+    (rectifier) of each report, e.g. x' = c + C_m x* for the multi-bit encoder (lpgnn Eq. 4)."""
+    return mechanism.estimate(mechanism.perturb(x, rng))
+
+
+class Features(ABC):
+    """Stage 1: the node feature matrix the server works with, drawn once per run from ``rng``."""
+
+    @abstractmethod
+    def node_features(self, graph: datasets.Graph, config: RunConfig, rng: np.random.Generator) -> np.ndarray:
+        """(n, d) float array: what the server holds (an LDP estimate for private features)."""
+
+
+class RawFeatures(Features):
+    """The dataset's features; with ``eps_x`` every user reports once through ``config.mechanism`` and the server
+    keeps the rectified estimate (lpgnn M1-M2, Eq. 4). Raises MissingFeaturesError for featureless datasets."""
+
+    def node_features(self, graph, config, rng):
+        x = unit_features(graph)
+        if config.eps_x is None:
+            return x
+        mechanism = make(config.mechanism, eps=config.eps_x, d=x.shape[1], k=config.m, alpha=0.0, beta=1.0)
+        return server_estimate(x, mechanism, rng)
+
+
+class RandomFeatures(Features):
+    """GCN+RND: i.i.d. U[0, 1] features of the dataset's width (lpgnn §6.4)."""
+
+    def node_features(self, graph, config, rng):
+        return rng.random((graph.num_nodes, feature_width(graph)))
+
+
+class DegreeFeatures(Features):
+    """GCN+OHD: one-hot degree with d columns, degrees clamped to d - 1 (lpgnn §6.4)."""
+
+    def node_features(self, graph, config, rng):
+        d = feature_width(graph)
+        x = np.zeros((graph.num_nodes, d))
+        x[np.arange(graph.num_nodes), np.minimum(graph.degrees, d - 1)] = 1.0
+        return x
+
+
+FEATURES: dict[str, Features] = {"raw": RawFeatures(), "rnd": RandomFeatures(), "ohd": DegreeFeatures()}
+
+
+# ------------------------------------------------------------------------------------------------- labels
+
+@dataclass(frozen=True)
+class NoisyLabels:
+    """Labels as the server holds them: ``observed`` (RR reports on train and validation nodes, clean labels
+    elsewhere but only used for testing) and the RR transition matrix ``transition`` (identity when clean)."""
+
+    observed: np.ndarray
+    transition: np.ndarray
+
+
+def perturb_labels(y: np.ndarray, num_classes: int, eps_y: float | None, nodes: np.ndarray,
+                   rng: np.random.Generator) -> NoisyLabels:
+    """Randomized response on the labels of ``nodes`` (train and validation users, lpgnn B1-B2), once.
+
+    T = q 11^T + (p - q) I with p = e^eps/(e^eps + c - 1), q = 1/(e^eps + c - 1); T = I when eps_y is None.
+    """
+    observed = y.copy()
+    if eps_y is None:
+        return NoisyLabels(observed, np.eye(num_classes))
+    rr = make("grr", eps=eps_y, c=num_classes)
+    observed[nodes] = rr.perturb(y[nodes].astype(np.float64), rng).astype(np.int64)
+    p, q = rr.probabilities()
+    return NoisyLabels(observed, np.full((num_classes, num_classes), q) + (p - q) * np.eye(num_classes))
+
+
+# -------------------------------------------------------------------------------------------- propagation
+
+def feature_propagation(config: RunConfig) -> Propagation:
+    """The propagation in front of the backbone: KProp(K_x) (lpgnn A1), GCN aggregator without self-loops by
+    default; the seed's GCN baselines are KProp(1) with self-loops (lpgnn §6.1)."""
+    return KProp(config.k_x, aggregator=config.aggregator, self_loops=config.self_loops)
+
+
+def torch_sparse(matrix: sp.spmatrix, device):
+    """A scipy sparse matrix as a float32 torch COO tensor on ``device``."""
+    import torch
+
+    coo = sp.coo_matrix(matrix)
+    index = torch.from_numpy(np.vstack([coo.row, coo.col]).astype(np.int64))
+    return torch.sparse_coo_tensor(index, torch.from_numpy(coo.data.astype(np.float32)), coo.shape,
+                                   device=device, check_invariants=False).coalesce()
+
+
+def propagate(propagation: Propagation, adjacency, x, device):
+    """W X as a float32 tensor on ``device``.
+
+    Step propagations (KProp, FlexProp) run their ``step_matrix`` K times on the device; any other
+    propagation (PPR) is applied by the propagation face itself on the CPU and moved over.
+    """
+    import torch
+
+    if isinstance(propagation, StepPropagation):
+        h = torch.as_tensor(np.asarray(x, dtype=np.float32), device=device)
+        if propagation.steps:
+            step = torch_sparse(propagation.step_matrix(adjacency), device)
+            for _ in range(propagation.steps):
+                h = torch.sparse.mm(step, h)
+        return h
+    return torch.as_tensor(propagation.apply(adjacency, x).astype(np.float32), device=device)
+
+
+# ----------------------------------------------------------------------------------------------- objective
+
+@dataclass
+class Batch:
+    """What the objective needs, on the device: ``labels`` as observed (noisy on train/val), ``clean`` labels,
+    index tensors ``train``, ``val``, ``test``, the RR ``transition`` T, and for Drop the label-propagation step
+    matrix ``step`` (GCN-normalised, no self-loops) with ``targets``/``target_mask`` (computed once)."""
+
+    labels: object
+    clean: object
+    train: object
+    val: object
+    test: object
+    transition: object
+    step: object = None
+    targets: object = None
+    target_mask: object = None
+
+
+class Objective(ABC):
+    """Stage 4: the training loss, and the label distribution the validation metrics compare against."""
+
+    corrected: bool = False  # apply forward correction P(y'|x) = P(y|x) T
+
+    def prepare(self, batch: Batch, k_y: int) -> None:
+        """Precompute anything fixed for the run (Drop's propagated targets)."""
+
+    def observed_probabilities(self, logits, batch: Batch):
+        """P(y'|x): the model's distribution of the *observed* (possibly noisy) label."""
+        import torch
+
+        probs = torch.softmax(logits, dim=1)
+        return probs @ batch.transition if self.corrected else probs
+
+    @abstractmethod
+    def loss(self, logits, batch: Batch):
+        """Scalar training loss on the training nodes."""
+
+
+class CrossEntropy(Objective):
+    """Cross-entropy against the observed labels of the training nodes (lpgnn §6.1; the A4 ablation)."""
+
+    def loss(self, logits, batch):
+        import torch.nn.functional as F
+
+        return F.cross_entropy(logits[batch.train], batch.labels[batch.train])
+
+
+class ForwardCorrection(Objective):
+    """Cross-entropy of P(y'|x) = softmax(logits) T against the noisy labels (lpgnn A4 step 3, K_y = 0)."""
+
+    corrected = True
+
+    def loss(self, logits, batch):
+        import torch
+
+        probs = self.observed_probabilities(logits, batch)[batch.train]
+        picked = probs.gather(1, batch.labels[batch.train].unsqueeze(1)).squeeze(1)
+        return -torch.log(picked + 1e-20).mean()
+
+
+class Drop(ForwardCorrection):
+    """Drop (lpgnn A4): forward correction, then K_y propagation steps of both targets and predictions.
+
+    Targets: argmax of Â^{K_y} Ŷ with Ŷ the one-hot noisy labels and test rows set to zero (computed once);
+    predictions: softmax_row(Â^{K_y} P(y'|x)). Training nodes whose propagated label row is all zero (no labelled
+    node within K_y hops) are left out of the loss (spec B7's recommendation; the authors' code assigns class 0).
+    Ties in the argmax go to the lowest class index (torch's rule, spec C16).
+    """
+
+    def prepare(self, batch, k_y):
+        import torch
+
+        self.k_y = k_y
+        if k_y == 0:
+            batch.targets, batch.target_mask = batch.labels, torch.ones_like(batch.labels, dtype=torch.bool)
+            return
+        onehot = torch.zeros(batch.labels.shape[0], batch.transition.shape[0], device=batch.labels.device)
+        known = torch.cat([batch.train, batch.val])
+        onehot[known, batch.labels[known]] = 1.0
+        propagated = self._propagate(onehot, batch)
+        batch.targets = propagated.argmax(dim=1)
+        batch.target_mask = propagated.abs().sum(dim=1) > 0
+
+    def _propagate(self, h, batch):
+        import torch
+
+        for _ in range(self.k_y):
+            h = torch.sparse.mm(batch.step, h)
+        return h
+
+    def loss(self, logits, batch):
+        import torch
+
+        probs = self.observed_probabilities(logits, batch)
+        if self.k_y:
+            probs = torch.softmax(self._propagate(probs, batch), dim=1)
+        train = batch.train[batch.target_mask[batch.train]]
+        picked = probs[train].gather(1, batch.targets[train].unsqueeze(1)).squeeze(1)
+        return -torch.log(picked + 1e-20).mean()
+
+
+OBJECTIVES = {"cross_entropy": CrossEntropy, "forward": ForwardCorrection, "drop": Drop}
+
+
+# ----------------------------------------------------------------------------------------------- selection
+
+class Selection(ABC):
+    """Stage 5: which epoch's metrics are reported. Only validation (and training) metrics may decide (E14)."""
+
+    def __init__(self, transition: np.ndarray):
+        self.max_accuracy = float(transition[0, 0])
+
+    @abstractmethod
+    def better(self, candidate: dict, best: dict) -> bool:
+        """Whether epoch metrics ``candidate`` replace the stored ``best``."""
+
+
+class LowestValidationLoss(Selection):
+    """The checkpoint with the strictly lowest validation loss over all epochs (lpgnn §6.2)."""
+
+    def better(self, candidate, best):
+        return candidate["val_loss"] < best["val_loss"]
+
+
+class CappedValidation(Selection):
+    """lpgnn A5 (authors' CCS code): lower val loss AND higher val accuracy <= maxacc AND higher train accuracy
+    <= 1.05 maxacc, with maxacc = T[0, 0] the best accuracy reachable against noisy labels."""
+
+    def better(self, candidate, best):
+        cap = self.max_accuracy
+        return (candidate["val_loss"] < best["val_loss"]
+                and best["val_acc"] < candidate["val_acc"] <= cap
+                and best["train_acc"] < candidate["train_acc"] <= 1.05 * cap)
+
+
+SELECTIONS = {"val_loss": LowestValidationLoss, "ccs": CappedValidation}
