@@ -182,6 +182,26 @@ def check_lemma1_monte_carlo(mechanism, settings: ClaimSettings, mean_effect: fl
                        details={"z": zs, "power": powers})
 
 
+def check_lemma2() -> CheckResult:
+    """ldp-ge C15 (Lemma 2): E[e^(s eta)] = 1/(1 - s^2) <= e^(2 s^2) for |s| < 1/2, eta ~ Lap(1).
+
+    The printed MGF is compared with quadrature of e^(s y) e^(-|y|)/2 (scipy) at s in (-0.49, 0.49); the printed
+    bound is checked on the spec's grid of 10^5 points of (-1/2, 1/2). Fails if the MGF or the constant 2 of
+    the bound is misprinted (a constant 1 breaks the bound near |s| = 1/2)."""
+    from scipy.integrate import quad
+
+    probes = (-0.49, -0.3, 0.1, 0.25, 0.49)
+    quadrature = [quad(lambda y, s=s: math.exp(s * y - abs(y)) / 2.0, -np.inf, np.inf)[0] for s in probes]
+    mgf_gap = float(np.max(np.abs(paper.laplace_mgf_lemma2(probes) / np.array(quadrature) - 1.0)))
+    grid = np.linspace(-0.5, 0.5, 100_002)[1:-1]
+    excess = float(np.max(np.log(paper.laplace_mgf_lemma2(grid)) - np.log(paper.subexponential_bound_lemma2(grid))))
+    return claim_row("C15", "Lemma 2: Lap(1) is sub-exponential, E[e^(s eta)] = 1/(1-s^2) <= e^(2s^2) for |s| < 1/2",
+                     mgf_gap < 1e-8 and excess <= 1e-15, excess, "max log(MGF / bound) on the grid",
+                     f"printed MGF vs quadrature: max relative gap {mgf_gap:.1e} at s in {probes}; "
+                     f"max of -ln(1-s^2) - 2s^2 over 10^5 points of (-1/2, 1/2) is {excess:.1e} (0 only at s = 0); "
+                     "fails if the MGF is off by 1e-8 or the bound is exceeded anywhere", threshold=0.0)
+
+
 def ldp_ge_claims(settings: ClaimSettings) -> list:
     rows = []
     # C1: Algorithm 1 is eps-LDP with the tight window event; reference numbers at eps = 2
@@ -216,6 +236,7 @@ def ldp_ge_claims(settings: ClaimSettings) -> list:
     rows.append(claim_row("C7.variance", "Sec. III: the Laplace baseline's variance is 8 d^2 / eps^2", gap < 1e-9, gap,
                           "max |printed / mechanism - 1|", "the printed 8d^2/eps^2 against the variance of Laplace noise "
                           "of scale 2d/eps (eps/d per coordinate), eps in {0.1, 1, 4}, d in {1, 16, 500}", threshold=1e-9))
+    rows.append(check_lemma2())
     # C8: Piecewise
     pm = make("piecewise_hd", eps=1.0, d=10, k=3)
     values = (float(pm.estimate_var(0.0)), float(pm.estimate_var(1.0)))
