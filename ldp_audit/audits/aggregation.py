@@ -33,7 +33,7 @@ def t_check(name: str, claim: str, t: np.ndarray, dof: int, alpha: float, trials
     status = Status.PASS if worst <= critical else Status.FAIL
     return CheckResult(name, claim, status, worst, "max|t|", None, p_value, critical, trials, seed, alpha,
                        f"{what}: max |t| = {worst:.2f} over {t.size} entries, {dof} dof (Bonferroni "
-                       f"critical {critical:.2f})", details)
+                       f"critical {critical:.2f}); fails if max |t| exceeds the critical value", details)
 
 
 #: Batches of the batch-means tests of :func:`check_linear_aggregation`.
@@ -126,7 +126,8 @@ def check_mean_aggregation(mechanism, pool: np.ndarray, sizes: Sequence[int], de
         threshold=rate.exponent, n=reps * len(sizes), seed=seed, alpha=alpha,
         explanation=f"max error falls like N^{slope:.2f} over N in [{min(sizes)}, {max(sizes)}] at d={d}; the "
                     f"printed rate says N^{rate.exponent:g}" + ("" if holds else
-                    " (wrong in this regime: the Bernstein range term d log(d/delta)/(eps N) dominates)"),
+                    " (wrong in this regime: the Bernstein range term d log(d/delta)/(eps N) dominates)")
+                    + f"; fails if the {1 - alpha:.1%} interval of the slope excludes {rate.exponent:g}",
         details={"sizes": list(sizes), "quantiles": quantiles}))
     return results
 
@@ -158,7 +159,7 @@ def compare_mae(adjacency, x, mechanisms: dict, seed: int, graph: str) -> list[C
                                    Status.PASS if ok else Status.FAIL, values[0], f"MAE {order[0]}",
                                    seed=seed, explanation=f"{graph}, {agg}: " + " < ".join(
                                        f"{label} {v:.4g}" for label, v in zip(order, values)) +
-                                   ("" if ok else " is not the printed order")))
+                                   ("" if ok else " is not the printed order") + "; fails if the order differs"))
     gcn_wins = all(mae[label, "gcn"] < mae[label, "mean"] for label in order)
     ratio = mae[order[0], "gcn"] / mae[order[0], "mean"]
     results.append(CheckResult("lpgnn.mae.gcn<mean", "lpgnn Fig. 5 bottom (C13, E8)",
@@ -166,7 +167,8 @@ def compare_mae(adjacency, x, mechanisms: dict, seed: int, graph: str) -> list[C
                                threshold=rows["gcn"] / rows["mean"], seed=seed,
                                explanation=f"{graph}: GCN/mean MAE ratio {ratio:.3f} vs ratio of mean row sums "
                                            f"{rows['gcn'] / rows['mean']:.3f}: the aggregators estimate "
-                                           "different targets (E8)"))
+                                           "different targets (E8); fails if some mechanism's GCN MAE is not "
+                                           "below its mean MAE"))
     return results
 
 

@@ -87,11 +87,13 @@ def unchecked_errata(paper: str, rows: list[CheckResult]) -> list[CheckResult]:
 
 
 def claim_row(claim_id: str, claim: str, holds: bool, statistic: float | None, statistic_name: str,
-              explanation: str, threshold: float | None = None, **details) -> CheckResult:
-    """An exact (non-random) claim check: PASS when the printed claim holds, FAIL (an erratum) when it does not."""
+              explanation: str, threshold: float | None = None, fails_if: str = "", **details) -> CheckResult:
+    """An exact (non-random) claim check: PASS when the printed claim holds, FAIL (an erratum) when it does not.
+    ``fails_if`` says what would make it fail; it ends the explanation."""
     return CheckResult(claim_id, claim, Status.PASS if holds else Status.FAIL,
                        None if statistic is None else float(statistic), statistic_name,
-                       threshold=threshold, explanation=explanation, details=details)
+                       threshold=threshold, explanation=explanation + (f"; fails if {fails_if}" if fails_if else ""),
+                       details=details)
 
 
 def audited_row(claim_id: str, claim: str, mechanism, settings: ClaimSettings, share: int) -> CheckResult:
@@ -106,5 +108,6 @@ def audited_row(claim_id: str, claim: str, mechanism, settings: ClaimSettings, s
                        seed=settings.seed, alpha=settings.alpha / share,
                        explanation=(f"verify {mechanism.name} {mechanism.params()}: "
                                     + (f"FAILED {', '.join(failed)}" if failed else
-                                       f"all {len(report.results)} checks pass")),
+                                       f"all {len(report.results)} checks pass")
+                                    + "; fails if any check of verify fails (privacy, law, moments)"),
                        details={"checks": {r.name: r.status.value for r in report.results}})

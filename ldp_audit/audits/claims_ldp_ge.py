@@ -88,7 +88,7 @@ def compare_debiased_hds(setting: BoundSetting, eps: float, reps: int, seed: int
             quantiles["HDS debiased"] = float(np.quantile(np.abs(debiased - z[None]).max(axis=2), 1 - delta,
                                                           axis=0).max())
     quantiles["zero estimator"] = float(np.abs(z).max())
-    return CheckResult("ldp-ge.C19.debiased", f"ldp-ge E6/C19: what Theorem 2's O(log(d/delta)) measures (eps={eps:g})",
+    return CheckResult("ldp-ge.C19 (E6).debiased", f"ldp-ge E6/C19: what Theorem 2's O(log(d/delta)) measures (eps={eps:g})",
                        Status.INFO, quantiles["HDS debiased"] / quantiles["PM"], "debiased HDS / PM", n=reps, seed=seed,
                        explanation=f"{setting.graph}, {1 - delta:.0%} quantile of the max error: " + ", ".join(
                            f"{k} {v:.3g}" for k, v in quantiles.items()), details=quantiles)
@@ -213,7 +213,9 @@ def ldp_ge_claims(settings: ClaimSettings) -> list:
     holds = _close((b, p, q) + window, reference, 1e-9) and abs(white.statistic - 2.0) < 1e-9
     rows.append(claim_row("C1", "Thm 1 (first half): Algorithm 1 is eps-LDP, p/q = e^eps", holds, white.statistic,
                           "max log ratio at eps=2", f"b, p, q, P(E|+1), P(E|-1) = {b:.10f}, {p:.10f}, {q:.10f}, "
-                          f"{window[0]:.10f}, {window[1]:.10f}; max log ratio {white.statistic:.12f}", threshold=2.0))
+                          f"{window[0]:.10f}, {window[1]:.10f}; max log ratio {white.statistic:.12f}", threshold=2.0,
+                          fails_if="b, p, q or the window probabilities leave the spec's values by 1e-9, or the "
+                                   "max log ratio of the mechanism's density is not 2"))
     rows.append(check_hds_tight_event())
     rows.append(audited_row("C2/C3", "Thm 1, Eq. 9: HDS samples follow the law, eps-LDP (Monte Carlo)",
                             make("hds", eps=4.0, d=8, k=4), settings, _AUDITED))
@@ -226,7 +228,8 @@ def ldp_ge_claims(settings: ClaimSettings) -> list:
     holds = all(abs(r - 1.0) < 1e-3 for r in ratios)
     rows.append(claim_row("C6", "Eqs. 20, 21, 31, 32: b -> 1, Var_HDS -> (4/3)k/d, Var_PM ~ 16dk/(3eps^2)", holds,
                           max(abs(r - 1.0) for r in ratios), "max |ratio - 1| at eps=1e-4",
-                          f"ratios to the leading terms at eps=1e-4: {', '.join(f'{r:.6f}' for r in ratios)}", threshold=1e-3))
+                          f"ratios to the leading terms at eps=1e-4: {', '.join(f'{r:.6f}' for r in ratios)}", threshold=1e-3,
+                          fails_if='a ratio to its leading term is off by more than 1e-3 at eps = 1e-4'))
     # C7: Laplace
     rows.append(audited_row("C7", "Laplace baseline: unbiased, Var = 8/eps^2, eps-LDP", make("laplace", eps=1.0), settings,
                             _AUDITED))
@@ -235,7 +238,8 @@ def ldp_ge_claims(settings: ClaimSettings) -> list:
     gap = max(abs(r - 1.0) for r in ratios)
     rows.append(claim_row("C7.variance", "Sec. III: the Laplace baseline's variance is 8 d^2 / eps^2", gap < 1e-9, gap,
                           "max |printed / mechanism - 1|", "the printed 8d^2/eps^2 against the variance of Laplace noise "
-                          "of scale 2d/eps (eps/d per coordinate), eps in {0.1, 1, 4}, d in {1, 16, 500}", threshold=1e-9))
+                          "of scale 2d/eps (eps/d per coordinate), eps in {0.1, 1, 4}, d in {1, 16, 500}", threshold=1e-9,
+                          fails_if="the printed 8d^2/eps^2 and the mechanism's variance differ by 1e-9 (relative)"))
     rows.append(check_lemma2())
     # C8: Piecewise
     pm = make("piecewise_hd", eps=1.0, d=10, k=3)
@@ -244,27 +248,34 @@ def ldp_ge_claims(settings: ClaimSettings) -> list:
                                                                                    paper.pm_variance_eq5(1.0, 10, 3, 1.0)))
     rows.append(claim_row("C8", "Eqs. 3-5: Piecewise density integrates to 1, Eq. 5 variance", holds, values[0],
                           "Var at x=0 (d=10, k=3, eps=1)", f"Eq. 5 gives {values[0]:.8f} / {values[1]:.8f} at x = 0 / 1, "
-                          f"equal to the implementation and the spec's reference"))
+                          f"equal to the implementation and the spec's reference",
+                          fails_if="Eq. 5 and the mechanism's variance differ from each other or from the spec's "
+                                   'values by 1e-9'))
     rows.append(audited_row("C8 MC", "Eq. 3: Piecewise samples, moments and eps-LDP", make("piecewise", eps=1.0),
                             settings, _AUDITED))
     # C9: Multi-bit: the printed Eq. 6 does not sum to one (E1); Eq. 8 is right
     plus, minus = paper.one_bit_pmf_printed(2.0, 0.3)
     rows.append(claim_row("C9 (E1)", "Eq. 6: the one-bit pmf sums to 1", abs(plus + minus - 1.0) < 1e-12, plus + minus,
                           "Pr[+1] + Pr[-1] at eps=2", f"the printed probabilities sum to {plus + minus:.4f} = "
-                          f"e^eps/(e^eps+1), not 1: the first term of Pr[-1] must be e^eps/(e^eps+1)", threshold=1.0))
+                          f"e^eps/(e^eps+1), not 1: the first term of Pr[-1] must be e^eps/(e^eps+1)", threshold=1.0,
+                          fails_if='(as printed, it does) the two probabilities do not sum to 1'))
     mb = make("multibit", eps=1.0, d=10, k=3, alpha=-1.0, beta=1.0)
     values = (float(mb.estimate_var(0.0)), float(mb.estimate_var(1.0)))
     holds = _close(values, (122.22836795, 121.22836795), 1e-9) and _close(values, (paper.mb_variance_eq8(1.0, 10, 3, 0.0),
                                                                                    paper.mb_variance_eq8(1.0, 10, 3, 1.0)))
     rows.append(claim_row("C9", "Eqs. 7-8: multi-bit estimate unbiased with the Eq. 8 variance (corrected pmf)", holds,
-                          values[0], "Var at x=0", f"Eq. 8 gives {values[0]:.8f} / {values[1]:.8f} at x = 0 / 1"))
+                          values[0], "Var at x=0", f"Eq. 8 gives {values[0]:.8f} / {values[1]:.8f} at x = 0 / 1",
+                          fails_if="Eq. 8 and the mechanism's variance differ from each other or from the spec's "
+                                   'values by 1e-9'))
     # C10: Figure 1, which reading of the Square Wave curve makes the text true
     rows += _figure1_rows()
     # E11: the closed form of b is unusable for small eps in float64
     gaps = {eps: abs(paper.sw_half_width_printed(eps) / sw_half_width(eps) - 1.0) for eps in (2e-4, 1e-5, 1e-7, 1e-8)}
     rows.append(claim_row("E11", "Algorithm 1: the closed form of b can be evaluated as printed", max(gaps.values()) < 1e-9,
                           max(gaps.values()), "max relative error", "relative error of the printed closed form: "
-                          + ", ".join(f"{g:.1e} at eps={e:g}" for e, g in gaps.items()), threshold=1e-9))
+                          + ", ".join(f"{g:.1e} at eps={e:g}" for e, g in gaps.items()), threshold=1e-9,
+                          fails_if='(as printed, it does) the closed form is off by more than 1e-9 at some eps on '
+                                   'the grid'))
     return rows
 
 
@@ -279,7 +290,9 @@ def _figure1_rows() -> list:
     rows = [claim_row("C10", "Fig. 1: SW below PM for eps <= 3.5 and above after (raw-variance reading)",
                       text_holds and table_ok, raw_pm[0] if raw_pm else None, "crossing eps",
                       f"raw SW variance crosses PM at eps = {raw_pm[0]:.4f}: the statement holds on Fig. 1's 0.5-step "
-                      f"grid; values at eps=1 reproduce the spec's table")]
+                      f"grid; values at eps=1 reproduce the spec's table",
+                      fails_if='the raw SW variance is not below PM exactly at the grid points eps <= 3.5, or the '
+                               "eps=1 values differ from the spec's")]
     others = {reading: crossings(reading, "PM") for reading in ("SW MSE", "SW debiased", "SW original [0,1]")}
     lp = crossings("SW raw", "LP")
     mb = crossings("SW raw", "MB")
@@ -288,5 +301,6 @@ def _figure1_rows() -> list:
                           "SW/LP crossing eps", f"true but not tight: SW/LP cross at {lp[0]:.4f}, SW/MB never; the other "
                           "readings cross PM at " + "; ".join(f"{k}: {', '.join(f'{v:.4f}' for v in r) or 'never'}"
                                                               for k, r in others.items())
-                          + " (only the raw reading matches the text)"))
+                          + " (only the raw reading matches the text)",
+                          fails_if='SW crosses LP at or below eps = 5 or crosses MB at all'))
     return rows
