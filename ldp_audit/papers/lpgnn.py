@@ -3,6 +3,9 @@ from __future__ import annotations
 
 import math
 
+#: The continuous optimum of Prop. 3.4: the root z* of z = sinh(z)/2 (the spec's value; the rule's 2.18 rounds it).
+Z_STAR = 2.1773189849653067
+
 #: The constant of the printed rule m = max(1, min(d, floor(eps / 2.18))) (Eq. 6), a rounding of z* = 2.17732.
 M_RULE_CONSTANT = 2.18
 

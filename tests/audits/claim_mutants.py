@@ -13,19 +13,25 @@ from typing import Callable
 
 import numpy as np
 
-from ldp_audit.audits import claims_ldp_ge, claims_ppgnn
+from ldp_audit.audits import claims_ldp_ge, claims_lpgnn, claims_ppgnn
 from ldp_audit.mechanisms import make
+from ldp_audit.mechanisms.budget_split import optimal_k
+from ldp_audit.mechanisms.constants import sw_half_width
 from ldp_audit.models import propagation
 from ldp_audit.papers import ldp_ge as ldp_ge_paper
+from ldp_audit.papers import lpgnn as lpgnn_paper
 from ldp_audit.papers import ppgnn as ppgnn_paper
 from ldp_audit.papers import se_privgemb as se_paper
 
 
 @dataclass(frozen=True)
 class ClaimMutant:
+    """``row``: the row's name; ``paper``: which provider computes it when no dedicated function does."""
+
     row: str
     what: str
     apply: Callable
+    paper: str = ""
 
 
 def _factory(module, name: str, **changes):
@@ -90,10 +96,89 @@ MUTANTS = {
         "ppgnn.eq11.optimum", "wrong weights", _inverse_sd_weights),
 }
 
+def _set(module, attribute, value):
+    return lambda monkeypatch: monkeypatch.setattr(module, attribute, value)
+
+
+def _sw(eps):
+    from ldp_audit.mechanisms.constants import sw_probabilities
+
+    return sw_probabilities(eps)
+
+
+def _optimal_rule(variance):
+    """A corrected m rule: the integer minimiser of ``variance(eps, d, m)``."""
+    return lambda eps, d: optimal_k(lambda m: variance(eps, d, m), eps, d)
+
+
+def _corrected_one_bit_pmf(eps, x):
+    e = math.exp(eps)
+    plus = 1.0 / (e + 1.0) + ((x + 1.0) / 2.0) * (e - 1.0) / (e + 1.0)
+    return plus, 1.0 - plus
+
+
+def _corrected_esw_pmf(eps, f, g, half_width):
+    outputs = np.arange(1, f + 2 * half_width + 1)
+    z = (2 * half_width + 1) * math.exp(eps) + f - 1
+    return np.where((outputs >= g) & (outputs <= g + 2 * half_width), math.exp(eps) / z, 1.0 / z)
+
+
+#: Mutants of the rows of the mechanism-level providers (computed by the whole provider, see test_claims_rows).
+PROVIDER_MUTANTS = {
+    "ldp-ge C1: b 1% too wide": ClaimMutant(
+        "C1", "wrong formula", _set(claims_ldp_ge, "sw_probabilities", lambda e: (1.01 * _sw(e)[0],) + _sw(e)[1:]),
+        "ldp-ge"),
+    "ldp-ge C6: Eq. 5 1% too large": ClaimMutant("C6", "wrong formula",
+                                                 _scaled(ldp_ge_paper, "pm_variance_eq5", 1.01), "ldp-ge"),
+    "ldp-ge C8: Eq. 5 0.1% too large": ClaimMutant("C8", "wrong formula",
+                                                   _scaled(ldp_ge_paper, "pm_variance_eq5", 1.001), "ldp-ge"),
+    "ldp-ge C8: Piecewise built with k + 1": ClaimMutant("C8", "wrong sampler",
+                                                         _factory(claims_ldp_ge, "piecewise_hd", k=lambda k: k + 1),
+                                                         "ldp-ge"),
+    "ldp-ge C9: Eq. 8 0.1% too large": ClaimMutant("C9", "wrong formula",
+                                                   _scaled(ldp_ge_paper, "mb_variance_eq8", 1.001), "ldp-ge"),
+    "ldp-ge C10: the text's crossing at 3.0": ClaimMutant("C10", "wrong printed claim",
+                                                          _set(ldp_ge_paper, "FIGURE1_PM_CROSSING_CLAIM", 3.0),
+                                                          "ldp-ge"),
+    "ldp-ge C10 (E7): below LP up to eps 7": ClaimMutant("C10 (E7)", "wrong printed claim",
+                                                         _set(ldp_ge_paper, "FIGURE1_LP_MB_CLAIM", 7.0), "ldp-ge"),
+    "ldp-ge C7.variance: 4d^2/eps^2": ClaimMutant("C7.variance", "wrong formula",
+                                                  _scaled(ldp_ge_paper, "laplace_variance", 0.5), "ldp-ge"),
+    "lpgnn C1: multi-bit at 1.1 eps": ClaimMutant("C1", "wrong sampler budget",
+                                                  _factory(claims_lpgnn, "multibit", eps=lambda e: 1.1 * e), "lpgnn"),
+    "lpgnn C6: z* = 2.18": ClaimMutant("C6", "wrong constant", _set(lpgnn_paper, "Z_STAR", 2.18), "lpgnn"),
+    "lpgnn M5: AGM at delta 1e-3": ClaimMutant("M5", "wrong calibration",
+                                               _factory(claims_lpgnn, "analytic_gaussian", delta=1e-3), "lpgnn"),
+    "lpgnn B2: RR at 1.01 eps": ClaimMutant("B2", "wrong budget", _factory(claims_lpgnn, "grr", eps=lambda e: 1.01 * e),
+                                            "lpgnn"),
+    "ppgnn C2: classical Gaussian at 1.8 eps": ClaimMutant("C2", "wrong calibration",
+                                                         _factory(claims_ppgnn, "gaussian", eps=lambda e: 1.8 * e),
+                                                         "ppgnn"),
+    "ppgnn C7: MLR at 1.1 eps": ClaimMutant("C7", "wrong sampler budget",
+                                            _factory(claims_ppgnn, "mlr", eps=lambda e: 1.1 * e), "ppgnn"),
+}
+
 #: Corrections that must turn an erratum's FAIL into PASS.
 CORRECTIONS = {
     "se-privgemb E14: Table VI's Arxiv eps=0.5 cell as in Fig. 3": ClaimMutant(
         "E14.table-vs-figure", "printed erratum corrected", _corrected_table_vi),
+    "ldp-ge C9 (E1): Pr[-1] = 1 - Pr[+1]": ClaimMutant(
+        "C9 (E1)", "erratum corrected", _set(ldp_ge_paper, "one_bit_pmf_printed", _corrected_one_bit_pmf), "ldp-ge"),
+    "ldp-ge E11: b by its stable form": ClaimMutant(
+        "E11", "erratum corrected", _set(ldp_ge_paper, "sw_half_width_printed", sw_half_width), "ldp-ge"),
+    "lpgnn C6 (E3): the integer optimum": ClaimMutant(
+        "C6 (E3)", "erratum corrected", _set(lpgnn_paper, "m_rule_printed", _optimal_rule(
+            lambda eps, d, m: lpgnn_paper.worst_case_variance(eps, d, m))), "lpgnn"),
+    "lpgnn E2: coth(eps/2m)": ClaimMutant(
+        "E2", "erratum corrected", _set(lpgnn_paper, "rectifier_factor_printed", lambda eps, d, m, a, b:
+                                        d * (b - a) / (2.0 * m) / math.tanh(eps / (2.0 * m))), "lpgnn"),
+    "ppgnn C2 (E1): sensitivity 2 in sigma": ClaimMutant(
+        "C2 (E1)", "erratum corrected", _scaled(ppgnn_paper, "gaussian_sigma_printed", 2.0), "ppgnn"),
+    "ppgnn C6 (E2): the integer optimum": ClaimMutant(
+        "C6 (E2)", "erratum corrected", _set(ppgnn_paper, "m_rule_printed", _optimal_rule(
+            lambda eps, d, m: (d / m) / math.tanh(eps / (2 * m)) ** 2)), "ppgnn"),
+    "ppgnn C8 (E3): window {g..g+2b}": ClaimMutant(
+        "C8 (E3)", "erratum corrected", _set(ppgnn_paper, "esw_pmf_printed", _corrected_esw_pmf), "ppgnn"),
 }
 
 
