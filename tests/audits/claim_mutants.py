@@ -18,6 +18,7 @@ from ldp_audit.mechanisms import make
 from ldp_audit.mechanisms.budget_split import optimal_k
 from ldp_audit.mechanisms.constants import sw_half_width
 from ldp_audit.models import propagation
+from ldp_audit.models import seprivgemb as se_model
 from ldp_audit.papers import ldp_ge as ldp_ge_paper
 from ldp_audit.papers import lpgnn as lpgnn_paper
 from ldp_audit.papers import ppgnn as ppgnn_paper
@@ -71,6 +72,29 @@ def _inverse_sd_weights(monkeypatch):
     monkeypatch.setattr(propagation, "flexprop_weights", broken)
 
 
+def _auc_without_ties(monkeypatch):
+    """C20 mutant: ties counted as losses."""
+    monkeypatch.setattr(se_model, "roc_auc", lambda pos, neg: float((pos[:, None] > neg[None, :]).mean()))
+
+
+def _stop_one_step_late(monkeypatch):
+    """C15 mutant: the trainer runs one step past the largest T within budget."""
+    original = se_model.steps_allowed
+
+    def late(config, m):
+        ran, spent = original(config, m)
+        return (ran + 1, spent) if config.stop_rule == "before" else (ran, spent)
+    monkeypatch.setattr(se_model, "steps_allowed", late)
+
+
+def _check_before_update(monkeypatch):
+    """E15 corrected: Algorithm 2 checks the budget before the update (the paper's rule then equals ours)."""
+    from dataclasses import replace
+
+    original = se_model.steps_allowed
+    monkeypatch.setattr(se_model, "steps_allowed", lambda config, m: original(replace(config, stop_rule="before"), m))
+
+
 MUTANTS = {
     "ldp-ge C2: HDS at eps per coordinate instead of eps/k": ClaimMutant(
         "C2", "wrong per-coordinate budget (the mechanism's law)", _factory(claims_ldp_ge, "hds", eps=lambda e: 2 * e)),
@@ -94,6 +118,8 @@ MUTANTS = {
             lambda eps, d, m, x, f=ppgnn_paper.mlr_coordinate_law_printed: f(eps, d, m, min(1.0, max(-1.0, 2 * x))))),
     "ppgnn C13: inverse-sd weights in FlexProp": ClaimMutant(
         "ppgnn.eq11.optimum", "wrong weights", _inverse_sd_weights),
+    "se-privgemb C20: AUC counting ties as losses": ClaimMutant("C20.auc", "wrong metric", _auc_without_ties),
+    "se-privgemb C15: one step past the budget": ClaimMutant("C15.stop-rule", "wrong stop rule", _stop_one_step_late),
 }
 
 def _set(module, attribute, value):
@@ -162,6 +188,8 @@ PROVIDER_MUTANTS = {
 CORRECTIONS = {
     "se-privgemb E14: Table VI's Arxiv eps=0.5 cell as in Fig. 3": ClaimMutant(
         "E14.table-vs-figure", "printed erratum corrected", _corrected_table_vi),
+    "se-privgemb E15: budget checked before the update": ClaimMutant(
+        "E15.post-update-check", "erratum corrected", _check_before_update),
     "ldp-ge C9 (E1): Pr[-1] = 1 - Pr[+1]": ClaimMutant(
         "C9 (E1)", "erratum corrected", _set(ldp_ge_paper, "one_bit_pmf_printed", _corrected_one_bit_pmf), "ldp-ge"),
     "ldp-ge E11: b by its stable form": ClaimMutant(

@@ -69,3 +69,21 @@ def test_cli_coverage_json_and_a_missing_paper(monkeypatch, capsys):
     data = json.loads(capsys.readouterr().out)
     entries = {e["id"]: e for e in data["papers"]["ppgnn"]}
     assert entries["C4"]["status"] == "pass" and entries["C6"]["status"] == "fail"
+
+
+def test_cli_prints_each_claim_as_its_group_finishes(monkeypatch):
+    """Issue 11 item 6: per-group progress in a terminal instead of one static spinner."""
+    import io
+
+    from rich.console import Console
+
+    from ldp_audit.commands import claims as command
+
+    monkeypatch.setitem(claims.PROVIDERS, "se-privgemb", (
+        "ldp_audit.audits.seprivgemb_claims:metric_claims", "ldp_audit.audits.seprivgemb_claims:gradient_claims"))
+    out = io.StringIO()
+    report = command._run_with_progress("se-privgemb", claims.ClaimSettings(), Console(file=out, force_terminal=True,
+                                                                                         width=120), enabled=True)
+    text = out.getvalue()
+    assert text.index("C19.strucequ") < text.index("C1.gradients")  # printed in the order the groups finish
+    assert "E14.table-vs-figure" in text and len(report.results) >= 6

@@ -41,6 +41,9 @@ def _rows(row: str, paper: str = "", monkeypatch=None):
         "C4": lambda: [claims_ppgnn.check_mb_mlr_law()],
         "ppgnn.eq11.optimum": lambda: aggregation.check_flexprop_weighting(1433, 1.0, 20, 2000, 1)[:1],
         "E14.table-vs-figure": lambda: [seprivgemb_claims.check_tables_agree()],
+        "C20.auc": lambda: seprivgemb_claims.check_metrics(4)[1:],
+        "C15.stop-rule": lambda: seprivgemb_claims.check_stop_rule()[:1],
+        "E15.post-update-check": lambda: seprivgemb_claims.check_stop_rule()[1:],
     }[row]()
 
 
