@@ -42,6 +42,28 @@ def _karate_setting(nodes=(33,)) -> BoundSetting:
     return BoundSetting(prop.ppr_exact(graph.adjacency, 0.1, 0.0)[nodes], x, nodes, "karate (r=0)")
 
 
+def check_isolated_nodes(alpha: float = 0.1, r: float = 0.5, push=prop.backward_push) -> CheckResult:
+    """ldp-ge E12: D^(-r) and |N(v)| are undefined for isolated nodes; with d_v^(+-r) := 1 and no pushes, Pi(v, .)
+    is alpha e_v. Karate plus one isolated node: the exact operator's row and column of that node, and Algorithm 3
+    (``push``) on random features, against alpha e_v and alpha x_v. Fails if either is off by 1e-12 or is not finite."""
+    import scipy.sparse as sp
+
+    adjacency = karate().adjacency
+    n = adjacency.shape[0]
+    padded = sp.block_diag([adjacency, sp.csr_matrix((1, 1))]).tocsr()
+    pi = prop.ppr_exact(padded, alpha, r)
+    x = rng_for(12).uniform(-1, 1, size=(n + 1, 4))
+    pushed = push(padded, x, alpha, r, 1e-6).z[n]
+    expected_row = np.zeros(n + 1)
+    expected_row[n] = alpha
+    gap = float(max(np.abs(pi[n] - expected_row).max(), np.abs(pi[:n, n]).max(), np.abs(pushed - alpha * x[n]).max()))
+    holds = bool(np.isfinite(gap) and gap < 1e-12)
+    return CheckResult("E12.isolated-nodes", "ldp-ge Eq. 17 / Algorithm 3 with isolated nodes (d^(+-r) := 1)",
+                       Status.PASS if holds else Status.FAIL, gap, "max |Pi(v,.) - alpha e_v|, |push - alpha x_v|",
+                       threshold=1e-12, explanation=f"karate + 1 isolated node, alpha={alpha:g}, r={r:g}: the exact "
+                       f"row is alpha e_v and push returns alpha x_v to {gap:.1e}; fails if either is off by 1e-12")
+
+
 def ldp_ge_graph_claims(settings: ClaimSettings) -> list[CheckResult]:
     """LDP-GE graph-level claims on the karate club: C11, C12 (with the literal Algorithm 3), C14, C16-C18."""
 
@@ -50,6 +72,7 @@ def ldp_ge_graph_claims(settings: ClaimSettings) -> list[CheckResult]:
     results = check_pi_properties(adjacency, 0.1, "karate")
     x = rng_for(settings.seed).uniform(-1, 1, size=(34, 16))
     results.append(check_push(adjacency, x, 0.1, 0.5, 1e-4))
+    results.append(check_isolated_nodes())
     results.append(check_push(adjacency, x, 0.1, 0.5, 1e-4, partial(prop.backward_push, divide_by="pusher"),
                               "ldp-ge.push.printed", "ldp-ge Algorithm 3 as printed (line 4: / |N(v)|), E2"))
     setting = _karate_setting()

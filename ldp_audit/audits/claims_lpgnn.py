@@ -102,6 +102,23 @@ def lpgnn_graph_claims(settings: ClaimSettings) -> list[CheckResult]:
     return results
 
 
+def check_report_covariance(configs=((6, 2, 1.0, -2.0, 3.0), (10, 3, 0.5, 0.0, 1.0), (5, 1, 4.0, -1.0, 1.0))
+                            ) -> CheckResult:
+    """lpgnn E6 (unstated property): two coordinates of one user's x' are correlated,
+    Cov = -(d - m)/(m (d - 1)) (x_i - c)(x_j - c) with c = (alpha + beta)/2. The spec's closed form (in
+    ``papers.lpgnn``) against the mechanism's exact covariance (inclusion of pairs, rectified means). Fails if
+    they differ by 1e-12 (relative) at any (d, m, eps, alpha, beta) and input pair."""
+    worst = 0.0
+    for d, m, eps, a, b in configs:
+        mechanism = make("multibit", eps=eps, d=d, k=m, alpha=a, beta=b)
+        for xi, xj in ((a, b), (0.3 * a + 0.7 * b, a), (b, b)):
+            expected = paper.covariance_e6(d, m, xi, xj, a, b)
+            worst = max(worst, abs(float(mechanism.estimate_cov(xi, xj)) - expected) / max(1.0, abs(expected)))
+    return claim_row("E6", "lpgnn (unstated): Cov[x'_i, x'_j] = -(d-m)/(m(d-1)) (x_i - c)(x_j - c)", worst < 1e-12,
+                     worst, "max relative gap", f"spec's closed form vs the mechanism's covariance for {len(configs)} "
+                     "(d, m, eps, alpha, beta) and 3 input pairs", fails_if="they differ by 1e-12 (relative)")
+
+
 def lpgnn_claims(settings: ClaimSettings) -> list:
     rows = []
     # C1: Theorem 3.1, exact enumeration of the whole output space, tight at the corners
@@ -144,6 +161,7 @@ def lpgnn_claims(settings: ClaimSettings) -> list:
     rows.append(claim_row("C6", "Prop. 3.4: the continuous optimum z* solves z = sinh(z)/2", holds, z_star, "z*",
                           f"z* = {z_star}, f(z*) = {z_star / math.tanh(z_star / 2) ** 2:.12f}",
                           fails_if='z* does not solve z = sinh(z)/2 to 1e-12'))
+    rows.append(check_report_covariance())
     # E2: Eq. 4 evaluated as printed
     exact = 1.0 / math.tanh(1e-12 / 2.0)
     printed = paper.rectifier_factor_printed(1e-12, 1, 1, -1.0, 1.0)

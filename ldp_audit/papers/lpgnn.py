@@ -27,3 +27,10 @@ def rectifier_factor_printed(eps: float, d: int, m: int, alpha: float, beta: flo
 def worst_case_variance(eps: float, d: int, m: int, alpha: float = 0.0, beta: float = 1.0) -> float:
     """V_max(m) = (d/m)((beta - alpha)/2)^2 coth^2(eps/(2m)) (Prop. 3.3 at x_i = c), the objective of Eq. 6."""
     return (d / m) * ((beta - alpha) / 2.0) ** 2 / math.tanh(eps / (2.0 * m)) ** 2
+
+
+def covariance_e6(d: int, m: int, x_i: float, x_j: float, alpha: float, beta: float) -> float:
+    """lpgnn spec E6: Cov[x'_i, x'_j] = -(d - m)/(m (d - 1)) (x_i - c)(x_j - c), c = (alpha + beta)/2, for two
+    coordinates of one user's rectified report (not stated in the paper)."""
+    c = (alpha + beta) / 2.0
+    return -(d - m) / (m * (d - 1)) * (x_i - c) * (x_j - c)

@@ -72,6 +72,21 @@ def _inverse_sd_weights(monkeypatch):
     monkeypatch.setattr(propagation, "flexprop_weights", broken)
 
 
+def _push_dropping_isolated_nodes(monkeypatch):
+    """ldp-ge E12 mutant: a push that leaves isolated nodes at 0 instead of alpha x_v."""
+    from dataclasses import replace
+
+    original = propagation.backward_push
+
+    def dropping(adjacency, x, alpha, r, r_max, **kwargs):
+        result = original(adjacency, x, alpha, r, r_max, **kwargs)
+        isolated = np.asarray(adjacency.sum(axis=1)).ravel() == 0
+        z = result.z.copy()
+        z[isolated] = 0.0
+        return replace(result, z=z)
+    monkeypatch.setattr(claims_ldp_ge.check_isolated_nodes, "__defaults__", (0.1, 0.5, dropping))
+
+
 def _auc_without_ties(monkeypatch):
     """C20 mutant: ties counted as losses."""
     monkeypatch.setattr(se_model, "roc_auc", lambda pos, neg: float((pos[:, None] > neg[None, :]).mean()))
@@ -95,32 +110,6 @@ def _check_before_update(monkeypatch):
     monkeypatch.setattr(se_model, "steps_allowed", lambda config, m: original(replace(config, stop_rule="before"), m))
 
 
-MUTANTS = {
-    "ldp-ge C2: HDS at eps per coordinate instead of eps/k": ClaimMutant(
-        "C2", "wrong per-coordinate budget (the mechanism's law)", _factory(claims_ldp_ge, "hds", eps=lambda e: 2 * e)),
-    "ldp-ge C4/C5: mean factor C printed 10% too large": ClaimMutant(
-        "C4/C5", "wrong formula", _scaled(ldp_ge_paper, "hds_mean_factor_lemma1", 1.10)),
-    "ldp-ge C4/C5: variance printed 3% too large": ClaimMutant(
-        "C4/C5", "wrong formula", _scaled(ldp_ge_paper, "hds_variance_lemma1", 1.03)),
-    "ldp-ge C15: sub-exponential constant 1 instead of 2": ClaimMutant(
-        "C15", "wrong formula", lambda mp: mp.setattr(ldp_ge_paper, "subexponential_bound_lemma2",
-                                                     lambda s: np.exp(np.asarray(s) ** 2))),
-    "ldp-ge C15: MGF of Lap(1) printed as 1/(1 - s^2/2)": ClaimMutant(
-        "C15", "wrong formula", lambda mp: mp.setattr(ldp_ge_paper, "laplace_mgf_lemma2",
-                                                     lambda s: 1.0 / (1.0 - np.asarray(s) ** 2 / 2.0))),
-    "ppgnn C4: MLR sampled at 1.1 eps": ClaimMutant(
-        "C4", "wrong sampler budget", _factory(claims_ppgnn, "mlr", eps=lambda e: 1.1 * e)),
-    "ppgnn C4: MB with m + 1 sampled coordinates": ClaimMutant(
-        "C4", "wrong inclusion probability", _factory(claims_ppgnn, "multibit", k=lambda k: k + 1)),
-    "ppgnn C4: Algorithm 1 printed without the 1/2 on x": ClaimMutant(
-        "C4", "wrong formula", lambda mp: mp.setattr(
-            ppgnn_paper, "mlr_coordinate_law_printed",
-            lambda eps, d, m, x, f=ppgnn_paper.mlr_coordinate_law_printed: f(eps, d, m, min(1.0, max(-1.0, 2 * x))))),
-    "ppgnn C13: inverse-sd weights in FlexProp": ClaimMutant(
-        "ppgnn.eq11.optimum", "wrong weights", _inverse_sd_weights),
-    "se-privgemb C20: AUC counting ties as losses": ClaimMutant("C20.auc", "wrong metric", _auc_without_ties),
-    "se-privgemb C15: one step past the budget": ClaimMutant("C15.stop-rule", "wrong stop rule", _stop_one_step_late),
-}
 
 def _set(module, attribute, value):
     return lambda monkeypatch: monkeypatch.setattr(module, attribute, value)
@@ -148,6 +137,39 @@ def _corrected_esw_pmf(eps, f, g, half_width):
     z = (2 * half_width + 1) * math.exp(eps) + f - 1
     return np.where((outputs >= g) & (outputs <= g + 2 * half_width), math.exp(eps) / z, 1.0 / z)
 
+
+#: Mutants of rows computed by their own check functions (see test_claims_rows._rows).
+MUTANTS = {
+    "ldp-ge C2: HDS at eps per coordinate instead of eps/k": ClaimMutant(
+        "C2", "wrong per-coordinate budget (the mechanism's law)", _factory(claims_ldp_ge, "hds", eps=lambda e: 2 * e)),
+    "ldp-ge C4/C5: mean factor C printed 10% too large": ClaimMutant(
+        "C4/C5", "wrong formula", _scaled(ldp_ge_paper, "hds_mean_factor_lemma1", 1.10)),
+    "ldp-ge C4/C5: variance printed 3% too large": ClaimMutant(
+        "C4/C5", "wrong formula", _scaled(ldp_ge_paper, "hds_variance_lemma1", 1.03)),
+    "ldp-ge C15: sub-exponential constant 1 instead of 2": ClaimMutant(
+        "C15", "wrong formula", lambda mp: mp.setattr(ldp_ge_paper, "subexponential_bound_lemma2",
+                                                     lambda s: np.exp(np.asarray(s) ** 2))),
+    "ldp-ge C15: MGF of Lap(1) printed as 1/(1 - s^2/2)": ClaimMutant(
+        "C15", "wrong formula", lambda mp: mp.setattr(ldp_ge_paper, "laplace_mgf_lemma2",
+                                                     lambda s: 1.0 / (1.0 - np.asarray(s) ** 2 / 2.0))),
+    "ppgnn C4: MLR sampled at 1.1 eps": ClaimMutant(
+        "C4", "wrong sampler budget", _factory(claims_ppgnn, "mlr", eps=lambda e: 1.1 * e)),
+    "ppgnn C4: MB with m + 1 sampled coordinates": ClaimMutant(
+        "C4", "wrong inclusion probability", _factory(claims_ppgnn, "multibit", k=lambda k: k + 1)),
+    "ppgnn C4: Algorithm 1 printed without the 1/2 on x": ClaimMutant(
+        "C4", "wrong formula", lambda mp: mp.setattr(
+            ppgnn_paper, "mlr_coordinate_law_printed",
+            lambda eps, d, m, x, f=ppgnn_paper.mlr_coordinate_law_printed: f(eps, d, m, min(1.0, max(-1.0, 2 * x))))),
+    "ppgnn C13: inverse-sd weights in FlexProp": ClaimMutant(
+        "ppgnn.eq11.optimum", "wrong weights", _inverse_sd_weights),
+    "ldp-ge E12: push drops isolated nodes": ClaimMutant("E12.isolated-nodes", "wrong corner case",
+                                                          _push_dropping_isolated_nodes),
+    "lpgnn E6: covariance with m d instead of m (d - 1)": ClaimMutant(
+        "E6", "wrong formula", _set(lpgnn_paper, "covariance_e6", lambda d, m, xi, xj, a, b:
+                                    -(d - m) / (m * d) * (xi - (a + b) / 2) * (xj - (a + b) / 2)), "lpgnn"),
+    "se-privgemb C20: AUC counting ties as losses": ClaimMutant("C20.auc", "wrong metric", _auc_without_ties),
+    "se-privgemb C15: one step past the budget": ClaimMutant("C15.stop-rule", "wrong stop rule", _stop_one_step_late),
+}
 
 #: Mutants of the rows of the mechanism-level providers (computed by the whole provider, see test_claims_rows).
 PROVIDER_MUTANTS = {

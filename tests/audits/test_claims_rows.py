@@ -42,6 +42,7 @@ def _rows(row: str, paper: str = "", monkeypatch=None):
         "ppgnn.eq11.optimum": lambda: aggregation.check_flexprop_weighting(1433, 1.0, 20, 2000, 1)[:1],
         "E14.table-vs-figure": lambda: [seprivgemb_claims.check_tables_agree()],
         "C20.auc": lambda: seprivgemb_claims.check_metrics(4)[1:],
+        "E12.isolated-nodes": lambda: [claims_ldp_ge.check_isolated_nodes()],
         "C15.stop-rule": lambda: seprivgemb_claims.check_stop_rule()[:1],
         "E15.post-update-check": lambda: seprivgemb_claims.check_stop_rule()[1:],
     }[row]()
@@ -126,3 +127,8 @@ def test_power_analysis_sizes_the_utility_claims():
     assert seprivgemb_claims.UTILITY_BUDGET[True][0] >= c18  # --full runs all of them
     assert seprivgemb_claims.detection_power(50, 0.95, 0.977, 1e-3) > 0.99  # C16's reduced default keeps power
     assert seprivgemb_claims.detection_power(20, 0.95, 0.977, 1e-3) < 0.5
+
+
+def test_ppgnn_e14_fails_at_the_papers_budget_and_holds_where_m_follows_a_large_budget():
+    assert claims_ppgnn.check_m_raises_budget().status is Status.FAIL  # 23,889 -> 229,376 at eps 0.5
+    assert claims_ppgnn.check_m_raises_budget(eps=30.0).status is Status.PASS
