@@ -16,13 +16,11 @@ from ..mechanisms.budget_split import optimal_k
 from ..mechanisms.gaussian import privacy_profile
 from ..papers import ppgnn as paper
 from .claims import ClaimSettings, audited_row, claim_row
-from .aggregation import check_flexprop_weighting, check_linear_aggregation, check_mean_aggregation
+from .aggregation import FLEXPROP_DRAWS, check_flexprop_weighting, check_linear_aggregation, check_mean_aggregation
 from .exact import enumerate_max_ratio
 from .result import CheckResult
 
 _AUDITED = 4
-#: Neighbourhood draws of the FlexProp weighting rows (ppgnn C14, E10).
-FLEXPROP_DRAWS = 20_000
 
 
 # ------------------------------------------------------------------------------------- graph-level claims

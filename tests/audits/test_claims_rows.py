@@ -88,14 +88,17 @@ def test_the_laplace_rate_is_measured_not_built_in():
 def test_flexprop_verdict_is_a_ratio_of_expected_variances_and_stable_across_seeds():
     """ppgnn C14/E10: E10's numbers (1.251 at eps 0.01, 1.091 at eps 1), the same verdict on 20 of 20 seeds,
     the corrected (inverse-variance) weights pass, and too few draws give INCONCLUSIVE with the draws needed."""
-    verdicts = {aggregation.check_flexprop_weighting(1433, 1.0, 20, claims_ppgnn.FLEXPROP_DRAWS, seed)[1].status
+    verdicts = {aggregation.check_flexprop_weighting(1433, 1.0, 20, aggregation.FLEXPROP_DRAWS, seed)[1].status
                 for seed in range(20)}
     assert verdicts == {Status.FAIL}
-    row = aggregation.check_flexprop_weighting(1433, 0.01, 20, claims_ppgnn.FLEXPROP_DRAWS, 0)[1]
+    row = aggregation.check_flexprop_weighting(1433, 0.01, 20, aggregation.FLEXPROP_DRAWS, 0)[1]
     assert abs(row.statistic - 1.251) < 0.02
     assert aggregation.check_flexprop_weighting(1433, 0.01, 20, 2000, 0, proposal="inv_var")[1].status is Status.PASS
     few = aggregation.check_flexprop_weighting(1433, 1.0, 4, 200, 1)[1]
     assert few.status is Status.INCONCLUSIVE and "needs about" in few.explanation
+    cora = {aggregation.check_flexprop_weighting(1433, 1.0, 4, aggregation.FLEXPROP_DRAWS, seed)[1].status
+            for seed in range(20)}  # Cora's median neighbourhood: the verdict that flipped on 3 of 20 seeds
+    assert cora == {Status.FAIL}
 
 
 def test_node_level_row_is_computed_and_the_edge_level_reading_passes():
