@@ -13,6 +13,7 @@ from typing import Callable
 
 import numpy as np
 
+from ldp_audit import accounting
 from ldp_audit.audits import claims_ldp_ge, claims_lpgnn, claims_ppgnn
 from ldp_audit.mechanisms import make
 from ldp_audit.mechanisms.budget_split import optimal_k
@@ -111,6 +112,52 @@ def _check_before_update(monkeypatch):
 
 
 
+def _gradients_off(monkeypatch):
+    """C1 mutant: the closed-form gradient of W_in 0.1% off (a dropped term would be far larger)."""
+    original = se_model.aggregate
+
+    def off(*args, **kwargs):
+        sum_in, sum_out, rows_in, rows_out = original(*args, **kwargs)
+        return 1.001 * sum_in, sum_out, rows_in, rows_out
+    monkeypatch.setattr(se_model, "aggregate", off)
+
+
+def _clip_to_norm_above_c(monkeypatch):
+    """C2 mutant: clipping to 1.01 C."""
+    original = se_model.clip_rows
+    monkeypatch.setattr(se_model, "clip_rows", lambda g, c: original(g, 1.01 * c))
+    original_paper = se_paper.clip
+    monkeypatch.setattr(se_paper, "clip", lambda g, c: original_paper(g, 1.01 * c))
+
+
+def _strucequ_spearman(monkeypatch):
+    """C19 mutant: rank correlation of the distances instead of Pearson's."""
+    from scipy.spatial.distance import pdist
+    from scipy.stats import spearmanr
+
+    monkeypatch.setattr(se_model, "struc_equ", lambda adj, y, **kw: float(spearmanr(
+        pdist(np.asarray(adj.toarray() if hasattr(adj, "toarray") else adj, float)), pdist(np.asarray(y))).statistic))
+
+
+def _composition_off(monkeypatch):
+    """C13 mutant: dp-accounting's composition over T steps 0.1% above T times one step."""
+    original = accounting.rdp_dp_accounting
+
+    def off(q, sigma, orders, sampling, steps=1):
+        return original(q, sigma, orders, sampling, steps) * (1.001 if steps > 1 else 1.0)
+    monkeypatch.setattr(accounting, "rdp_dp_accounting", off)
+
+
+def _classic_below_improved(monkeypatch):
+    """C12 mutant: the classic conversion computed as the improved one minus 1%."""
+    original = accounting.epsilon_curve
+
+    def off(step, orders, delta, steps, conversion="improved"):
+        curve = original(step, orders, delta, steps)
+        return 0.99 * curve if conversion == "classic" else curve
+    monkeypatch.setattr(accounting, "epsilon_curve", off)
+
+
 def _set(module, attribute, value):
     return lambda monkeypatch: monkeypatch.setattr(module, attribute, value)
 
@@ -167,6 +214,17 @@ MUTANTS = {
     "lpgnn E6: covariance with m d instead of m (d - 1)": ClaimMutant(
         "E6", "wrong formula", _set(lpgnn_paper, "covariance_e6", lambda d, m, xi, xj, a, b:
                                     -(d - m) / (m * d) * (xi - (a + b) / 2) * (xj - (a + b) / 2)), "lpgnn"),
+    "se-privgemb C1: W_in gradient 0.1% off": ClaimMutant("C1.gradients", "wrong formula", _gradients_off),
+    "se-privgemb C2: clipping to 1.01 C": ClaimMutant("C2.clip", "wrong clipping", _clip_to_norm_above_c),
+    "se-privgemb C9: Gaussian RDP quadrature 1% high": ClaimMutant(
+        "C9.gaussian-rdp", "wrong quadrature", _scaled(accounting, "renyi_divergence_mixtures", 1.01)),
+    "se-privgemb C10: Poisson quadrature 0.1% high": ClaimMutant(
+        "C10.poisson-rdp", "wrong quadrature", _scaled(accounting, "rdp_numeric_poisson", 1.001)),
+    "se-privgemb C12: classic conversion below the improved one": ClaimMutant(
+        "C12.conversion", "wrong conversion", _classic_below_improved),
+    "se-privgemb C13: composition not linear in T": ClaimMutant(
+        "C13.composition", "wrong composition", _composition_off),
+    "se-privgemb C19: Spearman instead of Pearson": ClaimMutant("C19.strucequ", "wrong metric", _strucequ_spearman),
     "se-privgemb C20: AUC counting ties as losses": ClaimMutant("C20.auc", "wrong metric", _auc_without_ties),
     "se-privgemb C15: one step past the budget": ClaimMutant("C15.stop-rule", "wrong stop rule", _stop_one_step_late),
 }

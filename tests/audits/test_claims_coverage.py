@@ -87,3 +87,13 @@ def test_cli_prints_each_claim_as_its_group_finishes(monkeypatch):
     text = out.getvalue()
     assert text.index("C19.strucequ") < text.index("C1.gradients")  # printed in the order the groups finish
     assert "E14.table-vs-figure" in text and len(report.results) >= 6
+
+
+def test_cli_coverage_without_a_paper_covers_all_four(monkeypatch, capsys):
+    from ldp_audit.cli import main
+
+    for paper in claims.PROVIDERS:  # fast stand-ins: the path, not the claims, is under test here
+        monkeypatch.setitem(claims.PROVIDERS, paper, ("ldp_audit.audits.seprivgemb_claims:metric_claims",))
+    assert main(["claims", "--coverage"]) == 0
+    text = capsys.readouterr().out
+    assert all(f"{paper}: " in text for paper in ("ldp-ge", "lpgnn", "ppgnn", "se-privgemb"))
