@@ -48,9 +48,10 @@ def ppgnn_graph_claims(settings: ClaimSettings) -> list[CheckResult]:
 def check_mb_mlr_law(configs=((4.4, 6, 2), (1.0, 10, 1), (8.0, 5, 3)), xs=(-1.0, 0.3, 1.0)) -> CheckResult:
     """ppgnn C4 (E16): MB with client rectification and MLR give the same estimate law per coordinate.
 
-    Both implementations' exact laws (atoms and masses) are compared with the law of Algorithm 2 as printed (Algorithm 1 at eps/m on m of d coordinates, rectified by (d/m) C), written
-    out independently in ``papers.ppgnn``. Fails if either mechanism puts different mass anywhere (a wrong
-    budget per coordinate, inclusion probability or rectifier)."""
+    Both implementations' exact laws (atoms and masses) are compared with the law of Algorithm 2 as printed
+    (Algorithm 1 at eps/m on m of d coordinates, rectified by (d/m) C), written out independently in
+    ``papers.ppgnn``. Fails if either mechanism puts different mass anywhere (a wrong budget per coordinate,
+    inclusion probability or rectifier)."""
     gap = 0.0
     for eps, d, m in configs:
         mb, mlr = make("multibit", eps=eps, d=d, k=m, alpha=-1.0, beta=1.0), make("mlr", eps=eps, d=d, k=m)

@@ -54,8 +54,8 @@ def check_gradients(seed: int) -> CheckResult:
             cases += 1
     return CheckResult("C1.gradients", f"{PAPER} Eqs. 7-8", _status(worst < 1e-12), worst, "max_abs_diff",
                        threshold=1e-12, n=cases * 40, seed=seed,
-                       explanation=("closed-form gradients equal autograd of Eq. 5 (repeated negatives sum)") +
-                                    '; fails if a closed-form gradient differs from autograd by more than 1e-12')
+                       explanation="closed-form gradients equal autograd of Eq. 5 (repeated negatives sum)"
+                                   "; fails if a closed-form gradient differs from autograd by more than 1e-12")
 
 
 def check_clip(seed: int) -> CheckResult:
@@ -78,9 +78,9 @@ def check_clip(seed: int) -> CheckResult:
           and np.all(np.abs(cos - 1) < 1e-12) and np.allclose(out_t, out_np, rtol=1e-14, atol=0))
     return CheckResult("C2.clip", f"{PAPER} Eq. 3", _status(bool(ok)), float(norm_out.max()), "max_norm",
                        threshold=C, n=g.shape[0], seed=seed,
-                       explanation=("clipped norms <= C, identity below C, direction preserved, torch = numpy") +
-                                    '; fails if a clipped norm exceeds C, a short vector changes, a direction '
-                                    'turns, or torch and numpy differ')
+                       explanation="clipped norms <= C, identity below C, direction preserved, torch = numpy"
+                                   "; fails if a clipped norm exceeds C, a short vector changes, a direction "
+                                   "turns, or torch and numpy differ")
 
 
 def check_clipping_sensitivity(clipping: str, seed: int, batches: int = 200, batch: int = 6) -> CheckResult:
@@ -107,9 +107,9 @@ def check_clipping_sensitivity(clipping: str, seed: int, batches: int = 200, bat
     return CheckResult(f"M4.sensitivity-{clipping}", f"{PAPER} Eq. 3 per-subgraph clipping (sensitivity C)",
                        _status(worst <= C * (1 + 1e-12)), worst, "max_change_per_subgraph", threshold=C,
                        n=batches, seed=seed,
-                       explanation=(f"removing one subgraph moved a summed gradient by at most {worst:.3f} "
-                                   f"(C = {C}) with {clipping} clipping") +
-                                       '; fails if removing one subgraph moves a summed gradient by more than C')
+                       explanation=f"removing one subgraph moved a summed gradient by at most {worst:.3f} "
+                                   f"(C = {C}) with {clipping} clipping"
+                                   "; fails if removing one subgraph moves a summed gradient by more than C")
 
 
 def noise_residuals(perturbation: str, seed: int, steps: int = 8, batch: int = 128, r: int = 128):
@@ -229,8 +229,8 @@ def check_theorem3_exact(seed: int, k: int = 5, iters: int = 3000, proximities=t
                     details={"per_proximity": out_10}),
         CheckResult("C7.eq15", f"{PAPER} Eq. 15 (with d_i := d^P_i, E6)", _status(worst15 < 5e-2), worst15,
                     "max_abs_err", threshold=5e-2, seed=seed,
-                    explanation=("degree-based negatives give log(p D/(d_i d_j)) - log k") +
-                                 '; fails if the fitted logits miss Eq. 15 by 5e-2', details={"per": out_15}),
+                    explanation="degree-based negatives give log(p D/(d_i d_j)) - log k"
+                                "; fails if the fitted logits miss Eq. 15 by 5e-2", details={"per": out_15}),
     ]
 
 
@@ -273,10 +273,10 @@ def check_theorem3_stochastic(seed: int, steps: int) -> CheckResult:
     ok = rmse < 0.15 and 0.95 <= fit.slope <= 1.05 and abs(fit.intercept) < 0.1 and fit.rvalue > 0.99
     return CheckResult("C6.theorem3-stochastic", f"{PAPER} Thm 3 (A4 sampler)", _status(ok), rmse, "rmse",
                        threshold=0.15, n=steps, seed=seed,
-                       explanation=(f"slope {fit.slope:.3f}, intercept {fit.intercept:.3f}, corr {fit.rvalue:.4f} "
-                                   f"after {steps} steps") +
-                                       '; fails if RMSE >= 0.15, the slope leaves [0.95, 1.05], |intercept| >= 0.1 '
-                                       'or corr <= 0.99',
+                       explanation=f"slope {fit.slope:.3f}, intercept {fit.intercept:.3f}, corr {fit.rvalue:.4f} "
+                                   f"after {steps} steps"
+                                   "; fails if RMSE >= 0.15, the slope leaves [0.95, 1.05], |intercept| >= 0.1 "
+                                   "or corr <= 0.99",
                        details={"slope": fit.slope, "intercept": fit.intercept, "corr": fit.rvalue})
 
 
@@ -300,10 +300,10 @@ def check_algorithm1(seed: int, checkpoints=(1000, 3000, 6000)) -> CheckResult:
     growing = all(b > a for a, b in zip(means, means[1:])) and means[-1] > predicted + 2
     return CheckResult("C8.algorithm1-vs-thm3", f"{PAPER} Alg. 1 realises Thm 3 (E2)", _status(not growing),
                        means[-1], "mean_edge_logit", threshold=predicted, n=checkpoints[-1], seed=seed,
-                       explanation=(f"mean edge logit {' -> '.join(f'{m:.2f}' for m in means)} at "
+                       explanation=f"mean edge logit {' -> '.join(f'{m:.2f}' for m in means)} at "
                                    f"{'/'.join(map(str, checkpoints))} steps vs Eq. 10 mean {predicted:.2f}; "
-                                   f"corr with log p {corr:.2f}: no finite optimum") +
-                                       '; fails if the mean edge logit stays finite, i.e. does not keep growing '
+                                   f"corr with log p {corr:.2f}: no finite optimum"
+                                   "; fails if the mean edge logit stays finite, i.e. does not keep growing "
                                        "beyond Eq. 10's mean + 2 (it does: E2)",
                        details={"means": means, "checkpoints": list(checkpoints)})
 
@@ -317,16 +317,16 @@ def check_rdp_building_blocks() -> list[CheckResult]:
     worst = max(abs(accounting.renyi_divergence_mixtures(a, 2.0, [1.0], [1.0], [1.0], [0.0]) / (a / 8.0) - 1)
                 for a in (1.5, 2.0, 8.0, 32.0))
     out.append(CheckResult("C9.gaussian-rdp", f"{PAPER} Sec. II-B Gaussian RDP", _status(worst < 1e-8), worst,
-                           "max_rel_err", threshold=1e-8, explanation=("quadrature = alpha Delta^2/(2 s^2)") +
-                                                                       '; fails if quadrature and alpha Delta^2/(2 '
-                                                                       's^2) differ by 1e-8 (relative)'))
+                           "max_rel_err", threshold=1e-8, explanation="quadrature = alpha Delta^2/(2 s^2)"
+                                                                      "; fails if quadrature and alpha Delta^2/(2 "
+                                                                      "s^2) differ by 1e-8 (relative)"))
     q, orders = 128 / 6594, np.arange(2, 33)
     num, lib = accounting.rdp_numeric_poisson(q, 5.0, orders), accounting.rdp_opacus(q, 5.0, orders)
     rel = float(np.max(np.abs(num / lib - 1)))
     out.append(CheckResult("C10.poisson-rdp", "authors' accountant (Mironov et al. 2019)", _status(rel < 1e-9), rel,
                            "max_rel_diff", threshold=1e-9, n=orders.size,
-                           explanation=("quadrature of the Poisson-subsampled Gaussian = opacus compute_rdp, q=128/6594") +
-                                        '; fails if quadrature and opacus differ by 1e-9 (relative)'))
+                           explanation="quadrature of the Poisson-subsampled Gaussian = opacus compute_rdp, q=128/6594"
+                                       "; fails if quadrature and opacus differ by 1e-9 (relative)"))
     rng = rng_for(1)
     grid = np.arange(2.0, 65.0)
     bad = 0
@@ -336,17 +336,17 @@ def check_rdp_building_blocks() -> list[CheckResult]:
         curve_c = accounting.epsilon_curve(step, grid, 1e-5, [1, 10, 100, 1000], "classic")
         bad += int(np.any(curve_c < curve_i) or np.any(np.diff(curve_i) < 0) or np.any(np.diff(curve_c) < 0))
     out.append(CheckResult("C12.conversion", f"{PAPER} Thm 1", _status(bad == 0), bad, "violations", n=200, seed=1,
-                           explanation=("classic (Thm 1) eps >= improved eps; both increasing in T, 200 random curves") +
-                                        '; fails if a classic eps falls below the improved one, or a curve '
-                                        'decreases in T'))
+                           explanation="classic (Thm 1) eps >= improved eps; both increasing in T, 200 random curves"
+                                       "; fails if a classic eps falls below the improved one, or a curve "
+                                       "decreases in T"))
     one = accounting.rdp_dp_accounting(q, 5.0, orders, "without-replacement", 1)
     many = accounting.rdp_dp_accounting(q, 5.0, orders, "without-replacement", 200)
     op = np.asarray(compute_rdp(q=q, noise_multiplier=5.0, steps=200, orders=list(orders)))
     err = float(max(np.max(np.abs(many - 200 * one)), np.max(np.abs(op - 200 * accounting.rdp_opacus(q, 5.0, orders)))))
     out.append(CheckResult("C13.composition", f"{PAPER} Thm 5 (composition)", _status(err <= 1e-12 * 200), err,
-                           "max_abs_diff", threshold=0.0, explanation=("RDP(T) = T RDP(1) in both libraries") +
-                                                                       '; fails if RDP(T) differs from T RDP(1) by '
-                                                                       'more than 1e-12 T'))
+                           "max_abs_diff", threshold=0.0, explanation="RDP(T) = T RDP(1) in both libraries"
+                                                                      "; fails if RDP(T) differs from T RDP(1) by "
+                                                                      "more than 1e-12 T"))
     return out
 
 
@@ -362,11 +362,11 @@ def check_theorem5_step(sensitivity: float = paper.SETTINGS["C"], sigma: float =
     gap = float(np.max(np.abs(printed / exact - 1.0)))
     return CheckResult("E7.theorem5-step", f"{PAPER} proof of Thm 5: per-step RDP alpha S^2/(2 sigma^2)",
                        _status(gap < 1e-6), gap, "max |printed/quadrature - 1|", threshold=1e-6,
-                       explanation=(f"noise std S sigma with S={sensitivity:g}, sigma={sigma:g}: printed / exact = "
+                       explanation=f"noise std S sigma with S={sensitivity:g}, sigma={sigma:g}: printed / exact = "
                                    f"{float(printed[0] / exact[0]):.6g} (S^2 = {sensitivity ** 2:g}); the printed form "
-                                   "holds only for a noise std of sigma") +
-                                       '; fails if the printed per-step RDP differs from quadrature by 1e-6 (it '
-                                       'does unless S = 1)')
+                                   "holds only for a noise std of sigma"
+                                   "; fails if the printed per-step RDP differs from quadrature by 1e-6 (it "
+                                   "does unless S = 1)")
 
 
 def check_wor_bounds() -> list[CheckResult]:
@@ -435,16 +435,16 @@ def check_budgets() -> list[CheckResult]:
     return [
         CheckResult("C14.budgets-bind", f"{PAPER} Sec. V: results at eps 0.5-3.5 (E13)", _status(n_never == 0),
                     n_never, "targets_never_binding", threshold=0, n=total,
-                    explanation=(f"at sigma=5, B=128, T=200 the paper's own accountant spends at most "
+                    explanation=f"at sigma=5, B=128, T=200 the paper's own accountant spends at most "
                                 f"{max(r['literal'] for r in table.values()):.3f}: {n_never}/{total} (dataset, eps) "
-                                f"targets never bind, so utility cannot depend on eps there") +
-                                    '; fails if some (dataset, eps) target is never reached by the stated settings',
+                                f"targets never bind, so utility cannot depend on eps there"
+                                "; fails if some (dataset, eps) target is never reached by the stated settings",
                     details={"eps_T200": table, "never_binding": never}),
         CheckResult("C14.theorem4-floor", f"{PAPER} Thm 4 with eps(inf) = inf (E12)", _status(floor < 0.5), floor,
                     "eps_floor_sigma_inf", threshold=0.5,
-                    explanation=(f"Power LP (q=128/5935, T=2000): literal Thm 4 + Thm 1 gives eps >= {floor:.3f} for "
-                                f"any sigma, so targets 0.5 and 1 are unattainable") +
-                                    '; fails if the literal Theorem 4 floor is at or above eps = 0.5'),
+                    explanation=f"Power LP (q=128/5935, T=2000): literal Thm 4 + Thm 1 gives eps >= {floor:.3f} for "
+                                f"any sigma, so targets 0.5 and 1 are unattainable"
+                                "; fails if the literal Theorem 4 floor is at or above eps = 0.5"),
     ]
 
 
@@ -661,12 +661,12 @@ def check_metrics(seed: int) -> list[CheckResult]:
     return [
         CheckResult("C19.strucequ", f"{PAPER} Sec. V-A StrucEqu", _status(worst < 1e-12), worst, "max_abs_diff",
                     threshold=1e-12, seed=seed,
-                    explanation=("Y = A gives 1; = direct numpy; invariant to node permutation and rotation") +
-                                 '; fails if a StrucEqu property misses by 1e-12'),
+                    explanation="Y = A gives 1; = direct numpy; invariant to node permutation and rotation"
+                                "; fails if a StrucEqu property misses by 1e-12"),
         CheckResult("C20.auc", f"{PAPER} Sec. V-A AUC", _status(err < 1e-12), err, "max_abs_diff", threshold=1e-12,
-                    n=500, seed=seed, explanation=("AUC = Mann-Whitney U/(n+ n-) with ties 1/2 (brute force, scipy)") +
-                                                   '; fails if AUC differs from the brute force or Mann-Whitney '
-                                                   'value by 1e-12'),
+                    n=500, seed=seed, explanation="AUC = Mann-Whitney U/(n+ n-) with ties 1/2 (brute force, scipy)"
+                                                  "; fails if AUC differs from the brute force or Mann-Whitney "
+                                                  "value by 1e-12"),
     ]
 
 
