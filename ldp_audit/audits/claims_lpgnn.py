@@ -97,7 +97,7 @@ def lpgnn_graph_claims(settings: ClaimSettings) -> list[CheckResult]:
     mechs = {"MBM": make("multibit", eps=1.0, d=100, k="lpgnn"),
              "AGM": make("analytic_gaussian", eps=1.0, d=100, delta=1e-4),
              "1BM": make("multibit", eps=1.0, d=100, k=100)}
-    results += compare_mae(demo.adjacency, features, mechs, settings.seed, "CSBM n=600, d=100")
+    results += compare_mae(demo.adjacency, features, mechs, settings.seed, "CSBM n=600, d=100", draws=5)
     results += check_effective_neighbourhood(karate().adjacency, "karate")
     return results
 
