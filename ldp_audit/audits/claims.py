@@ -22,8 +22,9 @@ PROVIDERS: dict[str, tuple[str, ...]] = {
     "lpgnn": ("ldp_audit.audits.claims_lpgnn:lpgnn_claims", "ldp_audit.audits.claims_lpgnn:lpgnn_graph_claims"),
     "ppgnn": ("ldp_audit.audits.claims_ppgnn:ppgnn_claims", "ldp_audit.audits.claims_ppgnn:ppgnn_graph_claims"),
     "se-privgemb": tuple(f"ldp_audit.audits.seprivgemb_claims:{name}" for name in (
-        "gradient_claims", "noise_claims", "theorem3_claims", "accounting_claims", "budget_claims",
-        "membership_claims", "utility_claims", "metric_claims")),
+        "gradient_claims", "noise_claims", "theorem3_exact_claims", "theorem3_stochastic_claims", "algorithm1_claims",
+        "accounting_claims", "budget_claims", "node_level_claims", "stop_rule_claims", "membership_claims",
+        "nonzero_vs_naive_claims", "private_vs_nonprivate_claims", "metric_claims")),
 }
 
 
