@@ -66,7 +66,7 @@ def _run_with_progress(paper: str, settings: ClaimSettings, console, enabled: bo
             for row in rows:
                 status = row.status.value
                 progress.console.print(f"[{_STYLE[status]}]{status.upper():>12}[/] {escape(row.name)}  "
-                                       f"[dim]{escape(row.explanation[:90])}[/]")
+                                       f"[dim]{escape(row.explanation)}[/]", no_wrap=True, overflow="ellipsis")
             progress.update(task, advance=1, description=f"claims of {paper}: {escape(group)} done")
 
         return run_claims(paper, settings, progress=report)
