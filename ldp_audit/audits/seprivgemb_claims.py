@@ -691,12 +691,30 @@ def _seed(settings) -> int:
     return settings.seed % 2 ** 31
 
 
+def _one_thread(provider):
+    """Run ``provider`` with one torch thread: the checks work on small matrices (karate is 34 x 34), where
+    more threads only add synchronisation -- 15x slower for C6 on a busy 2-core machine, same numbers."""
+    @functools.wraps(provider)
+    def wrapped(settings):
+        import torch
+
+        threads = torch.get_num_threads()
+        torch.set_num_threads(1)
+        try:
+            return provider(settings)
+        finally:
+            torch.set_num_threads(threads)
+    return wrapped
+
+
+@_one_thread
 def gradient_claims(settings) -> list[CheckResult]:
     """C1, C2 and the per-subgraph sensitivity of M4 (Eqs. 3, 7-9)."""
     seed = _seed(settings)
     return [check_gradients(seed), check_clip(seed), check_clipping_sensitivity("per-subgraph", seed)]
 
 
+@_one_thread
 def noise_claims(settings) -> list[CheckResult]:
     """C3 (Eq. 9) and C4 (Eq. 6): where the noise goes and its scale."""
     return [check_noise("nonzero", _seed(settings), settings.alpha), check_noise("all", _seed(settings), settings.alpha)]
@@ -708,6 +726,7 @@ def noise_claims(settings) -> list[CheckResult]:
 THEOREM3_DEFAULT = ("adjacency", "katz", "ppr")
 
 
+@_one_thread
 def theorem3_exact_claims(settings) -> list[CheckResult]:
     """C5 and C7: Theorem 3 and Eq. 15 at the optimum of the expected objective."""
     chosen = tuple(THEOREM3_PROXIMITIES) if settings.full else THEOREM3_DEFAULT
@@ -718,11 +737,13 @@ def theorem3_exact_claims(settings) -> list[CheckResult]:
     return [replace(row, explanation=row.explanation + note) for row in exact]
 
 
+@_one_thread
 def theorem3_stochastic_claims(settings) -> list[CheckResult]:
     """C6: Theorem 3 reached by the unbiased sampler."""
     return [check_theorem3_stochastic(_seed(settings), 4000)]
 
 
+@_one_thread
 def algorithm1_claims(settings) -> list[CheckResult]:
     """C8: Algorithm 1 as the negative control of Theorem 3 (E2)."""
     return [check_algorithm1(_seed(settings))]
