@@ -10,7 +10,7 @@ from ..models import propagation as prop
 from ..models.perturbation import as_dense, server_estimates, unit_box_mechanism
 from ..papers import graph_rates
 from ..seeding import rng_for
-from .aggregation import check_flexprop_weighting, check_linear_aggregation, check_mean_aggregation, compare_mae
+from .aggregation import FLEXPROP_DRAWS, check_flexprop_weighting, check_linear_aggregation, check_mean_aggregation, compare_mae
 from .graph_bounds import BoundSetting, check_eps_rate, check_error_bound, check_push
 from .result import AuditReport, CheckResult
 
@@ -85,7 +85,7 @@ def audit_dataset(paper: str, graph, mechanism: str, eps: float, *, reps: int = 
         results += check_linear_aggregation(adjacency, narrow, users.mechanisms, flex, nodes, max(reps, 5000),
                                             seed, alpha, "ppgnn", tag=f".K={steps}")
         progress("weights")
-        results += check_flexprop_weighting(d, eps, int(np.median(graph.degrees)) + 1, 200, seed)
+        results += check_flexprop_weighting(d, eps, int(np.median(graph.degrees)) + 1, FLEXPROP_DRAWS, seed)
         progress("neighbourhood bound and rate")
         results += check_mean_aggregation(mech, x, (5, 10, 20, 40), delta, reps, seed, alpha,
                                           graph_rates.PPGNN_THM4)

@@ -84,7 +84,7 @@ def membership_audit(config, runs: int, alpha: float = 1e-3, delta: float = 1e-5
     delta_emp = lb - math.exp(claimed_eps) * ub
     violated = eps_lb > claimed_eps
     return CheckResult(
-        f"membership.{config.perturbation}", "SE-PrivGEmb Thm 5 node-level (eps, delta)-DP; spec 6.4",
+        f"membership.{config.perturbation}", "SE-PrivGEmb Thm 5 node-level (eps, delta)-DP; spec 6.4 (E8)",
         Status.FAIL if violated else Status.PASS, eps_lb, "eps_lower", interval=(lb, ub), threshold=claimed_eps,
         n=2 * runs, seed=seed, alpha=alpha,
         explanation=(f"W_in[z] moved in {hits[0]}/{runs} runs on G and {hits[1]}/{runs} on G' "

@@ -1,29 +1,98 @@
 """``ldp-audit claims PAPER``: every checkable claim of a paper, checked as printed.
 
-Errata show as FAIL with their evidence; claims that hold show as PASS. The exit code is 1 when any claim
-fails, as for ``verify`` -- for a paper with errata that is the expected outcome.
+Errata show as FAIL with their evidence; claims that hold show as PASS; a claim the run cannot decide
+(too few training runs, software this project lacks) is INCONCLUSIVE with the reason. Each row says what
+would make it fail. The exit code is 1 when any claim fails, as for ``verify`` -- for a paper with errata
+that is the expected outcome.
+
+SE-PrivGEmb trains models for some claims: the default run is reduced (fewer, shorter trainings; those rows
+say so) and ``--full`` runs the spec's sizes. ``--coverage`` lists every spec id of the paper (or of all
+four papers) with the rows that check it and their status, or what the id still needs.
 """
 from __future__ import annotations
 
 import argparse
+import json
 
-from ._common import add_output_options, emit, spinner
-from ..audits.claims import ClaimSettings, papers, run_claims
+from ._common import add_output_options, emit
+from ..audits.claims import PROVIDERS, ClaimSettings, papers, run_claims
+
+_STYLE = {"pass": "green", "fail": "red", "inconclusive": "yellow", "info": "cyan", "needs": "magenta"}
 
 
 def register(sub) -> None:
     p = sub.add_parser("claims", help="check every claim of a paper (errata show as FAIL)", description=__doc__,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("paper", choices=papers(), help="which paper")
-    p.add_argument("--samples", type=int, default=ClaimSettings.samples, help="Monte Carlo draws per input")
-    p.add_argument("--seed", type=int, default=ClaimSettings.seed)
-    p.add_argument("--confidence", type=float, default=1.0 - ClaimSettings.alpha)
+    p.add_argument("paper", nargs="?", choices=papers(), help="which paper (optional with --coverage: all four)")
+    p.add_argument("--samples", type=int, default=ClaimSettings.samples,
+                   help=f"Monte Carlo draws per input (default {ClaimSettings.samples})")
+    p.add_argument("--seed", type=int, default=ClaimSettings.seed, help=f"seed (default {ClaimSettings.seed})")
+    p.add_argument("--confidence", type=float, default=1.0 - ClaimSettings.alpha,
+                   help=f"1 - family-wise false-alarm rate (default {1.0 - ClaimSettings.alpha:g})")
+    p.add_argument("--full", action="store_true",
+                   help="run the spec's full-size trainings (SE-PrivGEmb: about 4 minutes instead of 2)")
+    p.add_argument("--coverage", action="store_true",
+                   help="print every spec id with its rows and status (runs the claims first)")
     add_output_options(p)
     p.set_defaults(func=run)
 
 
 def run(args, console) -> int:
-    settings = ClaimSettings(args.samples, args.seed, round(1.0 - args.confidence, 12))
-    with spinner(console, f"checking the claims of {args.paper}", enabled=not (args.json or args.markdown)):
-        report = run_claims(args.paper, settings)
-    return emit(report, args, console)
+    if args.paper is None and not args.coverage:
+        raise ValueError("paper is required (one of " + ", ".join(papers()) + ") unless --coverage is given")
+    settings = ClaimSettings(args.samples, args.seed, round(1.0 - args.confidence, 12), args.full)
+    quiet = args.json or args.markdown
+    chosen = [args.paper] if args.paper else papers()
+    reports = {paper: _run_with_progress(paper, settings, console, enabled=not quiet) for paper in chosen}
+    if args.coverage:
+        return _emit_coverage(reports, args, console)
+    return emit(reports[args.paper], args, console)
+
+
+def _run_with_progress(paper: str, settings: ClaimSettings, console, enabled: bool):
+    """Run the claims of ``paper``, printing each group's rows as it finishes under a rich progress bar."""
+    if not (enabled and console.is_terminal):
+        return run_claims(paper, settings)
+    from rich.markup import escape
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn, TimeRemainingColumn
+
+    columns = ("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+               TimeRemainingColumn())
+    with Progress(*columns, console=console, transient=True) as progress:
+        task = progress.add_task(f"claims of {paper}", total=len(PROVIDERS[paper]) + 1)
+
+        def report(group: str, rows) -> None:
+            for row in rows:
+                status = row.status.value
+                progress.console.print(f"[{_STYLE[status]}]{status.upper():>12}[/] {escape(row.name)}  "
+                                       f"[dim]{escape(row.explanation)}[/]", no_wrap=True, overflow="ellipsis")
+            progress.update(task, advance=1, description=f"claims of {paper}: {escape(group)} done")
+
+        return run_claims(paper, settings, progress=report)
+
+
+def _emit_coverage(reports: dict, args, console) -> int:
+    """The coverage table (or JSON) of the papers in ``reports``; exit 0 (coverage is not a verdict)."""
+    from ..audits.claim_catalogue import coverage
+
+    tables = {paper: coverage(paper, report.results) for paper, report in reports.items()}
+    if args.json:
+        print(json.dumps({"schema": "ldp-audit/claims-coverage", "papers": tables}, indent=2, ensure_ascii=False))
+        return 0
+    from rich.markup import escape
+    from rich.table import Table
+
+    for paper, entries in tables.items():
+        counts = {}
+        for entry in entries:
+            counts[entry["status"]] = counts.get(entry["status"], 0) + 1
+        table = Table(title=f"{paper}: {len(entries)} ids, " + ", ".join(f"{n} {s}" for s, n in counts.items()))
+        for column, options in (("id", {"no_wrap": True}), ("status", {"no_wrap": True}), ("rows", {}),
+                                ("needs", {})):
+            table.add_column(column, **options)
+        for entry in entries:
+            status = entry["status"]
+            table.add_row(entry["id"], f"[{_STYLE[status]}]{status}[/]", escape(", ".join(entry["rows"]) or "-"),
+                          escape(entry["needs"] or ""))
+        console.print(table)
+    return 0

@@ -32,9 +32,9 @@ LDP_GE_HDS = PrintedRate("ldp-ge", "Thm 2 (Eqs. 18-23)", "O(log(d/delta))", "eps
 #: LDP-GE Theorems 3-4: Laplace, Piecewise and Multi-bit, O(d log(d / delta) / eps).
 LDP_GE_UNBIASED = PrintedRate("ldp-ge", "Thms 3-4 (Eqs. 26-32)", "O(d log(d/delta)/eps)", "eps", -1.0)
 #: LPGNN Proposition 3.6 (Eq. 9): mean aggregator, O(sqrt(d log(d/delta)) / (eps sqrt(|N(v)|))).
-LPGNN_PROP36 = PrintedRate("lpgnn", "Prop. 3.6 (Eq. 9)", "O(sqrt(d log(d/delta))/(eps sqrt(N)))", "N", -0.5)
+LPGNN_PROP36 = PrintedRate("lpgnn", "Prop. 3.6 (Eq. 9), C8 (E4)", "O(sqrt(d log(d/delta))/(eps sqrt(N)))", "N", -0.5)
 #: PPGNN Theorem 4: O(sqrt(d log(d/delta)) / ((1 - gamma) eps sqrt(|N(v)|))) + O(1 / (gamma eps)).
-PPGNN_THM4 = PrintedRate("ppgnn", "Thm 4", "O(sqrt(d log(d/delta))/((1-gamma) eps sqrt(N))) + O(1/(gamma eps))",
+PPGNN_THM4 = PrintedRate("ppgnn", "Thm 4, C15 (E8)", "O(sqrt(d log(d/delta))/((1-gamma) eps sqrt(N))) + O(1/(gamma eps))",
                          "N", -0.5)
 
 

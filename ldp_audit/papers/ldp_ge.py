@@ -61,3 +61,13 @@ def laplace_variance(eps: float, d: int = 1):
 #: Figure 1's textual claims: SW below PM for eps <= 3.5 and above after; below LP and MB for eps <= 5.
 FIGURE1_PM_CROSSING_CLAIM = 3.5
 FIGURE1_LP_MB_CLAIM = 5.0
+
+
+def laplace_mgf_lemma2(s):
+    """Lemma 2: E[e^(s eta)] = 1 / (1 - s^2) for eta ~ Lap(1), |s| < 1."""
+    return 1.0 / (1.0 - np.asarray(s, dtype=float) ** 2)
+
+
+def subexponential_bound_lemma2(s):
+    """Lemma 2: 1 / (1 - s^2) <= e^(2 s^2) for |s| < 1/2, i.e. Lap(1) ~ subE(2) (so Lap(lambda) ~ subE(2 lambda))."""
+    return np.exp(2.0 * np.asarray(s, dtype=float) ** 2)

@@ -3,6 +3,9 @@ from __future__ import annotations
 
 import math
 
+#: The continuous optimum of Prop. 3.4: the root z* of z = sinh(z)/2 (the spec's value; the rule's 2.18 rounds it).
+Z_STAR = 2.1773189849653067
+
 #: The constant of the printed rule m = max(1, min(d, floor(eps / 2.18))) (Eq. 6), a rounding of z* = 2.17732.
 M_RULE_CONSTANT = 2.18
 
@@ -71,3 +74,10 @@ DROP_TABLE = {
 }
 #: Column order of DROP_TABLE's triples.
 DROP_TABLE_COLUMNS = ("cross-entropy", "forward correction", "Drop")
+
+
+def covariance_e6(d: int, m: int, x_i: float, x_j: float, alpha: float, beta: float) -> float:
+    """lpgnn spec E6: Cov[x'_i, x'_j] = -(d - m)/(m (d - 1)) (x_i - c)(x_j - c), c = (alpha + beta)/2, for two
+    coordinates of one user's rectified report (not stated in the paper)."""
+    c = (alpha + beta) / 2.0
+    return -(d - m) / (m * (d - 1)) * (x_i - c) * (x_j - c)

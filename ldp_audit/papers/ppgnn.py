@@ -26,3 +26,16 @@ def esw_pmf_printed(eps: float, f: int, g: int, half_width: int) -> np.ndarray:
     outputs = np.arange(1, f + 2 * half_width + 1)
     z = (2 * half_width + 1) * math.exp(eps) + f - 1
     return np.where(np.abs(outputs - g) <= half_width, math.exp(eps) / z, 1.0 / z)
+
+
+def mlr_coordinate_law_printed(eps: float, d: int, m: int, x: float) -> tuple[np.ndarray, np.ndarray]:
+    """The law of one coordinate of MLR's client-rectified report (Algorithm 2 with Algorithm 1 inside), as
+    printed: the coordinate is among the m sampled ones with probability m/d; then Algorithm 1 at eps/m sends
+    +-1 with Pr[+1] = 1/2 + (x/2)(e^(eps/m) - 1)/(e^(eps/m) + 1), and the report is (d/m) C t with
+    C = (e^(eps/m) + 1)/(e^(eps/m) - 1). Returns (values, probabilities) over {-(d/m)C, 0, (d/m)C}."""
+    e = math.exp(eps / m)
+    rectified = (d / m) * (e + 1.0) / (e - 1.0)
+    plus = 0.5 + 0.5 * x * (e - 1.0) / (e + 1.0)
+    inclusion = m / d
+    return (np.array([-rectified, 0.0, rectified]),
+            np.array([inclusion * (1.0 - plus), 1.0 - inclusion, inclusion * plus]))
