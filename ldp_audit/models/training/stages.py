@@ -16,8 +16,9 @@ import scipy.sparse as sp
 
 from ...mechanisms import make
 from .. import data as datasets
-from ..propagation import KProp, Propagation, StepPropagation
+from ..propagation import FlexProp, KProp, Propagation, StepPropagation, flexprop_weights
 from .config import RunConfig
+from .runtime import Stream, stream_rng
 
 
 # ----------------------------------------------------------------------------------------------- features
@@ -59,6 +60,8 @@ class RawFeatures(Features):
     keeps the rectified estimate (lpgnn M1-M2, Eq. 4). Raises MissingFeaturesError for featureless datasets."""
 
     def node_features(self, graph, config, rng):
+        if config.eps_x is not None and config.mechanism in PERSONALISED_MODES:
+            return PersonalisedFeatures().node_features(graph, config, rng)
         x = unit_features(graph)
         if config.eps_x is None:
             return x
@@ -81,6 +84,57 @@ class DegreeFeatures(Features):
         x = np.zeros((graph.num_nodes, d))
         x[np.arange(graph.num_nodes), np.minimum(graph.degrees, d - 1)] = 1.0
         return x
+
+
+#: ``config.mechanism`` names of PPGNN's personalised mechanism (ppgnn A4): Algorithm 3 as printed, or corrected.
+PERSONALISED_MODES = {"ppm": "paper", "ppm_corrected": "corrected"}
+#: PPGNN's defaults (spec §7.2-7.4): h = 5 levels eps^tau = 2^(tau-1) eps, split gamma = 0.5 (Fig. 7b's best).
+PPM_LEVELS = 5
+PPM_GAMMA = 0.5
+#: Sub-stream of Stream.FEATURES for the users' levels and their ESW reports: the feature stage and FlexProp draw
+#: the same levels from it without passing them around.
+LEVEL_STREAM = 1
+
+
+def personalised_mechanism(config: RunConfig, d: int):
+    """PPM with the run's base budget eps^1 = eps_x and PPGNN's levels and split (ppgnn A4, A8)."""
+    from ...mechanisms.personalised import PersonalisedMechanism
+
+    return PersonalisedMechanism(config.eps_x, d, PPM_LEVELS, PPM_GAMMA, PERSONALISED_MODES[config.mechanism])
+
+
+def personalised_levels(mechanism, num_nodes: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """(tau, tau'): uniform levels on {1..h} (spec §7.3) and their ESW reports, from the run's level stream."""
+    rng = stream_rng(seed, Stream.FEATURES, LEVEL_STREAM)
+    tau = rng.integers(1, mechanism.h + 1, size=num_nodes)
+    return tau, mechanism.perturb_levels(tau, rng)
+
+
+class PersonalisedFeatures(Features):
+    """PPGNN's feature reports (ppgnn A4, Algorithm 3): every user perturbs x in [-1, 1]^d once through MLR at
+    eps_2 = (1 - gamma) eps^tau of its own level; the server keeps the estimate (client-rectified in the paper
+    mode, rescaled from the public tau' in the corrected mode)."""
+
+    def node_features(self, graph, config, rng):
+        x = graph.normalized_features(clip=True)
+        mechanism = personalised_mechanism(config, x.shape[1])
+        tau, tau_prime = personalised_levels(mechanism, graph.num_nodes, config.seed)
+        estimate = np.zeros_like(x)
+        pairs = np.stack([tau, tau_prime], axis=1)
+        for level, reported in np.unique(pairs, axis=0):
+            idx = np.flatnonzero((tau == level) & (tau_prime == reported))
+            user = mechanism.feature_mechanism(int(level), int(reported))
+            estimate[idx] = user.estimate(user.perturb(x[idx], rng))
+        return estimate
+
+
+def mean_feature_budget(config: RunConfig, num_nodes: int) -> float:
+    """Mean over users of the feature budget a run spends: (1 - gamma) eps^tau for PPM, eps_x otherwise (E16)."""
+    if config.mechanism not in PERSONALISED_MODES:
+        return float(config.eps_x)
+    mechanism = personalised_mechanism(config, 1)
+    tau, _ = personalised_levels(mechanism, num_nodes, config.seed)
+    return float(np.mean((1.0 - mechanism.gamma) * mechanism.budget(tau)))
 
 
 FEATURES: dict[str, Features] = {"raw": RawFeatures(), "rnd": RandomFeatures(), "ohd": DegreeFeatures()}
@@ -116,8 +170,25 @@ def perturb_labels(y: np.ndarray, num_classes: int, eps_y: float | None, nodes: 
 
 def feature_propagation(config: RunConfig) -> Propagation:
     """The propagation in front of the backbone: KProp(K_x) (lpgnn A1), GCN aggregator without self-loops by
-    default; the seed's GCN baselines are KProp(1) with self-loops (lpgnn §6.1)."""
+    default; the seed's GCN baselines are KProp(1) with self-loops (lpgnn §6.1). PPM runs get FlexProp(K_x)
+    weighted by the users' reported levels (ppgnn A5)."""
+    if config.eps_x is not None and config.mechanism in PERSONALISED_MODES and config.features == "raw":
+        return LevelFlexProp(config.k_x, config=config)
     return KProp(config.k_x, aggregator=config.aggregator, self_loops=config.self_loops)
+
+
+@dataclass(frozen=True)
+class LevelFlexProp(StepPropagation):
+    """FlexProp (ppgnn A5, Eq. 12) with Pi_ij proportional to tau'_j on A + I, the reported levels of the run's
+    users (the same draw as :class:`PersonalisedFeatures`). Sparse throughout, O(K |E| d)."""
+
+    config: RunConfig = None
+
+    def step_matrix(self, adjacency) -> sp.csr_matrix:
+        mechanism = personalised_mechanism(self.config, 1)  # the levels do not depend on d
+        _, tau_prime = personalised_levels(mechanism, adjacency.shape[0], self.config.seed)
+        weights = flexprop_weights("tau_prime", tau_prime=tau_prime)
+        return FlexProp(self.steps, weights=weights).step_matrix(adjacency)
 
 
 def torch_sparse(matrix: sp.spmatrix, device):
