@@ -1,9 +1,13 @@
-"""``ldp-audit reproduce lpgnn [--quick|--full]``: fill the paper's tables cell by cell, then compare.
+"""``ldp-audit reproduce lpgnn|ppgnn [--quick|--full]``: fill the paper's tables cell by cell, then compare.
 
 Every run is one JSON under ``--results`` (resumable: a rerun skips finished runs, ``--max-runs`` stops after a
 chunk). LPGNN cells take K on validation (lpgnn E14); the K the paper would have taken on test is shown beside.
 The report prints paper vs measured per cell with gap, tolerance (spec §7.4) and PASS/FAIL; exit 1 when a cell
 is out of tolerance.
+
+ppgnn: Table III's MB and PPM cells (K in {0..16} chosen on validation per cell), then C17 (PPM > MB: percentile
+bootstrap CI of the paired mean difference) and E16 (PPM's mean feature budget against MB's) per dataset and eps.
+``--quick``: Cora, 3 runs, eps in {0.01, 1}, K in {2, 8}, GCN.
 """
 from __future__ import annotations
 
@@ -20,7 +24,7 @@ DEFAULT_RESULTS = "ldp-audit-results/lpgnn-{mode}"
 def register(sub) -> None:
     p = sub.add_parser("reproduce", help="reproduce a paper's result tables (LPGNN Table 3, Drop table)",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("paper", choices=("lpgnn",))
+    p.add_argument("paper", choices=("lpgnn", "ppgnn"))
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--quick", dest="mode", action="store_const", const="quick",
                       help="CPU minutes: Cora and CiteSeer, 3 runs, eps in {0.1, 1}, K in {2, 8, 16, 32} (default)")
@@ -37,6 +41,8 @@ def register(sub) -> None:
     p.add_argument("--max-runs", type=count("--max-runs", 0),
                    help="start at most this many new runs, then report (resume later)")
     p.add_argument("--results", metavar="DIR", help="folder of run JSONs (default ldp-audit-results/lpgnn-MODE)")
+    p.add_argument("--backbone", choices=("gcn", "sage", "gat"), default="gcn",
+                   help="ppgnn only: two-layer backbone (default gcn)")
     p.add_argument("--plot", metavar="FILE.png", help="plot accuracy against eps with the paper's points")
     add_device_option(p)
     add_data_options(p)
@@ -70,6 +76,112 @@ def _cells(args):
     return cells, runs, tables
 
 
+def _ppgnn_cells(args):
+    from ..models.training import ppgnn
+
+    quick = args.mode == "quick"
+    names = args.datasets or (ppgnn.QUICK_DATASETS if quick else tuple(ppgnn.TABLE3_DATASETS))
+    unknown = [n for n in names if n not in ppgnn.TABLE3_DATASETS]
+    if unknown:
+        raise ValueError(f"--datasets must be among {', '.join(ppgnn.TABLE3_DATASETS)}, got {', '.join(unknown)}")
+    if args.tables and set(args.tables) != {"table3"}:
+        raise ValueError("--tables: ppgnn has only table3 (Table III)")
+    runs = args.runs or (ppgnn.RUNS_QUICK if quick else ppgnn.RUNS_FULL)
+    cells = ppgnn.table3_cells(names, ppgnn.EPS_QUICK if quick else ppgnn.EPS_FULL, k_grid=ppgnn.K_QUICK if quick
+                               else ppgnn.K_FULL, runs=runs, model=args.backbone)
+    return cells, runs, {"table3"}
+
+
+def ppgnn_paper_value(cell):
+    """The printed Table III number of a ppgnn cell (mechanism and eps from the column name)."""
+    from ..papers import ppgnn as paper
+
+    mechanism, eps = cell.column.split(" eps=")
+    try:
+        mean, half_width = paper.table3(cell.dataset, float(eps), mechanism)
+    except KeyError:
+        return None
+    return mean, half_width, paper.TABLE3_CITE
+
+
+#: C17 verdicts need this many paired runs: below it a percentile bootstrap of the mean under-covers.
+C17_MIN_RUNS = 5
+C17_ALPHA = 0.05
+C17_SEED = 20260415
+
+
+def ppm_over_mb(dataset: str, eps: float, mb, ppm):
+    """C17 (ppgnn Table III ordering): PPM > MB when the 95% percentile bootstrap CI (1000 resamples, scipy) of
+    the mean paired difference PPM - MB (runs paired by seed, each at its cell's K) lies above 0; FAIL when it
+    lies below 0; INCONCLUSIVE when it contains 0 or fewer than C17_MIN_RUNS runs are paired."""
+    import numpy as np
+    from scipy.stats import bootstrap
+
+    from ..audits.result import CheckResult, Status
+    from ..papers import ppgnn as paper
+
+    diff = np.asarray(ppm.values) - np.asarray(mb.values)
+    claim = (f"{paper.TABLE3_CITE} / C17: PPM > MB on {dataset} at eps={eps:g} "
+             f"(paper {paper.table3(dataset, eps, 'PPM')[0]:.1f} vs {paper.table3(dataset, eps, 'MB')[0]:.1f})")
+    if diff.size < 2 or np.ptp(diff) == 0:
+        low = high = float(diff.mean()) if diff.size else float("nan")
+    else:
+        ci = bootstrap((diff,), np.mean, confidence_level=1 - C17_ALPHA, n_resamples=1000, method="percentile",
+                       random_state=np.random.default_rng(C17_SEED)).confidence_interval
+        low, high = float(ci.low), float(ci.high)
+    if diff.size < C17_MIN_RUNS:
+        status, why = Status.INCONCLUSIVE, f"{diff.size} paired runs < {C17_MIN_RUNS}: too few to decide"
+    elif low > 0:
+        status, why = Status.PASS, "the CI of the difference lies above 0"
+    elif high < 0:
+        status, why = Status.FAIL, "the CI of the difference lies below 0: MB beats PPM"
+    else:
+        status, why = Status.INCONCLUSIVE, "the CI of the difference contains 0"
+    return CheckResult(
+        f"{dataset} C17 PPM-MB eps={eps:g}", claim, status, float(diff.mean()), "mean difference (points)",
+        interval=(low, high), threshold=0.0, n=int(diff.size), seed=C17_SEED, alpha=C17_ALPHA,
+        explanation=f"PPM - MB = {diff.mean():+.1f} points, 95% bootstrap CI [{low:+.1f}, {high:+.1f}] over "
+                    f"{diff.size} paired runs; {why}",
+        details={"differences": diff.tolist(), "table": "ppgnn_table3", "kind": "c17"})
+
+
+def feature_budget_row(dataset: str, eps: float, mb, ppm, num_nodes: int):
+    """E16: PPM's mean feature budget (1 - gamma) eps^tau over the runs' users against MB's eps (an INFO row)."""
+    import numpy as np
+
+    from ..audits.result import CheckResult, Status
+    from ..models.training.stages import mean_feature_budget
+    from ..papers import ppgnn as paper
+
+    seeds = ppm.cell.candidates[ppm.choice]
+    ppm_budget = float(np.mean([mean_feature_budget(c, num_nodes) for c in seeds]))
+    ratio = ppm_budget / eps
+    return CheckResult(
+        f"{dataset} E16 budget eps={eps:g}", f"ppgnn E16: PPM's mean feature budget is {paper.E16_BUDGET_RATIO:g} "
+        "eps against eps for MB", Status.INFO, ratio, "PPM mean feature budget / MB budget", n=len(seeds),
+        explanation=f"PPM users spend {ppm_budget:.4g} on features on average (over {len(seeds)} runs' level "
+                    f"draws), MB users {eps:g}: {ratio:.2f}x; PPM's accuracy gain {ppm.mean - mb.mean:+.1f} points "
+                    "comes with that larger budget",
+        details={"ppm_mean_budget": ppm_budget, "mb_budget": eps, "ratio": ratio,
+                 "expected_ratio": paper.E16_BUDGET_RATIO, "table": "ppgnn_table3", "kind": "e16"})
+
+
+def ppgnn_rows(cells, measured, graphs: dict):
+    """C17 and E16 rows for every (dataset, eps) whose MB and PPM cells are both filled."""
+    by_key = {(c.dataset, c.column): measured.get(c) for c in cells}
+    rows = []
+    for cell in cells:
+        if not cell.column.startswith("PPM eps="):
+            continue
+        eps = float(cell.column.split("eps=")[1])
+        ppm, mb = by_key.get((cell.dataset, cell.column)), by_key.get((cell.dataset, f"MB eps={eps:g}"))
+        if ppm is None or mb is None:
+            continue
+        rows.append(ppm_over_mb(cell.dataset, eps, mb, ppm))
+        rows.append(feature_budget_row(cell.dataset, eps, mb, ppm, graphs[cell.dataset]))
+    return rows
+
+
 def run(args, console) -> int:
     from ..audits.reproduction import reproduction_report
     from ..models.training import RunStore
@@ -78,8 +190,8 @@ def run(args, console) -> int:
     from ..models.training.sweep import run_sweep
 
     device = choose_device(args.device)
-    cells, runs, tables = _cells(args)
-    store = RunStore(args.results or DEFAULT_RESULTS.format(mode=args.mode))
+    cells, runs, tables = _ppgnn_cells(args) if args.paper == "ppgnn" else _cells(args)
+    store = RunStore(args.results or DEFAULT_RESULTS.replace("lpgnn", args.paper).format(mode=args.mode))
     configs = list(dict.fromkeys(c for cell in cells if cell.runnable for c in cell.configs()))
     quiet = args.json or args.markdown
     started = time.perf_counter()
@@ -87,18 +199,70 @@ def run(args, console) -> int:
         results = run_sweep(configs, store, args.workers, device, args.data_dir, args.cache_dir,
                             on_result=lambda result, fresh: advance(result.config), max_new=args.max_runs)
     measured = {cell: summarise(cell, results) for cell in cells if cell.runnable}
+    settings = {"mode": args.mode, "runs": runs, "device": f"{device} ({device_name(device)})",
+                "results": str(store.root), "runs finished": f"{len(results)}/{len(configs)}",
+                "wall time (s)": round(time.perf_counter() - started, 1)}
+    if args.paper == "ppgnn":
+        return _ppgnn_report(args, console, cells, measured, results, settings)
     report = reproduction_report(
         f"lpgnn reproduction ({args.mode})", cells, measured,
         subject={"paper": "lpgnn", "tables": " + ".join(t for t, on in (("seed Table 3", "table3" in tables),
                                                                         ("Drop (B6.3)", "drop" in tables)) if on)},
-        settings={"mode": args.mode, "runs": runs, "device": f"{device} ({device_name(device)})",
-                  "results": str(store.root), "runs finished": f"{len(results)}/{len(configs)}",
-                  "wall time (s)": round(time.perf_counter() - started, 1)})
+        settings=settings)
     if args.plot:
         from ..audits.render import write_atomic
 
         write_atomic(args.plot, plot(report))
     return emit(report, args, console)
+
+
+def _ppgnn_report(args, console, cells, measured, results, settings) -> int:
+    from ..audits.reproduction import reproduction_report
+    from ..audits.result import AuditReport
+    from ..models.training.ppgnn import TABLE3_DATASETS
+
+    loaders = {loader: name for name, loader in TABLE3_DATASETS.items()}
+    num_nodes = {loaders[r.config.dataset]: r.extra["num_nodes"] for r in results.values()}
+    table = reproduction_report(f"ppgnn reproduction ({args.mode})", cells, measured, lookup=ppgnn_paper_value)
+    report = AuditReport.of(table.title, list(table.results) + ppgnn_rows(cells, measured, num_nodes),
+                            {"paper": "ppgnn", "tables": "Table III (MB, PPM) + C17 + E16",
+                             "backbone": args.backbone}, settings)
+    if args.plot:
+        from ..audits.render import write_atomic
+
+        write_atomic(args.plot, ppgnn_plot(report))
+    return emit(report, args, console)
+
+
+def ppgnn_plot(report) -> bytes:
+    """PNG: Table III accuracy against eps per dataset, MB and PPM measured (mean ± std) with the paper's points."""
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = [r for r in report.results if r.details.get("table") == "ppgnn_table3" and "measured_mean" in r.details]
+    datasets = list(dict.fromkeys(r.name.split(" ")[0] for r in rows))
+    fig, axes = plt.subplots(1, max(1, len(datasets)), figsize=(4.2 * max(1, len(datasets)), 3.4), squeeze=False)
+    for ax, name in zip(axes[0], datasets):
+        for mechanism, colour in (("MB", "tab:blue"), ("PPM", "tab:orange")):
+            own = [r for r in rows if r.name.startswith(f"{name} {mechanism} eps=")]
+            eps = [float(r.name.split("eps=")[1]) for r in own]
+            ax.errorbar(eps, [r.details["measured_mean"] for r in own], [r.details["measured_std"] for r in own],
+                        fmt="o-", color=colour, capsize=3, label=f"{mechanism} measured")
+            ax.plot(eps, [r.details["paper_mean"] for r in own], "s--", color=colour, label=f"{mechanism} paper")
+        ax.set_xscale("log")
+        ax.set_title(name)
+        ax.set_xlabel("eps")
+        ax.set_ylabel("test accuracy (%)")
+    axes[0][0].legend(fontsize=7)
+    fig.tight_layout()
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=120)
+    plt.close(fig)
+    return buffer.getvalue()
 
 
 class _progress:

@@ -1,4 +1,9 @@
-"""``ldp-audit train lpgnn --dataset cora --eps-x 1``: train one private GNN and print its test accuracy.
+"""``ldp-audit train lpgnn|ppgnn --dataset cora --eps-x 1``: train one private GNN and print its test accuracy.
+
+``ppgnn`` trains PPGNN's Table III pipeline (ppgnn A4, A5, A10): ``--mechanism ppm`` (default) perturbs each
+user's features with PPM at its own level's budget (h = 5 levels 2^(tau-1) eps, gamma = 0.5) and propagates
+with FlexProp(K) weighted by the reported levels; ``--mechanism mb`` is the multi-bit baseline at eps for all
+users with KProp(K) mean and self-loops. Backbone gcn by default; ``--mode corrected`` uses PPM's corrected mode.
 
 The run is stored as one JSON (config, metrics at the epoch chosen on validation, per-epoch curves, seed, device,
 versions, wall time) under ``--results``; an identical stored run is shown instead of retrained.
@@ -50,7 +55,12 @@ def register(sub) -> None:
 
     p = sub.add_parser("train", help="train one private GNN (LPGNN) and print its test accuracy",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("pipeline", choices=("lpgnn",), help="which private pipeline")
+    p.add_argument("pipeline", choices=("lpgnn", "ppgnn"), help="which private pipeline")
+    p.add_argument("--mechanism", choices=("ppm", "mb"), default="ppm",
+                   help="ppgnn only: PPM (personalised levels + FlexProp, default) or MB (multi-bit + KProp)")
+    p.add_argument("--mode", choices=("paper", "corrected"), default="paper",
+                   help="ppgnn only: PPM as printed (Algorithm 3) or corrected (public level budget, "
+                        "server-side rescaling; spec C10-C11)")
     p.add_argument("--dataset", default="cora", help="dataset name (see `ldp-audit data`; default cora)")
     p.add_argument("--eps-x", type=budget("--eps-x"), default=1.0,
                    help="feature budget eps_x (multi-bit encoder); 'inf' = raw features (default 1)")
@@ -60,7 +70,8 @@ def register(sub) -> None:
     p.add_argument("--k-y", type=count("--k-y", 0), default=0, help="Drop label-propagation steps K_y (default 0)")
     p.add_argument("--features", choices=("raw", "rnd", "ohd"), default="raw",
                    help="raw dataset features (perturbed with eps_x), random (RND) or one-hot degree (OHD)")
-    p.add_argument("--model", choices=MODELS, default="lpgnn", help="backbone (default lpgnn: the seed's network)")
+    p.add_argument("--model", choices=MODELS, default=None,
+                   help="backbone (default: lpgnn, the seed's network, for lpgnn; gcn for ppgnn)")
     p.add_argument("--objective", choices=OBJECTIVES, default=None,
                    help="loss (default: drop when --eps-y is given, else cross_entropy)")
     p.add_argument("--selection", choices=SELECTIONS, default=None,
@@ -92,11 +103,13 @@ def run(args, console) -> int:
     lr, wd, dropout = HYPERPARAMETERS.get(graph.name, (0.01, 0.0, 0.0))
     objective = args.objective or ("drop" if args.eps_y is not None else "cross_entropy")
     config = RunConfig(graph.name, features=args.features, eps_x=args.eps_x if args.features == "raw" else None,
-                       eps_y=args.eps_y, k_x=args.k, k_y=args.k_y, model=args.model, objective=objective,
+                       eps_y=args.eps_y, k_x=args.k, k_y=args.k_y, model=args.model or "lpgnn", objective=objective,
                        selection=args.selection or ("ccs" if args.eps_y is not None else "val_loss"),
                        lr=lr if args.lr is None else args.lr,
                        weight_decay=wd if args.weight_decay is None else args.weight_decay,
                        dropout=dropout if args.dropout is None else args.dropout, epochs=args.epochs, seed=args.seed)
+    if args.pipeline == "ppgnn":
+        config = _ppgnn_config(args, graph.name, config)
     store = RunStore(args.results)
     result, stored = store.load(config), True
     if result is None:
@@ -124,3 +137,22 @@ def run(args, console) -> int:
     table.add_row("result", str(store.path(config)))
     console.print(table)
     return 0
+
+
+def _ppgnn_config(args, dataset: str, lpgnn_config):
+    """The ppgnn run the options describe: Table III's configuration with the user's overrides."""
+    from dataclasses import replace
+
+    from ..models.training.ppgnn import ppgnn_config
+
+    if args.features != "raw" or args.eps_x is None:
+        raise ValueError("ppgnn perturbs the dataset's own features: it needs --features raw and a finite --eps-x")
+    if args.eps_y is not None:
+        raise ValueError("--eps-y: ppgnn keeps training labels clean (the server knows them, ppgnn spec §1)")
+    base = ppgnn_config(dataset, args.mechanism.upper(), args.eps_x, args.k, args.seed, args.model or "gcn")
+    changes = {name: getattr(args, name) for name in ("lr", "weight_decay", "dropout")
+               if getattr(args, name) is not None}
+    if args.mechanism == "ppm" and args.mode == "corrected":
+        changes["mechanism"] = "ppm_corrected"
+    return replace(base, epochs=args.epochs, objective=lpgnn_config.objective, selection=lpgnn_config.selection,
+                   **changes)
