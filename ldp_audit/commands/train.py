@@ -147,6 +147,8 @@ def _ppgnn_config(args, dataset: str, lpgnn_config):
 
     if args.features != "raw" or args.eps_x is None:
         raise ValueError("ppgnn perturbs the dataset's own features: it needs --features raw and a finite --eps-x")
+    if args.mode == "corrected" and args.mechanism != "ppm":
+        raise ValueError("--mode corrected is a mode of PPM: it needs --mechanism ppm")
     if args.eps_y is not None:
         raise ValueError("--eps-y: ppgnn keeps training labels clean (the server knows them, ppgnn spec §1)")
     base = ppgnn_config(dataset, args.mechanism.upper(), args.eps_x, args.k, args.seed, args.model or "gcn")

@@ -25,6 +25,7 @@ def _exit_code(argv) -> int:
     (["train", "ppgnn", "--mechanism", "gm"], "--mechanism"),
     (["train", "ppgnn", "--mode", "fixed"], "--mode"),
     (["train", "ppgnn", "--eps-y", "1"], "--eps-y"),
+    (["train", "ppgnn", "--mechanism", "mb", "--mode", "corrected"], "--mode"),
     (["reproduce", "ppgnn", "--datasets", "imaginary", "--max-runs", "0"], "--datasets"),
     (["reproduce", "ppgnn", "--tables", "drop", "--max-runs", "0"], "--tables"),
     (["reproduce", "ppgnn", "--backbone", "mlp"], "--backbone"),
