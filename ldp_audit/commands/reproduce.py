@@ -95,7 +95,7 @@ def run(args, console) -> int:
                   "results": str(store.root), "runs finished": f"{len(results)}/{len(configs)}",
                   "wall time (s)": round(time.perf_counter() - started, 1)})
     if args.plot:
-        from ..audits.render import write_atomic
+        from ..files import write_atomic
 
         write_atomic(args.plot, plot(report))
     return emit(report, args, console)
