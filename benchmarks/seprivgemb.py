@@ -82,7 +82,7 @@ def main(argv=None) -> int:
     from rich.progress import Progress
     from rich.table import Table
 
-    from ldp_audit.audits.render import write_atomic
+    from ldp_audit.files import write_atomic
     from ldp_audit.models import data
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])

@@ -207,3 +207,34 @@ MUTANTS = {
 def _fields(mechanism) -> dict:
     from dataclasses import fields
     return {f.name: getattr(mechanism, f.name) for f in fields(mechanism)}
+
+
+# ----- graph-pipeline mutants (wrappers of a correct mechanism), used by tests/audits/test_graph_bounds.py -----
+
+class WrongRectifier:
+    """A mechanism whose server-side rectifier uses the wrong scale (a common implementation bug)."""
+
+    def __init__(self, base, factor):
+        self.base, self.factor = base, factor
+
+    def __getattr__(self, name):
+        return getattr(self.base, name)
+
+    def estimate(self, reports):
+        return self.base.estimate(reports) * self.factor
+
+
+class WrongBudget:
+    """Perturbs with a smaller budget than the one its moments and laws describe (e.g. eps/k applied twice)."""
+
+    def __init__(self, claimed, actual):
+        self.base, self.actual = claimed, actual
+
+    def __getattr__(self, name):
+        return getattr(self.base, name)
+
+    def perturb_sparse(self, x, rng):
+        return self.actual.perturb_sparse(x, rng)
+
+    def perturb(self, x, rng):
+        return self.actual.perturb(x, rng)

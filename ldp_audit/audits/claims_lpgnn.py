@@ -343,13 +343,12 @@ def drop_target_hits(neighbours: int, eps_y: float, classes: int, true_label: in
 
     from ..models.data import Graph
     from ..models.training import stages
-    from ..models.training.runtime import stream_rng
 
     centres = np.arange(stars) * (neighbours + 1)
     leaves = (centres[:, None] + np.arange(1, neighbours + 1)).ravel()
     graph = Graph("stars", stars * (neighbours + 1), np.stack([np.repeat(centres, neighbours), leaves]))
     labels = stages.perturb_labels(np.full(graph.num_nodes, true_label), classes, eps_y, leaves,
-                                   stream_rng(seed, 16, neighbours))
+                                   rng_for(seed, 16, neighbours))
     index = lambda a: torch.as_tensor(a, dtype=torch.long)  # noqa: E731
     batch = stages.Batch(index(labels.observed), index(np.full(graph.num_nodes, true_label)), index(leaves),
                          index(centres), index(np.empty(0)), torch.as_tensor(labels.transition, dtype=torch.float32),

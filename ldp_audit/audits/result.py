@@ -1,7 +1,7 @@
 """Check results and audit reports: the data every audit returns (DESIGN.md, "Audit checks and reports").
 
 A check never prints. It returns a :class:`CheckResult`; an :class:`AuditReport` is an ordered list of them
-with a verdict. Renderers (``ldp_audit.audits.render``) turn a report into a terminal table, JSON or Markdown.
+with a verdict. Renderers (``ldp_audit.commands.render``, the face) turn a report into a terminal table, JSON or Markdown.
 """
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 from contextlib import contextmanager
 
-from ..audits.render import to_markdown, to_table, write_report
+from .render import to_markdown, to_table, write_report
 from ..audits.result import AuditReport
 
 

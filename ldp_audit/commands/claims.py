@@ -1,21 +1,24 @@
-"""``ldp-audit claims PAPER``: every checkable claim of a paper, checked as printed.
+"""ldp-audit claims PAPER: every checkable claim of a paper, checked as printed.
 
-Errata show as FAIL with their evidence; claims that hold show as PASS; a claim the run cannot decide
-(too few training runs, software this project lacks) is INCONCLUSIVE with the reason. Each row says what
-would make it fail. The exit code is 1 when any claim fails, as for ``verify`` -- for a paper with errata
-that is the expected outcome.
+Errata show as FAIL with their evidence; claims that hold show as PASS; a claim
+the run cannot decide (too few training runs, software this project lacks) is
+INCONCLUSIVE with the reason. Each row says what would make it fail. The exit
+code is 1 when any claim fails, as for verify; for a paper with errata that is
+the expected outcome.
 
-SE-PrivGEmb trains models for some claims: the default run is reduced (fewer, shorter trainings; those rows
-say so) and ``--full`` runs the spec's sizes. ``--coverage`` lists every spec id of the paper (or of all
-four papers) with the rows that check it and their status, or what the id still needs.
+SE-PrivGEmb trains models for some claims: the default run is reduced (fewer,
+shorter trainings; those rows say so) and --full runs the spec's sizes.
+--coverage lists every spec id of the paper (or of all four papers) with the
+rows that check it and their status, or what the id still needs.
 """
 from __future__ import annotations
 
 import argparse
 import json
 
-from ._common import add_output_options, emit
 from ..audits.claims import PROVIDERS, ClaimSettings, papers, run_claims
+from ._common import add_output_options, emit
+from .options import integer, probability, seed
 
 _STYLE = {"pass": "green", "fail": "red", "inconclusive": "yellow", "info": "cyan", "needs": "magenta"}
 
@@ -24,10 +27,10 @@ def register(sub) -> None:
     p = sub.add_parser("claims", help="check every claim of a paper (errata show as FAIL)", description=__doc__,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("paper", nargs="?", choices=papers(), help="which paper (optional with --coverage: all four)")
-    p.add_argument("--samples", type=int, default=ClaimSettings.samples,
+    p.add_argument("--samples", type=integer(1000), default=ClaimSettings.samples,
                    help=f"Monte Carlo draws per input (default {ClaimSettings.samples})")
-    p.add_argument("--seed", type=int, default=ClaimSettings.seed, help=f"seed (default {ClaimSettings.seed})")
-    p.add_argument("--confidence", type=float, default=1.0 - ClaimSettings.alpha,
+    p.add_argument("--seed", type=seed, default=ClaimSettings.seed, help=f"seed (default {ClaimSettings.seed})")
+    p.add_argument("--confidence", type=probability, default=1.0 - ClaimSettings.alpha,
                    help=f"1 - family-wise false-alarm rate (default {1.0 - ClaimSettings.alpha:g})")
     p.add_argument("--full", action="store_true",
                    help="run the spec's full-size trainings (SE-PrivGEmb: about 4 minutes instead of 2)")

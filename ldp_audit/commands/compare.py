@@ -12,7 +12,7 @@ import argparse
 import numpy as np
 
 from ..audits.compare import figure1_curves, figure1_report, variance_report
-from ..audits.render import write_atomic
+from ..files import write_atomic
 from ..mechanisms import make
 from ._common import add_output_options, emit
 from .options import check_memory, integer, positive, real, seed

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..audits.datasets import dataset_report
-from ..audits.render import write_report
+from .render import write_report
 from ..models import data as datasets
 from ._common import add_output_options, emit
 

@@ -210,7 +210,7 @@ def run(args, console) -> int:
                                                                         ("Drop (B6.3)", "drop" in tables)) if on)},
         settings=settings)
     if args.plot:
-        from ..audits.render import write_atomic
+        from ..files import write_atomic
 
         write_atomic(args.plot, plot(report))
     return emit(report, args, console)

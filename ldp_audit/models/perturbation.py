@@ -17,7 +17,7 @@ from ..seeding import rng_for
 
 def server_estimates(mechanism, x: np.ndarray, rng):
     """Server estimates of perturbed x; sparse when the mechanism can report sparsely and needs no shift."""
-    if hasattr(mechanism, "perturb_sparse") and getattr(mechanism, "estimate_shift", 1.0) == 0.0:
+    if mechanism.sampling is not None and mechanism.estimate_shift == 0.0:  # k of d coordinates, zeros elsewhere
         return mechanism.estimate(mechanism.perturb_sparse(x, rng))
     return np.asarray(mechanism.estimate(mechanism.perturb(x, rng)), dtype=float)
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Callable
 
-from ..audits.render import to_markdown
+from ..commands.render import to_markdown
 from ..audits.result import AuditReport, Status
 from ..audits.verify import DEFAULT_SEED, AuditSettings, verify
 from ..external.audit import adapted

@@ -5,48 +5,20 @@ from functools import partial
 
 import numpy as np
 import pytest
+from mutants import WrongBudget, WrongRectifier
 
 from ldp_audit.audits import aggregation, claims_ldp_ge, claims_lpgnn, claims_ppgnn, graph_bounds
 from ldp_audit.audits.claims import ClaimSettings
 from ldp_audit.audits.result import Status
 from ldp_audit.mechanisms import make
-from ldp_audit.models import propagation as prop
 from ldp_audit.mechanisms.personalised import PersonalisedMechanism
+from ldp_audit.models import propagation as prop
 from ldp_audit.models.synthetic import karate
 from ldp_audit.papers import graph_rates
 from ldp_audit.seeding import rng_for
 
 pytestmark = pytest.mark.graph
 ALPHA = 1e-3
-
-
-class WrongRectifier:
-    """A mechanism whose server-side rectifier uses the wrong scale (a common implementation bug)."""
-
-    def __init__(self, base, factor):
-        self.base, self.factor = base, factor
-
-    def __getattr__(self, name):
-        return getattr(self.base, name)
-
-    def estimate(self, reports):
-        return self.base.estimate(reports) * self.factor
-
-
-class WrongBudget:
-    """Perturbs with a smaller budget than the one its moments and laws describe (e.g. eps/k applied twice)."""
-
-    def __init__(self, claimed, actual):
-        self.base, self.actual = claimed, actual
-
-    def __getattr__(self, name):
-        return getattr(self.base, name)
-
-    def perturb_sparse(self, x, rng):
-        return self.actual.perturb_sparse(x, rng)
-
-    def perturb(self, x, rng):
-        return self.actual.perturb(x, rng)
 
 
 @pytest.fixture(scope="module")

@@ -47,3 +47,11 @@ def test_no_torch_is_imported_by_the_core_commands():
 
     main(["verify", "hds", "--eps", "1", "--samples", "20000", "--json"])
     assert "torch" not in sys.modules
+
+
+def test_training_commands_describe_themselves_and_name_the_graph_extra(capsys):
+    assert main(["train", "--help"]) == 0 and main(["reproduce", "--help"]) == 0
+    capsys.readouterr()
+    if not HAVE_GRAPH:
+        assert main(["train", "lpgnn", "--dataset", "karate", "--eps-x", "inf"]) == 2
+        assert "pip install 'ldp-audit[graph]'" in capsys.readouterr().err

@@ -2,9 +2,18 @@
 
 ``RunConfig`` names a run; ``train_run`` executes it; ``RunStore`` keeps one JSON per (configuration, seed);
 ``run_sweep`` runs many, resumably and in parallel processes; ``lpgnn`` holds the LPGNN paper's grids.
+Only the training modules need torch, so they are imported on first use: the CLI can describe its options on a
+core-only install.
 """
+from importlib import import_module
+
 from .config import RunConfig
 from .store import RunResult, RunStore
-from .train import RunCache, train_run
 
 __all__ = ["RunConfig", "RunResult", "RunStore", "RunCache", "train_run"]
+
+
+def __getattr__(name: str):
+    if name in ("RunCache", "train_run"):
+        return getattr(import_module(".train", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -58,7 +58,7 @@ class RunConfig:
         selection: ``val_loss`` (lowest validation loss, lpgnn §6.2) or ``ccs`` (lpgnn A5).
         lr, weight_decay, epochs: Adam settings, full batch.
         split_seed: the one random 50/25/25 split per dataset (lpgnn §6.4, U9); runs vary ``seed`` only.
-        seed: the run's seed; every random stream of the run is derived from it (``runtime.stream_rng``).
+        seed: the run's seed; every random stream of the run is derived from it (``ldp_audit.seeding.rng_for``).
     """
 
     dataset: str

@@ -4,26 +4,20 @@ from __future__ import annotations
 import os
 from enum import IntEnum
 
-import numpy as np
+from ...seeding import rng_for
 
 
 class Stream(IntEnum):
-    """Names of a run's random streams: each is ``SeedSequence(seed, spawn_key=(stream,))``."""
+    """Names of a run's random streams: each is ``ldp_audit.seeding.rng_for(seed, stream)``."""
 
     FEATURES = 1  # LDP feature reports, random features
     LABELS = 2  # randomized response on labels
     INIT = 3  # weight initialisation and dropout (torch generator seed)
 
 
-def stream_rng(seed: int, *key: int) -> np.random.Generator:
-    """The package's seeding rule (``audits.sampling.rng_for``), restated here because models/ may not import
-    audits/: the generator of ``SeedSequence(seed, spawn_key=key)``."""
-    return np.random.default_rng(np.random.SeedSequence(int(seed), spawn_key=tuple(int(k) for k in key)))
-
-
 def torch_seed(seed: int, *key: int) -> int:
     """A 63-bit torch seed drawn from the stream ``(seed, *key)``."""
-    return int(stream_rng(seed, *key).integers(0, 2**63 - 1))
+    return int(rng_for(seed, *key).integers(0, 2**63 - 1))
 
 
 def choose_device(requested: str | None = None) -> str:

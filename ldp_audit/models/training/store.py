@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ...files import write_atomic
 from .config import RunConfig
 
 SCHEMA = "ldp-audit/training-run"
@@ -56,20 +56,8 @@ class RunResult:
 
 
 def write_json_atomic(path: Path, payload: dict) -> Path:
-    """Write ``payload`` as JSON so that a reader sees the old file or the complete new one, never a part."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(payload, handle, allow_nan=False, separators=(",", ":"))
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-    return path
+    """Write ``payload`` as compact JSON, atomically (:func:`ldp_audit.files.write_atomic`)."""
+    return write_atomic(path, json.dumps(payload, allow_nan=False, separators=(",", ":")))
 
 
 class RunStore:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ...seeding import rng_for
 from .. import data as datasets
 from . import modules, runtime, stages
 from .config import RunConfig
@@ -43,7 +44,7 @@ class RunCache:
                 dropped = next(iter(self.features))
                 del self.features[dropped]
                 self.propagated = {k: v for k, v in self.propagated.items() if k[0] != dropped}
-            rng = runtime.stream_rng(config.seed, Stream.FEATURES)
+            rng = rng_for(config.seed, Stream.FEATURES)
             self.features[key] = stages.FEATURES[config.features].node_features(graph, config, rng)
             self.draws += 1
         return self.features[key]
@@ -69,7 +70,7 @@ def _batch(config: RunConfig, graph: datasets.Graph, device) -> stages.Batch:
         raise ValueError(f"dataset {graph.name!r} has no node labels to train on")
     train, val, test = split_nodes(graph, config.split_seed)
     labels = stages.perturb_labels(graph.y, graph.num_classes, config.eps_y, np.concatenate([train, val]),
-                                   runtime.stream_rng(config.seed, Stream.LABELS))
+                                   rng_for(config.seed, Stream.LABELS))
     as_index = lambda a: torch.as_tensor(a, dtype=torch.long, device=device)  # noqa: E731
     step = None
     if config.objective == "drop" and config.k_y:

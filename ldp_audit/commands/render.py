@@ -3,12 +3,12 @@ from __future__ import annotations
 
 import math
 import os
-import tempfile
 from pathlib import Path
 
 from rich.markup import escape
 
-from .result import AuditReport, CheckResult, Status
+from ..audits.result import AuditReport, CheckResult, Status
+from ..files import write_atomic
 
 _STYLE = {Status.PASS: "green", Status.FAIL: "bold red", Status.INCONCLUSIVE: "yellow", Status.INFO: "cyan"}
 
@@ -98,24 +98,6 @@ def to_markdown(report: AuditReport) -> str:
                  _fmt(r.n) if r.n else "", r.explanation]
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     return "\n".join(lines) + "\n"
-
-
-def write_atomic(path: str | os.PathLike, text: str | bytes) -> Path:
-    """Write ``text`` (str or bytes) to ``path`` so that readers see either the old file or the whole new one."""
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        with (os.fdopen(fd, "wb") if isinstance(text, bytes) else os.fdopen(fd, "w", encoding="utf-8")) as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-    return target
 
 
 def write_report(report: AuditReport, path: str | os.PathLike) -> Path:

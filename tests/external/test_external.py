@@ -20,7 +20,7 @@ from ldp_audit.audits.verify import AuditSettings
 from ldp_audit.mechanisms import make
 from ldp_audit.testing import DEFAULT_ALPHA, DEFAULT_SAMPLES, assert_ldp, assert_moments, audit
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = (REPO / "examples" / "my_mech.py").read_text()
 N = 20_000
 

@@ -9,7 +9,7 @@ import pytest
 
 pytest_plugins = ["pytester"]
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
@@ -108,3 +108,14 @@ def test_plugin_defaults_match_the_library():
 
     assert plugin.DEFAULT_SAMPLES == testing.DEFAULT_SAMPLES and plugin.DEFAULT_SEED == testing.DEFAULT_SEED
     assert (1 - plugin.DEFAULT_CONFIDENCE) / plugin.DEFAULT_MAX_ASSERTIONS == pytest.approx(testing.DEFAULT_ALPHA)
+
+
+def test_the_readme_example_runs_as_written(inner):
+    """The README's pytest example, copied verbatim from the README, passes in a fresh session."""
+    readme = (REPO / "README.md").read_text()
+    start = readme.index("# test_my_mech.py -- run from the repository root")
+    block = readme[start:readme.index("```", start)]
+    _examples(inner)
+    (inner.path / "test_readme_example.py").write_text(block)
+    result = inner.runpytest("test_readme_example.py", "--ldp-audit-samples", "50000")
+    result.assert_outcomes(passed=2)
