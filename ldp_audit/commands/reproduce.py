@@ -1,13 +1,16 @@
-"""``ldp-audit reproduce lpgnn|ppgnn [--quick|--full]``: fill the paper's tables cell by cell, then compare.
+"""ldp-audit reproduce lpgnn|ppgnn [--quick|--full]: fill a paper's tables
+cell by cell, then compare with the printed numbers.
 
-Every run is one JSON under ``--results`` (resumable: a rerun skips finished runs, ``--max-runs`` stops after a
-chunk). LPGNN cells take K on validation (lpgnn E14); the K the paper would have taken on test is shown beside.
-The report prints paper vs measured per cell with gap, tolerance (spec §7.4) and PASS/FAIL; exit 1 when a cell
-is out of tolerance.
+Every run is one JSON under --results. A rerun skips finished runs, and
+--max-runs stops after a chunk. LPGNN cells take K on validation (lpgnn E14);
+the K the paper would have taken on test is shown beside it. The report prints
+paper vs measured per cell with gap, tolerance (spec 7.4) and PASS/FAIL; the
+exit code is 1 when a cell is out of tolerance.
 
-ppgnn: Table III's MB and PPM cells (K in {0..16} chosen on validation per cell), then C17 (PPM > MB: percentile
-bootstrap CI of the paired mean difference) and E16 (PPM's mean feature budget against MB's) per dataset and eps.
-``--quick``: Cora, 3 runs, eps in {0.01, 1}, K in {2, 8}, GCN.
+ppgnn: Table III's MB and PPM cells (K chosen on validation per cell), then per
+dataset and eps C17 (PPM > MB: percentile bootstrap CI of the paired mean
+difference) and E16 (PPM's mean feature budget against MB's). --quick: Cora,
+3 runs, eps in {0.01, 1}, K in {2, 8}, GCN.
 """
 from __future__ import annotations
 
@@ -24,12 +27,15 @@ DEFAULT_RESULTS = "ldp-audit-results/lpgnn-{mode}"
 def register(sub) -> None:
     p = sub.add_parser("reproduce", help="reproduce a paper's result tables (LPGNN Table 3, Drop table)",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("paper", choices=("lpgnn", "ppgnn"))
+    p.add_argument("paper", choices=("lpgnn", "ppgnn"), help="which paper's tables (lpgnn or ppgnn)")
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--quick", dest="mode", action="store_const", const="quick",
-                      help="CPU minutes: Cora and CiteSeer, 3 runs, eps in {0.1, 1}, K in {2, 8, 16, 32} (default)")
+                      help="CPU minutes. lpgnn: Cora and CiteSeer, 3 runs, eps in {0.1, 1}, K in {2, 8, 16, 32}; "
+                           "ppgnn: Cora, 3 runs, eps in {0.01, 1}, K in {2, 8}, MB and PPM (default)")
     mode.add_argument("--full", dest="mode", action="store_const", const="full",
-                      help="every Table 3 dataset, eps in {0.1, 0.5, 1, 2}, K in {1..32}, 10 runs, and the Drop table")
+                      help="lpgnn: every Table 3 dataset, eps in {0.1, 0.5, 1, 2}, K in {1..32}, 10 runs, and the "
+                           "Drop table; ppgnn: every Table III dataset, eps in {0.01, 0.1, 1}, K in {0..16}, "
+                           "10 runs (default: --quick)")
     p.set_defaults(mode="quick")
     p.add_argument("--datasets", nargs="+", metavar="NAME", help="restrict to these paper datasets (cora citeseer "
                                                                  "pubmed facebook github lastfm)")
@@ -228,7 +234,7 @@ def _ppgnn_report(args, console, cells, measured, results, settings) -> int:
                             {"paper": "ppgnn", "tables": "Table III (MB, PPM) + C17 + E16",
                              "backbone": args.backbone}, settings)
     if args.plot:
-        from ..audits.render import write_atomic
+        from ..files import write_atomic
 
         write_atomic(args.plot, ppgnn_plot(report))
     return emit(report, args, console)

@@ -1,12 +1,16 @@
-"""``ldp-audit train lpgnn|ppgnn --dataset cora --eps-x 1``: train one private GNN and print its test accuracy.
+"""ldp-audit train lpgnn|ppgnn --dataset cora --eps-x 1: train one private GNN
+and print its test accuracy.
 
-``ppgnn`` trains PPGNN's Table III pipeline (ppgnn A4, A5, A10): ``--mechanism ppm`` (default) perturbs each
-user's features with PPM at its own level's budget (h = 5 levels 2^(tau-1) eps, gamma = 0.5) and propagates
-with FlexProp(K) weighted by the reported levels; ``--mechanism mb`` is the multi-bit baseline at eps for all
-users with KProp(K) mean and self-loops. Backbone gcn by default; ``--mode corrected`` uses PPM's corrected mode.
+ppgnn trains PPGNN's Table III pipeline (ppgnn A4, A5, A10). With --mechanism
+ppm (default) every user perturbs its features with PPM at its own level's
+budget (h = 5 levels 2^(tau-1) eps, gamma = 0.5), and FlexProp(K) weighted by
+the reported levels propagates them. --mechanism mb is the multi-bit baseline
+at eps for all users, with KProp(K) mean and self-loops. The backbone is gcn by
+default; --mode corrected uses PPM's corrected mode.
 
-The run is stored as one JSON (config, metrics at the epoch chosen on validation, per-epoch curves, seed, device,
-versions, wall time) under ``--results``; an identical stored run is shown instead of retrained.
+The run is stored as one JSON under --results: config, metrics at the epoch
+chosen on validation, per-epoch curves, seed, device, versions and wall time.
+An identical stored run is shown instead of retrained.
 """
 from __future__ import annotations
 
@@ -55,12 +59,12 @@ def register(sub) -> None:
 
     p = sub.add_parser("train", help="train one private GNN (LPGNN) and print its test accuracy",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("pipeline", choices=("lpgnn", "ppgnn"), help="which private pipeline")
+    p.add_argument("pipeline", choices=("lpgnn", "ppgnn"), help="which private pipeline (lpgnn or ppgnn)")
     p.add_argument("--mechanism", choices=("ppm", "mb"), default="ppm",
                    help="ppgnn only: PPM (personalised levels + FlexProp, default) or MB (multi-bit + KProp)")
     p.add_argument("--mode", choices=("paper", "corrected"), default="paper",
                    help="ppgnn only: PPM as printed (Algorithm 3) or corrected (public level budget, "
-                        "server-side rescaling; spec C10-C11)")
+                        "server-side rescaling; spec C10-C11); default paper")
     p.add_argument("--dataset", default="cora", help="dataset name (see `ldp-audit data`; default cora)")
     p.add_argument("--eps-x", type=budget("--eps-x"), default=1.0,
                    help="feature budget eps_x (multi-bit encoder); 'inf' = raw features (default 1)")
@@ -69,18 +73,20 @@ def register(sub) -> None:
     p.add_argument("--k", type=count("--k", 0), default=4, help="KProp steps K_x (default 4)")
     p.add_argument("--k-y", type=count("--k-y", 0), default=0, help="Drop label-propagation steps K_y (default 0)")
     p.add_argument("--features", choices=("raw", "rnd", "ohd"), default="raw",
-                   help="raw dataset features (perturbed with eps_x), random (RND) or one-hot degree (OHD)")
+                   help="raw dataset features (perturbed with eps_x), random (RND) or one-hot degree (OHD); "
+                        "default raw")
     p.add_argument("--model", choices=MODELS, default=None,
                    help="backbone (default: lpgnn, the seed's network, for lpgnn; gcn for ppgnn)")
     p.add_argument("--objective", choices=OBJECTIVES, default=None,
                    help="loss (default: drop when --eps-y is given, else cross_entropy)")
     p.add_argument("--selection", choices=SELECTIONS, default=None,
                    help="checkpoint rule on validation (default: ccs with --eps-y, else val_loss)")
-    p.add_argument("--epochs", type=count("--epochs", 1), default=500)
+    p.add_argument("--epochs", type=count("--epochs", 1), default=500, help="training epochs (default 500)")
     p.add_argument("--lr", type=float, help="learning rate (default: the paper's per dataset)")
     p.add_argument("--weight-decay", type=float, help="weight decay (default: the paper's per dataset)")
     p.add_argument("--dropout", type=float, help="dropout (default: the paper's per dataset)")
-    p.add_argument("--seed", type=count("--seed", 0), default=0)
+    p.add_argument("--seed", type=count("--seed", 0), default=0,
+                   help="run seed: every random stream of the run derives from it (default 0)")
     add_device_option(p)
     p.add_argument("--results", default=DEFAULT_RESULTS, metavar="DIR",
                    help=f"folder of run JSONs (default {DEFAULT_RESULTS})")

@@ -15,10 +15,11 @@ import numpy as np
 import scipy.sparse as sp
 
 from ...mechanisms import make
+from ...seeding import rng_for
 from .. import data as datasets
 from ..propagation import FlexProp, KProp, Propagation, StepPropagation, flexprop_weights
 from .config import RunConfig
-from .runtime import Stream, stream_rng
+from .runtime import Stream
 
 
 # ----------------------------------------------------------------------------------------------- features
@@ -105,7 +106,7 @@ def personalised_mechanism(config: RunConfig, d: int):
 
 def personalised_levels(mechanism, num_nodes: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """(tau, tau'): uniform levels on {1..h} (spec §7.3) and their ESW reports, from the run's level stream."""
-    rng = stream_rng(seed, Stream.FEATURES, LEVEL_STREAM)
+    rng = rng_for(seed, Stream.FEATURES, LEVEL_STREAM)
     tau = rng.integers(1, mechanism.h + 1, size=num_nodes)
     return tau, mechanism.perturb_levels(tau, rng)
 
