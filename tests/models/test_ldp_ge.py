@@ -168,3 +168,16 @@ def test_c21_ordering_row_fails_when_hds_is_not_best():
     assert [r.status for r in ordering_rows(link1, bad)] == [Status.FAIL]
     report = ldp_ge_report("t", link1, bad)
     assert not report.passed
+
+
+def test_rescale_divides_mb_reports_by_their_public_bound_only():
+    graph = _graph()
+    d = graph.num_features
+    config = _config(mechanism="MB", eps=1.0, rescale=True)
+    k = config.sampled(d)
+    reports = ldp_ge.client_reports(graph, config, np.random.default_rng(0))
+    bound = ldp_ge.public_scale("MB", 1.0, d, k)
+    assert np.abs(reports).max() == pytest.approx(bound)  # MB estimates are exactly +-bound on sampled coords
+    assert np.allclose(ldp_ge.conditioned(reports, config) * bound, reports)
+    assert ldp_ge.conditioned(reports, replace(config, rescale=False)) is reports
+    assert replace(config, rescale=False).key() != config.key()

@@ -73,7 +73,9 @@ def _check(name: str, ok: bool, allowed: str, value) -> None:
 @dataclass(frozen=True)
 class LdpGeConfig:
     """Everything that decides one LDP-GE run. ``k=None``: the paper's k for HDS (§7 table), the released rule for
-    PM/MB (:func:`baseline_k`). ``eps=None``: non-private baseline. ``method``: push (A3) or power iteration (A2)."""
+    PM/MB (:func:`baseline_k`). ``eps=None``: non-private baseline. ``method``: push (A3) or power iteration (A2).
+    ``rescale`` (not in the paper): the server divides the reports by :func:`public_scale`, a constant fixed by
+    (mechanism, eps, d, k) alone, i.e. post-processing that only conditions the numbers for the MLP."""
 
     dataset: str
     task: str = "link"
@@ -94,6 +96,7 @@ class LdpGeConfig:
     patience: int = 50
     split_seed: int = 12345
     seed: int = 0
+    rescale: bool = False
 
     def __post_init__(self):
         _check("dataset", isinstance(self.dataset, str) and bool(self.dataset), "a dataset name", self.dataset)
@@ -126,7 +129,9 @@ class LdpGeConfig:
         return cls(**{k: v for k, v in data.items() if k in known})
 
     def key(self) -> str:
-        body = json.dumps(replace(self, seed=0).to_dict(), sort_keys=True)
+        """Readable prefix + hash of the seedless config; ``rescale`` enters only when on (keys stay stable)."""
+        body = {k: v for k, v in replace(self, seed=0).to_dict().items() if k != "rescale" or v}
+        body = json.dumps(body, sort_keys=True)
         eps = "inf" if self.eps is None else f"{self.eps:g}"
         return f"{self.task}-{self.mechanism}-eps{eps}-{hashlib.sha256(body.encode()).hexdigest()[:10]}"
 
@@ -139,6 +144,20 @@ class LdpGeConfig:
         if self.mechanism == "HDS":
             return min(d, SETTINGS.get((self.task, self.dataset), DEFAULT_SETTINGS[self.task])[9])
         return baseline_k(self.mechanism, self.eps, d)
+
+
+def public_scale(mechanism: str, eps: float, d: int, k: int) -> float:
+    """The size of one report's entries, from public parameters only: the largest |estimate| for MB,
+    (d/k) coth(eps/2k) (M7), and PM, (d/k) s' (M5); the Laplace scale 2d/eps for LP (M3); 1 for HDS, whose
+    outputs already lie in [-1 - b', 1 + b'] (M2)."""
+    if mechanism == "MB":
+        return d / k / math.tanh(eps / (2 * k))
+    if mechanism == "PM":
+        t = math.exp(eps / (2 * k))
+        return d / k * (t + 1) / (t - 1)
+    if mechanism == "LP":
+        return 2 * d / eps
+    return 1.0
 
 
 def preset(dataset: str, task: str, **changes) -> LdpGeConfig:
@@ -163,6 +182,14 @@ def client_reports(graph: datasets.Graph, config: LdpGeConfig, rng: np.random.Ge
     mechanism = unit_box_mechanism(MECHANISMS[config.mechanism], config.eps, x.shape[1],
                                    None if config.mechanism == "LP" else k)
     return as_dense(server_estimates(mechanism, x, rng))
+
+
+def conditioned(reports: np.ndarray, config: LdpGeConfig) -> np.ndarray:
+    """The reports the server trains on: divided by :func:`public_scale` when ``config.rescale`` (post-processing)."""
+    k = config.sampled(reports.shape[1])
+    if not config.rescale or k is None:
+        return reports
+    return reports / public_scale(config.mechanism, config.eps, reports.shape[1], k)
 
 
 # ------------------------------------------------------------------------------------------------- server side
@@ -307,6 +334,7 @@ def train_on_reports(graph: datasets.Graph, reports: np.ndarray, config: LdpGeCo
     validation curve."""
     import torch
 
+    reports = conditioned(reports, config)
     torch_rng = torch.Generator().manual_seed(runtime.torch_seed(config.seed, Stream.INIT))
     torch.manual_seed(runtime.torch_seed(config.seed, Stream.INIT, 1))
     if config.task == "node":
@@ -430,19 +458,26 @@ class LdpGeCell:
     configs: tuple
 
     @property
+    def rescaled(self) -> bool:
+        return self.configs[0].rescale
+
+    @property
     def name(self) -> str:
         eps = "inf" if self.eps is None else f"{self.eps:g}"
-        return f"{self.dataset} {self.task} {self.mechanism if self.eps is not None else 'non-private'} eps={eps}"
+        label = self.mechanism + (" rescaled" if self.rescaled else "") if self.eps is not None else "non-private"
+        return f"{self.dataset} {self.task} {label} eps={eps}"
 
 
 def quick_cells(runs: int = QUICK_RUNS, dataset: str = "cora") -> list[LdpGeCell]:
-    """``reproduce ldp-ge --quick``: Cora link prediction at eps in {1, 5} with HDS and MB, and node
-    classification at eps = 1 with HDS and MB; ``runs`` seeds each."""
+    """``reproduce ldp-ge --quick``: Cora link prediction at eps in {1, 5} with HDS and MB (and MB with the
+    reports rescaled, :func:`public_scale`), and node classification at eps = 1 with HDS and MB; ``runs`` seeds
+    each."""
     cells = []
     for eps in QUICK_EPS:
-        for mechanism in QUICK_MECHANISMS:
+        for mechanism, rescale in [(m, False) for m in QUICK_MECHANISMS] + [("MB", True)]:
             cells.append(LdpGeCell(dataset, "link", mechanism, eps, tuple(
-                preset(dataset, "link", mechanism=mechanism, eps=eps, seed=s) for s in range(runs))))
+                preset(dataset, "link", mechanism=mechanism, eps=eps, rescale=rescale, seed=s)
+                for s in range(runs))))
     for mechanism in QUICK_MECHANISMS:
         cells.append(LdpGeCell(dataset, "node", mechanism, 1.0, tuple(
             preset(dataset, "node", mechanism=mechanism, eps=1.0, seed=s) for s in range(runs))))
