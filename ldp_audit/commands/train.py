@@ -79,6 +79,9 @@ def register(sub) -> None:
                         help="k, the sampled coordinates (default: the paper's per dataset / the released rule)")
     ldp_ge.add_argument("--propagation", choices=("push", "power"), default="push",
                         help="backward push (A3, default) or power iteration (A2)")
+    ldp_ge.add_argument("--rescale", action="store_true",
+                        help="divide the reports by a public constant of (mechanism, eps, d, k) before training "
+                             "(not in the paper; keeps MB/PM/LP estimates from saturating the link MLP)")
     add_device_option(p)
     p.add_argument("--results", default=DEFAULT_RESULTS, metavar="DIR",
                    help=f"folder of run JSONs (default {DEFAULT_RESULTS})")
@@ -149,7 +152,8 @@ def run_ldp_ge(args, console) -> int:
     changes = {k: v for k, v in (("lr", args.lr), ("weight_decay", args.weight_decay), ("dropout", args.dropout))
                if v is not None}
     config = ldp_ge.preset(graph.name, args.task, mechanism=args.mechanism, eps=args.eps_x, k=args.sampled,
-                           method=args.propagation, seed=args.seed, **changes)
+                           method=args.propagation, rescale=args.rescale, seed=args.seed,
+                           **changes)
     store = ldp_ge.LdpGeStore(args.results)
     result, stored = store.load(config), True
     if result is None:
