@@ -25,9 +25,9 @@ DEFAULT_RESULTS = "ldp-audit-results/lpgnn-{mode}"
 
 
 def register(sub) -> None:
-    p = sub.add_parser("reproduce", help="reproduce a paper's result tables (LPGNN Table 3, Drop table)",
+    p = sub.add_parser("reproduce", help="reproduce a paper's result tables (LPGNN Table 3, Drop table; LDP-GE Table III)",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("paper", choices=("lpgnn", "ppgnn"), help="which paper's tables (lpgnn or ppgnn)")
+    p.add_argument("paper", choices=("lpgnn", "ppgnn", "ldp-ge"), help="which paper's tables")
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--quick", dest="mode", action="store_const", const="quick",
                       help="CPU minutes. lpgnn: Cora and CiteSeer, 3 runs, eps in {0.1, 1}, K in {2, 8, 16, 32}; "
@@ -189,6 +189,8 @@ def ppgnn_rows(cells, measured, graphs: dict):
 
 
 def run(args, console) -> int:
+    if args.paper == "ldp-ge":
+        return run_ldp_ge(args, console)
     from ..audits.reproduction import reproduction_report
     from ..models.training import RunStore
     from ..models.training.lpgnn import summarise
@@ -269,6 +271,35 @@ def ppgnn_plot(report) -> bytes:
     fig.savefig(buffer, format="png", dpi=120)
     plt.close(fig)
     return buffer.getvalue()
+
+
+def run_ldp_ge(args, console) -> int:
+    """LDP-GE (spec C21, C22): ``--quick`` only; Table III on Cora (HDS, MB at eps 1 and 5) and the Fig. 2 point
+    at eps = 1, with C21(a)'s ordering rows. Runs on CPU, one JSON per run under ``--results``."""
+    from ..audits.ldp_ge_reproduction import ldp_ge_report
+    from ..models.training import ldp_ge
+    from ..models.training.runtime import device_name
+
+    if args.mode != "quick" or args.datasets or args.tables or args.plot or args.max_runs is not None:
+        raise ValueError("reproduce ldp-ge supports --quick with --runs, --workers and --results only "
+                         "(--full, --datasets, --tables, --plot, --max-runs are not implemented for ldp-ge)")
+    if args.device == "cuda":
+        raise ValueError("--device: reproduce ldp-ge trains on cpu only")
+    runs = args.runs or ldp_ge.QUICK_RUNS
+    cells = ldp_ge.quick_cells(runs)
+    store = ldp_ge.LdpGeStore(args.results or "ldp-audit-results/ldp-ge-quick")
+    configs = [c for cell in cells for c in cell.configs]
+    started = time.perf_counter()
+    with _progress(console, len(configs), enabled=not (args.json or args.markdown)) as advance:
+        results = ldp_ge.run_many(configs, store, args.workers, args.data_dir, args.cache_dir,
+                                  on_result=lambda result: advance(result.config))
+    report = ldp_ge_report(
+        "ldp-ge reproduction (quick)", cells, results,
+        subject={"paper": "ldp-ge", "tables": "Table III (Cora, HDS/MB, eps 1 and 5) + Fig. 2 point (eps 1)"},
+        settings={"mode": "quick", "runs": runs, "device": f"cpu ({device_name('cpu')})",
+                  "results": str(store.root), "runs finished": f"{len(results)}/{len(configs)}",
+                  "wall time (s)": round(time.perf_counter() - started, 1)})
+    return emit(report, args, console)
 
 
 class _progress:

@@ -59,9 +59,10 @@ def register(sub) -> None:
 
     p = sub.add_parser("train", help="train one private GNN (LPGNN) and print its test accuracy",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("pipeline", choices=("lpgnn", "ppgnn"), help="which private pipeline (lpgnn or ppgnn)")
-    p.add_argument("--mechanism", choices=("ppm", "mb"), default="ppm",
-                   help="ppgnn only: PPM (personalised levels + FlexProp, default) or MB (multi-bit + KProp)")
+    p.add_argument("pipeline", choices=("lpgnn", "ppgnn", "ldp-ge"), help="which private pipeline")
+    p.add_argument("--mechanism", type=str.lower, choices=("ppm", "mb", "hds", "lp", "pm"), default=None,
+                   help="feature mechanism: ppgnn ppm (personalised levels + FlexProp) or mb (multi-bit + KProp), "
+                        "default ppm; ldp-ge hds, lp, pm or mb, default hds")
     p.add_argument("--mode", choices=("paper", "corrected"), default="paper",
                    help="ppgnn only: PPM as printed (Algorithm 3) or corrected (public level budget, "
                         "server-side rescaling; spec C10-C11); default paper")
@@ -87,6 +88,16 @@ def register(sub) -> None:
     p.add_argument("--dropout", type=float, help="dropout (default: the paper's per dataset)")
     p.add_argument("--seed", type=count("--seed", 0), default=0,
                    help="run seed: every random stream of the run derives from it (default 0)")
+    ldp_ge = p.add_argument_group("ldp-ge only (--eps-x is the feature budget; settings per dataset from the spec)")
+    ldp_ge.add_argument("--task", choices=("node", "link"), default="link",
+                        help="node classification or link prediction (default link)")
+    ldp_ge.add_argument("--sampled", type=count("--sampled", 1),
+                        help="k, the sampled coordinates (default: the paper's per dataset / the released rule)")
+    ldp_ge.add_argument("--propagation", choices=("push", "power"), default="push",
+                        help="backward push (A3, default) or power iteration (A2)")
+    ldp_ge.add_argument("--rescale", action="store_true",
+                        help="divide the reports by a public constant of (mechanism, eps, d, k) before training "
+                             "(not in the paper; keeps MB/PM/LP estimates from saturating the link MLP)")
     add_device_option(p)
     p.add_argument("--results", default=DEFAULT_RESULTS, metavar="DIR",
                    help=f"folder of run JSONs (default {DEFAULT_RESULTS})")
@@ -96,6 +107,8 @@ def register(sub) -> None:
 
 
 def run(args, console) -> int:
+    if args.pipeline == "ldp-ge":
+        return run_ldp_ge(args, console)
     from ..models import data
     from ..models.training import RunCache, RunConfig, RunStore, train_run
     from ..models.training.lpgnn import HYPERPARAMETERS
@@ -153,14 +166,63 @@ def _ppgnn_config(args, dataset: str, lpgnn_config):
 
     if args.features != "raw" or args.eps_x is None:
         raise ValueError("ppgnn perturbs the dataset's own features: it needs --features raw and a finite --eps-x")
-    if args.mode == "corrected" and args.mechanism != "ppm":
+    mechanism = args.mechanism or "ppm"
+    if mechanism not in ("ppm", "mb"):
+        raise ValueError(f"--mechanism: ppgnn takes ppm or mb, got {args.mechanism!r}")
+    if args.mode == "corrected" and mechanism != "ppm":
         raise ValueError("--mode corrected is a mode of PPM: it needs --mechanism ppm")
     if args.eps_y is not None:
         raise ValueError("--eps-y: ppgnn keeps training labels clean (the server knows them, ppgnn spec §1)")
-    base = ppgnn_config(dataset, args.mechanism.upper(), args.eps_x, args.k, args.seed, args.model or "gcn")
+    base = ppgnn_config(dataset, mechanism.upper(), args.eps_x, args.k, args.seed, args.model or "gcn")
     changes = {name: getattr(args, name) for name in ("lr", "weight_decay", "dropout")
                if getattr(args, name) is not None}
-    if args.mechanism == "ppm" and args.mode == "corrected":
+    if mechanism == "ppm" and args.mode == "corrected":
         changes["mechanism"] = "ppm_corrected"
     return replace(base, epochs=args.epochs, objective=lpgnn_config.objective, selection=lpgnn_config.selection,
                    **changes)
+
+
+def run_ldp_ge(args, console) -> int:
+    """``train ldp-ge``: one LDP-GE run (CPU), stored as one JSON; prints accuracy (node) or AUC (link)."""
+    from ..models import data
+    from ..models.training import ldp_ge
+    from ..models.training.runtime import limit_threads
+
+    if args.device == "cuda":
+        raise ValueError("--device: train ldp-ge runs on cpu only")
+    graph = data.load(args.dataset, args.data_dir, args.cache_dir)
+    changes = {k: v for k, v in (("lr", args.lr), ("weight_decay", args.weight_decay), ("dropout", args.dropout))
+               if v is not None}
+    mechanism = (args.mechanism or "hds").upper()
+    if mechanism not in ("HDS", "LP", "PM", "MB"):
+        raise ValueError(f"--mechanism: ldp-ge takes hds, lp, pm or mb, got {args.mechanism!r}")
+    config = ldp_ge.preset(graph.name, args.task, mechanism=mechanism, eps=args.eps_x, k=args.sampled,
+                           method=args.propagation, rescale=args.rescale, seed=args.seed,
+                           **changes)
+    store = ldp_ge.LdpGeStore(args.results)
+    result, stored = store.load(config), True
+    if result is None:
+        limit_threads()
+        with spinner(console, f"ldp-ge {args.task} on {graph.name}", enabled=not args.json):
+            result, stored = ldp_ge.run_ldp_ge(config, graph), False
+        store.save(result)
+    if args.json:
+        print(json.dumps(result.to_dict()))
+        return 0
+    from rich.table import Table
+
+    metric = "AUC" if config.task == "link" else "accuracy"
+    table = Table(title=f"ldp-ge {config.task} on {graph.name}: test {metric} {100 * result.test_score:.2f} %")
+    table.add_column("setting")
+    table.add_column("value")
+    for key, value in config.to_dict().items():
+        table.add_row(key, "inf (non-private)" if value is None and key == "eps" else str(value))
+    m = result.metrics
+    table.add_row("k used", str(result.extra["k"]))
+    table.add_row("propagation", result.extra["propagation"])
+    table.add_row("epoch chosen on validation", f"{m['epoch']} of {m['epochs_run']}")
+    table.add_row(f"validation {metric}", f"{100 * m['val']:.2f} %")
+    table.add_row("wall time", f"{result.extra['wall_time_s']:.1f} s" + (" (stored run)" if stored else ""))
+    table.add_row("result", str(store.path(config)))
+    console.print(table)
+    return 0

@@ -1,0 +1,485 @@
+"""LDP-GE / PrivGE end to end (ldp-ge spec A1, A3-A6, §7): perturb once, push-propagate, classify.
+
+Client side: every user maps its features into [-1, 1] with the dataset's *public* bounds (A1) and reports once
+through HDS (M2) or a baseline (LP, PM, MB: one sampled-coordinate composition each). Server side
+(:func:`server_embedding`, :func:`train_on_reports`): it sees the reports, the graph and the labels, never the raw
+features (C13); it propagates with the corrected backward push (A3) and trains
+
+* node classification (A5): the authors' MLP (bias-free layers, identity skip when widths match, dropout before
+  every layer, ReLU between), Adam, mini-batches over training nodes, early stopping on validation accuracy;
+* link prediction (A6): Hadamard product of the two embeddings -> MLP -> sigmoid, the pairwise loss
+  sum (1 - (s+ - s-))^2 with one fresh negative per positive per epoch, early stopping on validation AUC, edges
+  split 85/5/10 and propagation over the *training* edges only.
+
+Hyperparameters are the released scripts' per-dataset values (spec §7 table), not re-tuned. ``eps=None`` is the
+labelled non-private baseline (eps = inf: normalised raw features, no mechanism).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import multiprocessing
+import time
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from dataclasses import asdict, dataclass, field, fields, replace
+from pathlib import Path
+from typing import Callable, Iterable
+
+import numpy as np
+from scipy.stats import rankdata
+
+from ...seeding import rng_for
+from .. import data as datasets
+from ..perturbation import as_dense, server_estimates, unit_box_mechanism
+from ..propagation import PPR
+from . import runtime
+from .runtime import Stream
+from .store import write_json_atomic
+
+TASKS = ("node", "link")
+#: Paper name -> registry name of the feature mechanism (ldp-ge M2-M7).
+MECHANISMS = {"HDS": "hds", "LP": "laplace_hd", "PM": "piecewise_hd", "MB": "multibit"}
+METHODS = ("push", "power")
+
+#: Spec §7 table (released scripts, tuned at eps = 1 with HDS):
+#: (lr, batch, layers, hidden, dropout, weight decay, alpha, r_max, r, HDS k) per (task, dataset).
+SETTINGS = {
+    ("node", "cora"): (0.01, 64, 2, 128, 0.7, 5e-4, 0.1, 1e-5, 0.1, 20),
+    ("node", "citeseer"): (0.01, 128, 2, 128, 0.7, 5e-4, 0.05, 1e-4, 0.5, 5),
+    ("node", "pubmed"): (0.01, 64, 3, 128, 0.5, 0.0, 0.05, 1e-5, 0.1, 1),
+    ("link", "cora"): (0.01, 128, 2, 64, 0.3, 0.05, 0.1, 5e-4, 0.5, 1),
+    ("link", "citeseer"): (0.01, 128, 2, 64, 0.7, 0.0, 0.1, 1e-4, 0.2, 1),
+    ("link", "pubmed"): (0.01, 128, 2, 64, 0.1, 0.0, 0.1, 1e-5, 0.3, 1),
+}
+#: Spec §9 defaults for datasets the table does not list.
+DEFAULT_SETTINGS = {"node": (0.01, 64, 2, 128, 0.5, 5e-4, 0.1, 1e-4, 0.5, 5),
+                    "link": (0.01, 128, 2, 64, 0.5, 0.0, 0.1, 1e-4, 0.5, 1)}
+
+
+def baseline_k(mechanism: str, eps: float, d: int) -> int:
+    """k of the baselines in the released code (spec §9): PM floor(eps/2.5), MB floor(eps/2.18), within [1, d];
+    LP perturbs every coordinate (k = d)."""
+    if mechanism == "LP":
+        return d
+    step = 2.5 if mechanism == "PM" else 2.18
+    return max(1, min(d, math.floor(eps / step)))
+
+
+def _check(name: str, ok: bool, allowed: str, value) -> None:
+    if not ok:
+        raise ValueError(f"{name} must be {allowed}, got {value!r}")
+
+
+@dataclass(frozen=True)
+class LdpGeConfig:
+    """Everything that decides one LDP-GE run. ``k=None``: the paper's k for HDS (§7 table), the released rule for
+    PM/MB (:func:`baseline_k`). ``eps=None``: non-private baseline. ``method``: push (A3) or power iteration (A2).
+    ``rescale`` (not in the paper): the server divides the reports by :func:`public_scale`, a constant fixed by
+    (mechanism, eps, d, k) alone, i.e. post-processing that only conditions the numbers for the MLP."""
+
+    dataset: str
+    task: str = "link"
+    mechanism: str = "HDS"
+    eps: float | None = 1.0
+    k: int | None = None
+    alpha: float = 0.1
+    r: float = 0.5
+    r_max: float = 1e-4
+    method: str = "push"
+    layers: int = 2
+    hidden: int = 64
+    dropout: float = 0.5
+    lr: float = 0.01
+    weight_decay: float = 0.0
+    batch: int = 128
+    epochs: int = 1000
+    patience: int = 50
+    split_seed: int = 12345
+    seed: int = 0
+    rescale: bool = False
+
+    def __post_init__(self):
+        _check("dataset", isinstance(self.dataset, str) and bool(self.dataset), "a dataset name", self.dataset)
+        object.__setattr__(self, "dataset", self.dataset.lower())
+        _check("task", self.task in TASKS, " or ".join(TASKS), self.task)
+        _check("mechanism", self.mechanism in MECHANISMS, "one of " + ", ".join(MECHANISMS), self.mechanism)
+        _check("method", self.method in METHODS, " or ".join(METHODS), self.method)
+        if self.eps is not None and math.isinf(self.eps) and self.eps > 0:
+            object.__setattr__(self, "eps", None)
+        _check("eps", self.eps is None or (math.isfinite(self.eps) and self.eps > 0), "> 0 (or inf)", self.eps)
+        _check("k", self.k is None or (isinstance(self.k, int) and self.k >= 1), "an integer >= 1", self.k)
+        _check("alpha", 0 < self.alpha < 1, "in (0, 1)", self.alpha)
+        _check("r", 0 <= self.r <= 1, "in [0, 1]", self.r)
+        _check("r_max", self.r_max > 0 and math.isfinite(self.r_max), "> 0", self.r_max)
+        _check("dropout", 0 <= self.dropout < 1, "in [0, 1)", self.dropout)
+        _check("lr", self.lr > 0 and math.isfinite(self.lr), "> 0", self.lr)
+        _check("weight_decay", self.weight_decay >= 0, ">= 0", self.weight_decay)
+        for name, low in (("layers", 1), ("hidden", 1), ("batch", 1), ("epochs", 1), ("patience", 1),
+                          ("seed", 0), ("split_seed", 0)):
+            value = getattr(self, name)
+            _check(name, isinstance(value, int) and not isinstance(value, bool) and value >= low,
+                   f"an integer >= {low}", value)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "LdpGeConfig":
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+    def key(self) -> str:
+        """Readable prefix + hash of the seedless config; ``rescale`` enters only when on (keys stay stable)."""
+        body = {k: v for k, v in replace(self, seed=0).to_dict().items() if k != "rescale" or v}
+        body = json.dumps(body, sort_keys=True)
+        eps = "inf" if self.eps is None else f"{self.eps:g}"
+        return f"{self.task}-{self.mechanism}-eps{eps}-{hashlib.sha256(body.encode()).hexdigest()[:10]}"
+
+    def sampled(self, d: int) -> int | None:
+        """The k the mechanism runs with (None when unperturbed)."""
+        if self.eps is None:
+            return None
+        if self.k is not None:
+            return min(self.k, d)
+        if self.mechanism == "HDS":
+            return min(d, SETTINGS.get((self.task, self.dataset), DEFAULT_SETTINGS[self.task])[9])
+        return baseline_k(self.mechanism, self.eps, d)
+
+
+def public_scale(mechanism: str, eps: float, d: int, k: int) -> float:
+    """The size of one report's entries, from public parameters only: the largest |estimate| for MB,
+    (d/k) coth(eps/2k) (M7), and PM, (d/k) s' (M5); the Laplace scale 2d/eps for LP (M3); 1 for HDS, whose
+    outputs already lie in [-1 - b', 1 + b'] (M2)."""
+    if mechanism == "MB":
+        return d / k / math.tanh(eps / (2 * k))
+    if mechanism == "PM":
+        t = math.exp(eps / (2 * k))
+        return d / k * (t + 1) / (t - 1)
+    if mechanism == "LP":
+        return 2 * d / eps
+    return 1.0
+
+
+def preset(dataset: str, task: str, **changes) -> LdpGeConfig:
+    """The spec §7 settings of (task, dataset), with ``changes`` on top."""
+    name = dataset.lower()
+    _check("task", task in TASKS, " or ".join(TASKS), task)
+    lr, batch, layers, hidden, dropout, wd, alpha, r_max, r, _ = SETTINGS.get((task, name), DEFAULT_SETTINGS[task])
+    base = dict(dataset=name, task=task, lr=lr, batch=batch, layers=layers, hidden=hidden, dropout=dropout,
+                weight_decay=wd, alpha=alpha, r_max=r_max, r=r)
+    return LdpGeConfig(**{**base, **changes})
+
+
+# ------------------------------------------------------------------------------------------------- client side
+
+def client_reports(graph: datasets.Graph, config: LdpGeConfig, rng: np.random.Generator) -> np.ndarray:
+    """What the users send: x in [-1, 1]^d by public bounds (A1), then one report each (M2-M7); dense (n, d).
+    The only function of the pipeline that reads raw features."""
+    x = graph.normalized_features(clip=True)
+    k = config.sampled(x.shape[1])
+    if k is None:
+        return x
+    mechanism = unit_box_mechanism(MECHANISMS[config.mechanism], config.eps, x.shape[1],
+                                   None if config.mechanism == "LP" else k)
+    return as_dense(server_estimates(mechanism, x, rng))
+
+
+def conditioned(reports: np.ndarray, config: LdpGeConfig) -> np.ndarray:
+    """The reports the server trains on: divided by :func:`public_scale` when ``config.rescale`` (post-processing)."""
+    k = config.sampled(reports.shape[1])
+    if not config.rescale or k is None:
+        return reports
+    return reports / public_scale(config.mechanism, config.eps, reports.shape[1], k)
+
+
+# ------------------------------------------------------------------------------------------------- server side
+
+def server_embedding(reports: np.ndarray, adjacency, config: LdpGeConfig) -> np.ndarray:
+    """Z~ = Pi X~ (A2/A3) from the reports and the graph only (C13)."""
+    return PPR(config.alpha, config.r, config.method, config.r_max).apply(adjacency, reports)
+
+
+def auc(positive_scores, negative_scores) -> float:
+    """ROC-AUC as the Mann-Whitney statistic: P(s+ > s-) + P(s+ = s-)/2, from mid-ranks (ties averaged)."""
+    pos, neg = np.asarray(positive_scores, float).ravel(), np.asarray(negative_scores, float).ravel()
+    if pos.size == 0 or neg.size == 0:
+        raise ValueError("auc needs at least one positive and one negative score")
+    ranks = rankdata(np.concatenate([pos, neg]))
+    return float((ranks[:pos.size].sum() - pos.size * (pos.size + 1) / 2) / (pos.size * neg.size))
+
+
+def sample_non_edges(num_nodes: int, edge_keys: np.ndarray, count: int, rng: np.random.Generator) -> np.ndarray:
+    """``count`` uniform pairs (u != v) that are not edges (``edge_keys``: sorted u*n+v with u < v); (2, count)."""
+    out = np.empty((2, 0), dtype=np.int64)
+    while out.shape[1] < count:
+        u, v = rng.integers(0, num_nodes, size=(2, 2 * (count - out.shape[1]) + 8))
+        lo, hi = np.minimum(u, v), np.maximum(u, v)
+        keys = lo * num_nodes + hi
+        pos = np.searchsorted(edge_keys, keys)
+        is_edge = edge_keys[np.minimum(pos, edge_keys.size - 1)] == keys if edge_keys.size else np.zeros_like(u, bool)
+        keep = (u != v) & ~is_edge
+        out = np.hstack([out, np.stack([lo[keep], hi[keep]])])
+    return out[:, :count]
+
+
+def _node_mlp(in_dim: int, config: LdpGeConfig, classes: int):
+    import torch
+    from torch import nn
+
+    class NodeMLP(nn.Module):
+        """Bias-free linear layers, dropout before each, ReLU between, identity skip when widths match (§7)."""
+
+        def __init__(self):
+            super().__init__()
+            widths = [in_dim] + [config.hidden] * (config.layers - 1) + [classes]
+            self.linears = nn.ModuleList(nn.Linear(a, b, bias=False) for a, b in zip(widths, widths[1:]))
+            for layer in self.linears:
+                nn.init.kaiming_uniform_(layer.weight, mode="fan_out", nonlinearity="relu")
+            self.dropout = nn.Dropout(config.dropout)
+
+        def forward(self, h):
+            for i, layer in enumerate(self.linears):
+                out = layer(self.dropout(h))
+                h = out + h if out.shape == h.shape else out
+                if i < len(self.linears) - 1:
+                    h = torch.relu(h)
+            return h
+
+    return NodeMLP()
+
+
+def _link_mlp(in_dim: int, config: LdpGeConfig):
+    from torch import nn
+
+    parts, width = [], in_dim
+    for _ in range(config.layers - 1):
+        parts += [nn.Linear(width, config.hidden), nn.ReLU(), nn.Dropout(config.dropout)]
+        width = config.hidden
+    return nn.Sequential(*parts, nn.Linear(width, 1), nn.Sigmoid())
+
+
+def _early_stopping(config: LdpGeConfig, epoch_step: Callable[[], None], evaluate: Callable[[], tuple]):
+    """Run epochs until ``patience`` epochs without a better validation score; metrics at the best one."""
+    best, best_epoch, curve = None, 0, []
+    for epoch in range(config.epochs):
+        epoch_step()
+        val, test = evaluate()
+        curve.append(round(val, 6))
+        if best is None or val > best[0]:
+            best, best_epoch = (val, test), epoch
+        elif epoch - best_epoch >= config.patience:
+            break
+    return {"val": best[0], "test": best[1], "epoch": best_epoch, "epochs_run": len(curve)}, curve
+
+
+def _train_node(z, graph: datasets.Graph, config: LdpGeConfig, torch_rng):
+    import torch
+    import torch.nn.functional as F
+
+    if graph.y is None:
+        raise ValueError(f"dataset {graph.name!r} has no node labels for --task node")
+    train, val, test = (torch.as_tensor(p) for p in datasets.node_split(graph.num_nodes, config.split_seed))
+    x = torch.as_tensor(z, dtype=torch.float32)
+    y = torch.as_tensor(graph.y, dtype=torch.long)
+    model = _node_mlp(x.shape[1], config, graph.num_classes)
+    optimizer = torch.optim.Adam(model.parameters(), lr=config.lr, weight_decay=config.weight_decay)
+
+    def epoch_step():
+        model.train()
+        for chunk in train[torch.randperm(train.numel(), generator=torch_rng)].split(config.batch):
+            optimizer.zero_grad()
+            F.cross_entropy(model(x[chunk]), y[chunk]).backward()
+            optimizer.step()
+
+    def evaluate():
+        model.eval()
+        with torch.no_grad():
+            predicted = model(x).argmax(dim=1)
+        return tuple(float((predicted[p] == y[p]).float().mean()) for p in (val, test))
+
+    return _early_stopping(config, epoch_step, evaluate)
+
+
+def _train_link(z, split: datasets.EdgeSplit, num_nodes: int, config: LdpGeConfig, torch_rng, rng):
+    import torch
+
+    x = torch.as_tensor(z, dtype=torch.float32)
+    model = _link_mlp(x.shape[1], config)
+    optimizer = torch.optim.Adam(model.parameters(), lr=config.lr, weight_decay=config.weight_decay)
+    positives = torch.as_tensor(split.train_pos)
+    train_keys = np.sort(split.train_pos[0] * num_nodes + split.train_pos[1])
+    score = lambda pairs: model(x[pairs[0]] * x[pairs[1]]).squeeze(1)  # noqa: E731
+
+    def epoch_step():
+        model.train()
+        negatives = torch.as_tensor(sample_non_edges(num_nodes, train_keys, positives.shape[1], rng))
+        order = torch.randperm(positives.shape[1], generator=torch_rng)
+        for chunk in order.split(config.batch):
+            optimizer.zero_grad()
+            ((1.0 - (score(positives[:, chunk]) - score(negatives[:, chunk]))) ** 2).sum().backward()
+            optimizer.step()
+
+    def evaluate():
+        model.eval()
+        with torch.no_grad():
+            return tuple(auc(score(torch.as_tensor(p)).numpy(), score(torch.as_tensor(n)).numpy())
+                         for p, n in ((split.val_pos, split.val_neg), (split.test_pos, split.test_neg)))
+
+    return _early_stopping(config, epoch_step, evaluate)
+
+
+def train_on_reports(graph: datasets.Graph, reports: np.ndarray, config: LdpGeConfig) -> tuple[dict, list]:
+    """The server's whole job (C13): it is handed the reports, the edges and the labels; ``graph.x`` is never read.
+    Returns the metrics at the epoch chosen on validation (accuracy or AUC, fractions in [0, 1]) and the
+    validation curve."""
+    import torch
+
+    reports = conditioned(reports, config)
+    torch_rng = torch.Generator().manual_seed(runtime.torch_seed(config.seed, Stream.INIT))
+    torch.manual_seed(runtime.torch_seed(config.seed, Stream.INIT, 1))
+    if config.task == "node":
+        z = server_embedding(reports, graph.adjacency, config)
+        return _train_node(z, graph, config, torch_rng)
+    split = datasets.edge_split(graph, config.split_seed)
+    z = server_embedding(reports, split.train_graph.adjacency, config)
+    return _train_link(z, split, graph.num_nodes, config, torch_rng, rng_for(config.seed, Stream.LABELS))
+
+
+@dataclass(frozen=True)
+class LdpGeResult:
+    """One run: metrics at the validation-chosen epoch (``test``: accuracy or AUC in [0, 1]), the validation
+    curve, what ran (propagation method, k, device), and wall time."""
+
+    config: LdpGeConfig
+    metrics: dict
+    curve: list
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def test_score(self) -> float:
+        return float(self.metrics["test"])
+
+    def to_dict(self) -> dict:
+        return {"schema": "ldp-audit/ldp-ge-run", "schema_version": "1.0", "config": self.config.to_dict(),
+                "seed": self.config.seed, "metrics": self.metrics, "val_curve": self.curve, "extra": self.extra}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "LdpGeResult":
+        if data.get("schema") != "ldp-audit/ldp-ge-run":
+            raise ValueError(f"not an ldp-ge run (schema {data.get('schema')!r})")
+        return cls(LdpGeConfig.from_dict(data["config"]), data["metrics"], data["val_curve"], data.get("extra", {}))
+
+
+def run_ldp_ge(config: LdpGeConfig, graph: datasets.Graph | None = None, data_dir=None, cache_dir=None) -> LdpGeResult:
+    """Load, perturb once (client side), train (server side); deterministic per config on CPU."""
+    started = time.perf_counter()
+    graph = graph if graph is not None else datasets.load(config.dataset, data_dir, cache_dir)
+    if graph.x is None:
+        raise ValueError(f"dataset {graph.name!r} has no features: {graph.missing_features}")
+    reports = client_reports(graph, config, rng_for(config.seed, Stream.FEATURES))
+    metrics, curve = train_on_reports(replace(graph, x=None), reports, config)
+    extra = {"propagation": config.method, "k": config.sampled(reports.shape[1]), "device": "cpu",
+             "device_name": runtime.device_name("cpu"), "versions": runtime.versions(),
+             "wall_time_s": round(time.perf_counter() - started, 3),
+             "private": config.eps is not None}
+    return LdpGeResult(config, metrics, curve, extra)
+
+
+class LdpGeStore:
+    """One JSON per (configuration, seed): ``ROOT/<dataset>/<config key>/seed<seed>.json``, written atomically."""
+
+    def __init__(self, root):
+        self.root = Path(root)
+
+    def path(self, config: LdpGeConfig) -> Path:
+        return self.root / config.dataset / config.key() / f"seed{config.seed}.json"
+
+    def load(self, config: LdpGeConfig) -> LdpGeResult | None:
+        try:
+            result = LdpGeResult.from_dict(json.loads(self.path(config).read_text(encoding="utf-8")))
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+        return result if result.config == config else None
+
+    def save(self, result: LdpGeResult) -> Path:
+        return write_json_atomic(self.path(result.config), result.to_dict())
+
+
+def _run_and_save(config: LdpGeConfig, root: str, data_dir, cache_dir) -> LdpGeResult:
+    runtime.limit_threads()
+    result = run_ldp_ge(config, data_dir=data_dir, cache_dir=cache_dir)
+    LdpGeStore(root).save(result)
+    return result
+
+
+def run_many(configs: Iterable[LdpGeConfig], store: LdpGeStore, workers: int = 1, data_dir=None, cache_dir=None,
+             on_result: Callable[[LdpGeResult], None] | None = None) -> dict:
+    """Run every config not in ``store`` (``workers`` processes, one torch thread each); {config: result}."""
+    configs = list(dict.fromkeys(configs))
+    results = {c: r for c in configs if (r := store.load(c)) is not None}
+    todo = [c for c in configs if c not in results]
+
+    def finished(result):
+        results[result.config] = result
+        if on_result:
+            on_result(result)
+
+    for result in list(results.values()):
+        if on_result:
+            on_result(result)
+    if workers == 1 or len(todo) <= 1:
+        for config in todo:
+            finished(_run_and_save(config, str(store.root), data_dir, cache_dir))
+        return results
+    with ProcessPoolExecutor(min(workers, len(todo)), multiprocessing.get_context("spawn")) as pool:
+        pending = {pool.submit(_run_and_save, c, str(store.root), data_dir, cache_dir) for c in todo}
+        while pending:
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for future in done:
+                finished(future.result())
+    return results
+
+
+# ------------------------------------------------------------------------------------------------- the grids
+
+QUICK_EPS = (1.0, 5.0)
+QUICK_MECHANISMS = ("HDS", "MB")
+QUICK_RUNS = 3
+
+
+@dataclass(frozen=True)
+class LdpGeCell:
+    """One entry to fill: Table III (``task`` link) or the Fig. 2 point (``task`` node), one config per seed."""
+
+    dataset: str
+    task: str
+    mechanism: str
+    eps: float | None
+    configs: tuple
+
+    @property
+    def rescaled(self) -> bool:
+        return self.configs[0].rescale
+
+    @property
+    def name(self) -> str:
+        eps = "inf" if self.eps is None else f"{self.eps:g}"
+        label = self.mechanism + (" rescaled" if self.rescaled else "") if self.eps is not None else "non-private"
+        return f"{self.dataset} {self.task} {label} eps={eps}"
+
+
+def quick_cells(runs: int = QUICK_RUNS, dataset: str = "cora") -> list[LdpGeCell]:
+    """``reproduce ldp-ge --quick``: Cora link prediction at eps in {1, 5} with HDS and MB (and MB with the
+    reports rescaled, :func:`public_scale`), and node classification at eps = 1 with HDS and MB; ``runs`` seeds
+    each."""
+    cells = []
+    for eps in QUICK_EPS:
+        for mechanism, rescale in [(m, False) for m in QUICK_MECHANISMS] + [("MB", True)]:
+            cells.append(LdpGeCell(dataset, "link", mechanism, eps, tuple(
+                preset(dataset, "link", mechanism=mechanism, eps=eps, rescale=rescale, seed=s)
+                for s in range(runs))))
+    for mechanism in QUICK_MECHANISMS:
+        cells.append(LdpGeCell(dataset, "node", mechanism, 1.0, tuple(
+            preset(dataset, "node", mechanism=mechanism, eps=1.0, seed=s) for s in range(runs))))
+    return cells
