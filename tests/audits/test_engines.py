@@ -36,7 +36,7 @@ class _PowerSums:
 def dask_client():
     distributed = pytest.importorskip("distributed")
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
-                                  dashboard_address=None) as cluster, distributed.Client(cluster) as client:
+                                  dashboard_address=":0") as cluster, distributed.Client(cluster) as client:
         yield client
 
 
@@ -138,3 +138,20 @@ def _alive(pid: int) -> bool:
             return stat.read().split(")")[-1].split()[0] != "Z"
     except FileNotFoundError:
         return False
+
+
+def test_a_worker_lost_mid_run_changes_nothing():
+    distributed = pytest.importorskip("distributed")
+    reference = _sum()
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=":0") as cluster, distributed.Client(cluster) as client:
+        lost = next(iter(cluster.workers.values()))
+
+        def lose_a_worker_after_the_first_task(draws):
+            if lost.status.name == "running":
+                client.sync(lost.close)
+
+        with using(DaskEngine(client=client, block=1)):
+            total = map_reduce(_PowerSums(), N, 11, 3, progress=lose_a_worker_after_the_first_task)
+        assert len(client.nthreads()) == 1
+    assert total.tobytes() == reference
