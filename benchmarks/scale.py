@@ -32,8 +32,8 @@ def _counted(engine):
     """Count the tasks an engine runs (for the per-task overhead)."""
     imap, engine.tasks = engine.imap, 0
 
-    def counting(fn, tasks):
-        for result in imap(fn, tasks):
+    def counting(fn, shared, tasks):
+        for result in imap(fn, shared, tasks):
             engine.tasks += 1
             yield result
 

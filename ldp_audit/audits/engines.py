@@ -80,8 +80,10 @@ class Engine:
     #: Chunks per task (None: chosen from the number of chunks and workers; never changes the results).
     block: int | None = None
 
-    def imap(self, fn: Callable, tasks: Iterable[tuple]) -> Iterator:
-        return (fn(*task) for task in tasks)
+    def imap(self, fn: Callable, shared: Any, tasks: Iterable[tuple]) -> Iterator:
+        """``fn(shared, *task)`` for every task, in task order (``shared``: what every task needs, sent once
+        where the engine can)."""
+        return (fn(shared, *task) for task in tasks)
 
     def block_for(self, n_chunks: int) -> int:
         """Chunks per task: the fixed ``block``, else about 4 tasks per worker, at most 64 chunks (8.4 M draws)."""
@@ -138,8 +140,8 @@ class ProcessEngine(Engine):
         self.workers, self.block = workers, block
         self._pool = ProcessPoolExecutor(workers, initializer=_watch_driver, initargs=(os.getpid(),))
 
-    def imap(self, fn, tasks):
-        return _windowed(lambda task: self._pool.submit(fn, *task), tasks, WINDOW_PER_WORKER * self.workers,
+    def imap(self, fn, shared, tasks):
+        return _windowed(lambda task: self._pool.submit(fn, shared, *task), tasks, WINDOW_PER_WORKER * self.workers,
                          lambda future: future.cancel())
 
     def close(self):
@@ -206,9 +208,13 @@ class DaskEngine(Engine):
             raise EngineError(f"--engine dask: a worker cannot load {type(obj).__name__} "
                               f"(is its module installed on every worker?): {exc!r}") from exc
 
-    def imap(self, fn, tasks):
-        return _windowed(lambda task: self.client.submit(fn, *task, pure=False, retries=DASK_RETRIES), tasks,
-                         WINDOW_PER_WORKER * self.workers, lambda future: future.cancel())
+    def imap(self, fn, shared, tasks):
+        [sent] = self.client.scatter([shared], broadcast=True, hash=False)  # on every worker, once per call
+        try:
+            yield from _windowed(lambda task: self.client.submit(fn, sent, *task, pure=False, retries=DASK_RETRIES),
+                                 tasks, WINDOW_PER_WORKER * self.workers, lambda future: future.cancel())
+        finally:
+            sent.release()
 
     def settings(self):
         return {**super().settings(), "scheduler": self.address or "LocalCluster"}

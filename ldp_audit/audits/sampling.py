@@ -71,9 +71,9 @@ def map_reduce(reduce_chunk: Callable[[int, np.random.Generator], T], n: int, se
         engine = owned = ProcessEngine(workers) if workers > 1 and n_chunks > 1 else LocalEngine()
     try:
         block = engine.block_for(n_chunks)
-        tasks = ((reduce_chunk, seed, stream, first, block, int(n)) for first in range(0, n_chunks, block))
+        tasks = ((seed, stream, first, block, int(n)) for first in range(0, n_chunks, block))
         total = None
-        for draws, parts in engine.imap(_run_block, tasks):
+        for draws, parts in engine.imap(_run_block, reduce_chunk, tasks):
             for part in parts:
                 total = part if total is None else total + part
             if progress:

@@ -113,8 +113,10 @@ def test_pool_workers_exit_when_the_driver_is_killed(tmp_path):
     driver = textwrap.dedent("""
         import os, sys, time
         from ldp_audit.audits.engines import ProcessEngine
+        def pid(_):
+            return os.getpid()
         engine = ProcessEngine(2)
-        pids = set(engine.imap(os.getpid, [()] * 8))
+        pids = set(engine.imap(pid, None, [()] * 8))
         print(" ".join(map(str, pids)), flush=True)
         time.sleep(60)
     """)
