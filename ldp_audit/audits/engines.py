@@ -175,7 +175,7 @@ class DaskEngine(Engine):
                     raise EngineError(f"--scheduler: cannot reach the Dask scheduler at {self.address}: "
                                       f"{exc}") from exc
             else:
-                self._cluster = LocalCluster(n_workers=workers, threads_per_worker=1, dashboard_address=None)
+                self._cluster = LocalCluster(n_workers=workers, threads_per_worker=1, dashboard_address=":0")
                 client = Client(self._cluster)
         self.client = client
         try:
