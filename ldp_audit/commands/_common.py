@@ -15,6 +15,32 @@ def add_output_options(parser: argparse.ArgumentParser) -> None:
                                                       "(Markdown if FILE ends in .md, JSON otherwise)")
 
 
+def add_engine_options(parser: argparse.ArgumentParser) -> None:
+    """--engine and --scheduler, next to an existing --workers; none of them changes any number."""
+    from ..audits.engines import ENGINES
+    from .options import scheduler
+
+    parser.add_argument("--engine", choices=ENGINES, default=None,
+                        help="where the seeded chunks run: local, processes (default with --workers > 1) or dask "
+                             "(a LocalCluster of --workers workers, or --scheduler); results do not depend on it")
+    parser.add_argument("--scheduler", type=scheduler, default=None, metavar="tcp://HOST:PORT",
+                        help="Dask scheduler for --engine dask (default: $DASK_SCHEDULER_ADDRESS, else a "
+                             "LocalCluster)")
+
+
+@contextmanager
+def engine_for(args: argparse.Namespace, subject=None):
+    """The engine chosen by --engine/--scheduler/--workers, active for every map_reduce in the block (a Dask
+    engine first checks that its workers can load ``subject``); closed, with its workers, on the way out."""
+    from ..audits.engines import make_engine
+    from ..audits.sampling import using
+
+    with make_engine(args.engine, args.workers, args.scheduler) as engine, using(engine):
+        if subject is not None and hasattr(engine, "require"):
+            engine.require(subject)
+        yield engine
+
+
 def emit(report: AuditReport, args: argparse.Namespace, console) -> int:
     """Print ``report`` the way ``args`` asks, write ``--out``, and return the exit code of its verdict."""
     if getattr(args, "json", False):
@@ -49,10 +75,16 @@ def progress_bar(console, total: int | None = None, enabled: bool = True, descri
     if not enabled or not console.is_terminal:
         yield lambda draws: None
         return
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TimeElapsedColumn, \
+        TimeRemainingColumn
+    from rich.text import Text
 
-    with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), console=console, transient=True) as progress:
+    class Rate(ProgressColumn):
+        def render(self, task):
+            return Text(f"{task.speed:.3g} draws/s" if task.speed else "", style="progress.data.speed")
+
+    with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(), Rate(),
+                  TimeElapsedColumn(), TimeRemainingColumn(), console=console, transient=True) as progress:
         task = progress.add_task(description, total=total)
         yield lambda draws: progress.advance(task, draws)
 

@@ -110,3 +110,13 @@ def check_output_path(option: str, path: str | os.PathLike) -> list[Path]:
     if target.exists() and not os.access(target, os.W_OK):
         raise ValueError(f"{option} {str(path)!r} exists and is not writable")
     return list(reversed(missing))
+
+
+def scheduler(text: str) -> str:
+    """A Dask scheduler address, ``tcp://HOST:PORT`` (or tls://, ucx://, inproc://)."""
+    scheme, sep, rest = text.partition("://")
+    host, colon, port = rest.rpartition(":")
+    if not sep or scheme not in ("tcp", "tls", "ucx", "inproc") or (scheme != "inproc" and not (
+            colon and host and port.isdigit() and 0 < int(port) < 65536)):
+        raise argparse.ArgumentTypeError(f"must be a Dask scheduler address tcp://HOST:PORT, got {text!r}")
+    return text

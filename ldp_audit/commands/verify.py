@@ -15,13 +15,14 @@ verdict itself is not trustworthy.
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 
 from ..audits.result import Status
 from ..audits.sampling import CHUNK
 from ..audits.verify import (CHECKS, DEFAULT_ALPHA, DEFAULT_SAMPLES, DEFAULT_SEED, AuditSettings, parse_checks,
                              planned_draws, verify)
 from ..mechanisms import make
-from ._common import add_output_options, emit, parse_param, progress_bar
+from ._common import add_engine_options, add_output_options, emit, engine_for, parse_param, progress_bar
 from .options import check_memory, integer, probability, real, seed
 
 #: Exit code of a sampler that is not reproducible given its seed (distinct from 1, a failed check).
@@ -49,6 +50,7 @@ def register(sub) -> None:
                    help="1 - family-wise false-alarm rate, in (0, 1) (default %(default)s)")
     p.add_argument("--workers", type=integer(1, 64), default=1,
                    help="worker processes; results do not depend on it (default %(default)s)")
+    add_engine_options(p)
     p.add_argument("--checks", default="all", type=_checks, metavar="|".join(CHECKS + ("all",)),
                    help="audits to run: 'all' (default) or a comma-separated subset; sanity checks always run")
     add_output_options(p)
@@ -77,7 +79,10 @@ def run(args, console) -> int:
         if key in params:
             params[key] = _k_value(params[key])
     params.update(dict(args.param))
-    settings = AuditSettings(args.samples, args.seed, round(1.0 - args.confidence, 12), args.workers)
+    engine_name = args.engine or ("processes" if args.workers > 1 else "local")
+    # the pickle check of a process pool; Dask ships closures too (cloudpickle) and checks its workers itself
+    settings = AuditSettings(args.samples, args.seed, round(1.0 - args.confidence, 12),
+                             args.workers if engine_name == "processes" else 1)
     if ":" in args.mechanism:
         from ..external import adapted, load_external
 
@@ -91,7 +96,9 @@ def run(args, console) -> int:
                      "--checks privacy, which samples in chunks)")
 
     total = planned_draws(mechanism, settings, args.checks)
-    with progress_bar(console, total=total, enabled=not (args.json or args.markdown),
-                      description=f"auditing {args.mechanism}") as advance:
+    with engine_for(args, mechanism) as engine, progress_bar(
+            console, total=total, enabled=not (args.json or args.markdown),
+            description=f"auditing {args.mechanism}") as advance:
         report = verify(mechanism, settings, progress=advance, checks=args.checks)
+    report = replace(report, settings={**report.settings, **engine.settings()})
     return _exit_code(report, emit(report, args, console))

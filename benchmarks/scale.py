@@ -1,0 +1,96 @@
+"""Scale-out benchmark (issue 17): the privacy-only audit's certified bound and wall time against the number of
+samples, on each engine.
+
+Two mechanisms with ``checks="privacy"`` at confidence 0.9: Laplace at eps = 0.1 and HDS at eps = 1 with k = 10
+of d = 20. For every sample size: the certified lower bound (the same on every engine, which is checked: the
+report's numbers must be identical) and the wall time on ``local`` (1 worker), ``processes`` with 1 and
+``--workers`` workers (speed-up = time at 1 / time at W) and ``dask`` with W single-threaded workers on a
+LocalCluster started for the run (its start-up is timed apart). The per-task overhead of Dask over the process
+pool is (dask time - processes time) / tasks.
+
+Usage: python benchmarks/scale.py [--samples 1e7,1e8] [--workers 2]
+"""
+from __future__ import annotations
+
+import argparse
+import time
+
+from rich.console import Console
+from rich.table import Table
+
+from ldp_audit.audits.engines import DaskEngine, LocalEngine, ProcessEngine
+from ldp_audit.audits.sampling import using
+from ldp_audit.audits.verify import AuditSettings, verify
+from ldp_audit.mechanisms import make
+
+CONFIDENCE = 0.9
+SUBJECTS = {"laplace eps=0.1": lambda: make("laplace", eps=0.1),
+            "hds eps=1 k=10 d=20": lambda: make("hds", eps=1.0, k=10, d=20)}
+
+
+def _counted(engine):
+    """Count the tasks an engine runs (for the per-task overhead)."""
+    imap, engine.tasks = engine.imap, 0
+
+    def counting(fn, shared, tasks):
+        for result in imap(fn, shared, tasks):
+            engine.tasks += 1
+            yield result
+
+    engine.imap = counting
+    return engine
+
+
+def _audit(mechanism, samples: int, engine):
+    """(bound, seconds, tasks, rows) of one privacy-only verify on ``engine``."""
+    _counted(engine)
+    start = time.perf_counter()
+    with using(engine):
+        report = verify(mechanism, AuditSettings(samples, alpha=round(1 - CONFIDENCE, 12)), checks="privacy")
+    seconds = time.perf_counter() - start
+    row = next(r for r in report.results if r.name == "privacy.blackbox")
+    return row.statistic, seconds, engine.tasks, [r.to_dict() for r in report.results]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--samples", default="1e7,1e8", help="comma-separated draws per input (default %(default)s)")
+    parser.add_argument("--workers", type=int, default=2, help="workers of the parallel engines (default 2)")
+    args = parser.parse_args()
+    sizes = [int(float(s)) for s in args.samples.split(",")]
+    w = args.workers
+    console = Console()
+
+    start = time.perf_counter()
+    dask = DaskEngine(workers=w)
+    dask_start = time.perf_counter() - start
+    table = Table(title=f"privacy-only verify, confidence {CONFIDENCE}: bound and wall time by engine "
+                        f"(this machine, {w} workers)")
+    for column in ("mechanism", "samples", "eps_lower", "lower/eps", "local s", "proc 1 s", f"proc {w} s",
+                   "speed-up", f"dask {w} s", "tasks", "dask-proc ms/task"):
+        table.add_column(column, justify="right")
+    try:
+        for label, build in SUBJECTS.items():
+            mechanism = build()
+            for n in sizes:
+                bound, t_local, _, rows = _audit(mechanism, n, LocalEngine())
+                timings = {}
+                for name, engine in (("proc1", ProcessEngine(1)), ("procw", ProcessEngine(w))):
+                    with engine:
+                        b, timings[name], tasks, other = _audit(mechanism, n, engine)
+                    assert other == rows, f"{name} changed the numbers"
+                b, t_dask, dask_tasks, other = _audit(mechanism, n, dask)
+                assert other == rows, "dask changed the numbers"
+                table.add_row(label, f"{n:.0e}", f"{bound:.5f}", f"{bound / mechanism.eps:.4f}", f"{t_local:.1f}",
+                              f"{timings['proc1']:.1f}", f"{timings['procw']:.1f}",
+                              f"{timings['proc1'] / timings['procw']:.2f}", f"{t_dask:.1f}", str(dask_tasks),
+                              f"{1e3 * (t_dask - timings['procw']) / dask_tasks:.1f}")
+                console.print(f"done {label} n={n:.0e}", style="dim")
+    finally:
+        dask.close()
+    console.print(table)
+    console.print(f"Dask LocalCluster start-up ({w} workers): {dask_start:.1f} s (once per run, not in the times)")
+
+
+if __name__ == "__main__":
+    main()

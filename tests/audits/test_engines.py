@@ -1,0 +1,159 @@
+"""Engines of map_reduce: the numbers are the same byte for byte on every engine, worker count and block size;
+a Dask cluster with other versions is refused (exit 2); process-pool workers die with their driver."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import numpy as np
+import pytest
+
+from ldp_audit.audits import engines
+from ldp_audit.audits.engines import DaskEngine, EngineError, LocalEngine, ProcessEngine
+from ldp_audit.audits.sampling import CHUNK, map_reduce, using
+from ldp_audit.audits.verify import AuditSettings, verify
+from ldp_audit.cli import main
+from ldp_audit.external import as_mechanism
+from ldp_audit.mechanisms import make
+from user_mechanisms import unary_encoding
+
+N = 7 * CHUNK + 5
+
+
+class _PowerSums:
+    """Floating-point partial sums: their total depends on the order of addition, so it shows any reordering."""
+
+    def __call__(self, size, rng):
+        x = rng.standard_normal(size) * 1e3
+        return np.array([size, x.sum(), (x ** 2).sum(), np.exp(x / 1e3).sum()])
+
+
+@pytest.fixture(scope="module")
+def dask_client():
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=":0") as cluster, distributed.Client(cluster) as client:
+        yield client
+
+
+def _sum(engine=None, workers=1):
+    if engine is None:
+        return map_reduce(_PowerSums(), N, 11, 3, workers).tobytes()
+    with engine, using(engine):
+        return map_reduce(_PowerSums(), N, 11, 3).tobytes()
+
+
+def test_every_engine_worker_count_and_block_size_gives_the_same_bytes(dask_client):
+    reference = _sum()
+    drawn = []
+    assert _sum(LocalEngine(block=3)) == reference
+    assert _sum(workers=2) == reference
+    assert _sum(ProcessEngine(2, block=5)) == reference
+    for block in (1, 4, 100):
+        assert _sum(DaskEngine(client=dask_client, block=block)) == reference
+    engine = DaskEngine(client=dask_client)
+    with using(engine):
+        assert map_reduce(_PowerSums(), N, 11, 3, progress=drawn.append).tobytes() == reference
+    assert sum(drawn) == N and len(drawn) >= 2  # one progress step per finished task
+    assert engine.settings() == {"engine": "dask", "workers": 2, "scheduler": dask_client.scheduler_info()["address"]}
+
+
+def _report(mechanism, engine=None):
+    settings = AuditSettings(samples=20_000, seed=5)
+    if engine is None:
+        return verify(mechanism, settings, checks="all").to_dict()["results"]
+    with using(engine):
+        return verify(mechanism, settings, checks="all").to_dict()["results"]
+
+
+@pytest.mark.parametrize("build", [lambda: make("laplace", eps=1.0),
+                                   lambda: as_mechanism(unary_encoding(1.0, 4))], ids=["builtin", "user"])
+def test_dask_reports_equal_local_reports(dask_client, build):
+    mechanism = build()
+    engine = DaskEngine(client=dask_client, block=1)
+    engine.require(mechanism)
+    assert _report(mechanism, engine) == _report(mechanism)
+
+
+def test_a_cluster_with_other_versions_is_refused_with_exit_2(dask_client, monkeypatch, capsys):
+    monkeypatch.setattr(engines, "_report_versions", lambda: {**engines.installed_versions(), "numpy": "0.0.1"})
+    with pytest.raises(EngineError, match="numpy 0.0.1"):
+        DaskEngine(client=dask_client)
+    address = dask_client.scheduler_info()["address"]
+    code = main(["verify", "laplace", "--eps", "1", "--samples", "2000", "--checks", "privacy",
+                 "--engine", "dask", "--scheduler", address])
+    assert code == 2 and "numpy 0.0.1" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("args, option", [(["--engine", "spark"], "--engine"),
+                                          (["--engine", "dask", "--scheduler", "localhost"], "--scheduler"),
+                                          (["--scheduler", "tcp://h:1"], "--scheduler")])
+def test_bad_engine_options_exit_2_naming_the_option(args, option, capsys):
+    assert main(["verify", "laplace", "--eps", "1", "--samples", "2000", *args]) == 2
+    assert option in capsys.readouterr().err
+
+
+def test_engine_and_workers_go_into_settings_not_numbers(capsys):
+    import json
+
+    assert main(["verify", "laplace", "--eps", "1", "--samples", "2000", "--checks", "privacy", "--json",
+                 "--engine", "processes", "--workers", "2"]) == 0
+    two = json.loads(capsys.readouterr().out)
+    assert main(["verify", "laplace", "--eps", "1", "--samples", "2000", "--checks", "privacy", "--json"]) == 0
+    one = json.loads(capsys.readouterr().out)
+    assert two["settings"]["engine"] == "processes" and two["settings"]["workers"] == 2
+    assert one["settings"]["engine"] == "local" and two["results"] == one["results"]
+
+
+def test_pool_workers_exit_when_the_driver_is_killed(tmp_path):
+    driver = textwrap.dedent("""
+        import os, sys, time
+        from ldp_audit.audits.engines import ProcessEngine
+        def pid(_):
+            return os.getpid()
+        engine = ProcessEngine(2)
+        pids = set(engine.imap(pid, None, [()] * 8))
+        print(" ".join(map(str, pids)), flush=True)
+        time.sleep(60)
+    """)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([os.getcwd(), os.environ.get("PYTHONPATH", "")])}
+    proc = subprocess.Popen([sys.executable, "-c", driver], stdout=subprocess.PIPE, text=True, env=env)
+    pids = [int(p) for p in proc.stdout.readline().split()]
+    assert pids and proc.pid not in pids
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    deadline = time.monotonic() + 5.0
+    alive = pids
+    while alive and time.monotonic() < deadline:
+        time.sleep(0.1)
+        alive = [pid for pid in pids if _alive(pid)]
+    assert not alive, f"worker processes {alive} outlived their driver"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().split(")")[-1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def test_a_worker_lost_mid_run_changes_nothing():
+    distributed = pytest.importorskip("distributed")
+    reference = _sum()
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=":0") as cluster, distributed.Client(cluster) as client:
+        lost = next(iter(cluster.workers.values()))
+
+        def lose_a_worker_after_the_first_task(draws):
+            if lost.status.name == "running":
+                client.sync(lost.close)
+
+        with using(DaskEngine(client=client, block=1)):
+            total = map_reduce(_PowerSums(), N, 11, 3, progress=lose_a_worker_after_the_first_task)
+        assert len(client.nthreads()) == 1
+    assert total.tobytes() == reference
