@@ -69,7 +69,6 @@ _TEXT = "text-only erratum: nothing to compute"
 #: row and no entry here are fully checked; ids with neither show "a check (not written yet)".
 NEEDS: dict[str, dict[str, str]] = {
     "ldp-ge": {
-        "C13": "needs: pipeline (the server-side API of the LDP-GE protocol, with a sentinel raw X)",
         "C20": "needs: dataset (statistics of Cora, Citeseer, LastFM, Facebook, ...)",
         "C21": _PIPELINE + ", Table III", "C22": _PIPELINE + ", figure-only", "C23": _PIPELINE + ", figure-only",
         "E3": _TEXT, "E4": _TEXT, "E8": _TEXT + " (b at eps/k is what the mechanism uses; C2 checks it)",

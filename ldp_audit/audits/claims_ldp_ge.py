@@ -326,3 +326,56 @@ def _figure1_rows() -> list:
                           + " (only the raw reading matches the text)",
                           fails_if='SW crosses LP at or below eps = 5 or crosses MB at all'))
     return rows
+
+
+# --------------------------------------------------------------------------- the pipeline's data flow (C13)
+
+class RawFeatureAccess(Exception):
+    """Raised when code handed the :class:`RawFeatureGuard` touches the raw features."""
+
+
+class RawFeatureGuard:
+    """Stands in for a graph's raw feature matrix: any attribute, indexing or array conversion raises."""
+
+    def __getattr__(self, name):
+        raise RawFeatureAccess(f"raw features read (.{name})")
+
+    def __getitem__(self, item):
+        raise RawFeatureAccess("raw features read (indexing)")
+
+    def __array__(self, *args, **kwargs):
+        raise RawFeatureAccess("raw features read (as an array)")
+
+
+def ldp_ge_pipeline_claims(settings: ClaimSettings) -> list[CheckResult]:
+    """C13: the server of the LDP-GE pipeline (A4) never sees raw X. The users' reports are made from the real
+    features; the server then trains on a graph whose feature matrix is a guard that raises on any use. The
+    guard is shown to have teeth on the client side, where reading X is the job. A CSBM graph keeps it quick."""
+    from dataclasses import replace
+
+    from ..models.synthetic import csbm
+    from ..models.training import ldp_ge
+
+    graph = csbm(n=300, classes=3, avg_degree=6.0, homophily=0.85, d=24, signal=0.3, seed=5)
+    rows = []
+    for task in ("link", "node"):
+        config = ldp_ge.preset("csbm", task, epochs=6, patience=3, eps=1.0)
+        reports = ldp_ge.client_reports(graph, config, rng_for(settings.seed, 13))
+        try:
+            ldp_ge.client_reports(replace(graph, x=RawFeatureGuard()), config, rng_for(settings.seed, 13))
+            teeth = False
+        except RawFeatureAccess:
+            teeth = True
+        try:
+            metrics, _ = ldp_ge.train_on_reports(replace(graph, x=RawFeatureGuard()), reports, config)
+            leak, score = "", metrics["test"]
+        except RawFeatureAccess as exc:
+            leak, score = str(exc), None
+        rows.append(claim_row(
+            "C13", f"A4: the server never sees raw X ({task} task)", teeth and not leak, score,
+            "test score without X", ("the server trained on the reports alone; the guard standing in for X was "
+                                     "never touched (it does trip on the client side)" if teeth and not leak else
+                                     f"the server read X: {leak}" if leak else "the guard did not trip on the client "
+                                     "side, so the check has no teeth"),
+            fails_if="the server's training touches the raw feature matrix in any way"))
+    return rows
