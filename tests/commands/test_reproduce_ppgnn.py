@@ -7,7 +7,7 @@ import pytest
 
 from ldp_audit.audits.result import Status
 from ldp_audit.cli import main
-from ldp_audit.commands.reproduce import feature_budget_row, ppgnn_paper_value, ppgnn_rows, ppm_over_mb
+from ldp_audit.audits.ppgnn_reproduction import feature_budget_row, ppgnn_paper_value, ppgnn_rows, ppm_over_mb
 from ldp_audit.models.training import ppgnn
 from ldp_audit.models.training.lpgnn import Measured
 
