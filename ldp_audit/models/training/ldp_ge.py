@@ -23,7 +23,6 @@ import multiprocessing
 import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import asdict, dataclass, field, fields, replace
-from pathlib import Path
 from typing import Callable, Iterable
 
 import numpy as np
@@ -35,7 +34,7 @@ from ..perturbation import as_dense, server_estimates, unit_box_mechanism
 from ..propagation import PPR
 from . import runtime
 from .runtime import Stream
-from .store import write_json_atomic
+from .store import RunStore
 
 TASKS = ("node", "link")
 #: Paper name -> registry name of the feature mechanism (ldp-ge M2-M7).
@@ -386,24 +385,10 @@ def run_ldp_ge(config: LdpGeConfig, graph: datasets.Graph | None = None, data_di
     return LdpGeResult(config, metrics, curve, extra)
 
 
-class LdpGeStore:
-    """One JSON per (configuration, seed): ``ROOT/<dataset>/<config key>/seed<seed>.json``, written atomically."""
+class LdpGeStore(RunStore):
+    """The training store, reading LDP-GE results back."""
 
-    def __init__(self, root):
-        self.root = Path(root)
-
-    def path(self, config: LdpGeConfig) -> Path:
-        return self.root / config.dataset / config.key() / f"seed{config.seed}.json"
-
-    def load(self, config: LdpGeConfig) -> LdpGeResult | None:
-        try:
-            result = LdpGeResult.from_dict(json.loads(self.path(config).read_text(encoding="utf-8")))
-        except (OSError, ValueError, KeyError, TypeError):
-            return None
-        return result if result.config == config else None
-
-    def save(self, result: LdpGeResult) -> Path:
-        return write_json_atomic(self.path(result.config), result.to_dict())
+    result_type = LdpGeResult
 
 
 def _run_and_save(config: LdpGeConfig, root: str, data_dir, cache_dir) -> LdpGeResult:

@@ -61,7 +61,11 @@ def write_json_atomic(path: Path, payload: dict) -> Path:
 
 
 class RunStore:
-    """A results folder with one JSON per (configuration, seed)."""
+    """A results folder with one JSON per (configuration, seed): ``ROOT/<dataset>/<config key>/seed<seed>.json``.
+
+    ``result_type`` reads a stored file back; a pipeline with its own result type subclasses and sets it."""
+
+    result_type = RunResult
 
     def __init__(self, root: str | os.PathLike):
         self.root = Path(root)
@@ -73,7 +77,7 @@ class RunStore:
         """The stored result of ``config``, or None when it is absent or unreadable (then it is rerun)."""
         try:
             with open(self.path(config), encoding="utf-8") as handle:
-                result = RunResult.from_dict(json.load(handle))
+                result = self.result_type.from_dict(json.load(handle))
         except (OSError, ValueError, KeyError, TypeError):
             return None
         return result if result.config == config else None
