@@ -57,15 +57,21 @@ def register(sub) -> None:
     p.set_defaults(func=run)
 
 
+def _datasets(args, preset) -> tuple:
+    """The datasets of ``--datasets`` (default: the preset's quick or full list), each one the preset knows."""
+    names = args.datasets or (preset.QUICK_DATASETS if args.mode == "quick" else tuple(preset.TABLE3_DATASETS))
+    unknown = [n for n in names if n not in preset.TABLE3_DATASETS]
+    if unknown:
+        raise ValueError(f"--datasets must be among {', '.join(preset.TABLE3_DATASETS)}, got {', '.join(unknown)}")
+    return tuple(names)
+
+
 def _cells(args):
     from ..models import data
     from ..models.training import lpgnn
 
     quick = args.mode == "quick"
-    names = args.datasets or (lpgnn.QUICK_DATASETS if quick else tuple(lpgnn.TABLE3_DATASETS))
-    unknown = [n for n in names if n not in lpgnn.TABLE3_DATASETS]
-    if unknown:
-        raise ValueError(f"--datasets must be among {', '.join(lpgnn.TABLE3_DATASETS)}, got {', '.join(unknown)}")
+    names = _datasets(args, lpgnn)
     runs = args.runs or (lpgnn.RUNS_QUICK if quick else lpgnn.RUNS_FULL)
     tables = set(args.tables or (("table3",) if quick else ("table3", "drop")))
     drop_names = [n for n in names if n in lpgnn.DROP_DATASETS] if "drop" in tables else []
@@ -87,10 +93,7 @@ def _ppgnn_cells(args):
     from ..models.training import ppgnn
 
     quick = args.mode == "quick"
-    names = args.datasets or (ppgnn.QUICK_DATASETS if quick else tuple(ppgnn.TABLE3_DATASETS))
-    unknown = [n for n in names if n not in ppgnn.TABLE3_DATASETS]
-    if unknown:
-        raise ValueError(f"--datasets must be among {', '.join(ppgnn.TABLE3_DATASETS)}, got {', '.join(unknown)}")
+    names = _datasets(args, ppgnn)
     if args.tables and set(args.tables) != {"table3"}:
         raise ValueError("--tables: ppgnn has only table3 (Table III)")
     runs = args.runs or (ppgnn.RUNS_QUICK if quick else ppgnn.RUNS_FULL)
