@@ -44,7 +44,7 @@ def register(sub) -> None:
                    help="which tables to fill (default: table3 with --quick, table3 and drop with --full)")
     p.add_argument("--runs", type=count("--runs", 1), help="runs per configuration (default 3 quick, 10 full)")
     p.add_argument("--workers", type=count("--workers", 1), default=2,
-                   help="training processes on CPU, one torch thread each (default 2)")
+                   help="training processes, one torch thread each; on CUDA they share the GPU (default 2)")
     p.add_argument("--max-runs", type=count("--max-runs", 0),
                    help="start at most this many new runs, then report (resume later)")
     p.add_argument("--results", metavar="DIR", help="folder of run JSONs (default ldp-audit-results/lpgnn-MODE)")
@@ -193,6 +193,7 @@ def run_ldp_ge(args, console) -> int:
     from ..audits.ldp_ge_reproduction import ldp_ge_report
     from ..models.training import ldp_ge
     from ..models.training.runtime import device_name
+    from ..models.training.sweep import run_sweep
 
     if args.mode != "quick" or args.datasets or args.tables or args.plot or args.max_runs is not None:
         raise ValueError("reproduce ldp-ge supports --quick with --runs, --workers and --results only "
@@ -205,8 +206,9 @@ def run_ldp_ge(args, console) -> int:
     configs = [c for cell in cells for c in cell.configs]
     started = time.perf_counter()
     with _progress(console, len(configs), enabled=not (args.json or args.markdown)) as advance:
-        results = ldp_ge.run_many(configs, store, args.workers, args.data_dir, args.cache_dir,
-                                  on_result=lambda result: advance(result.config))
+        results = run_sweep(configs, store, args.workers, "cpu", args.data_dir, args.cache_dir,
+                            on_result=lambda result, fresh: advance(result.config), run=ldp_ge.run_with_cache,
+                            reuse_key=None)
     report = ldp_ge_report(
         "ldp-ge reproduction (quick)", cells, results,
         subject={"paper": "ldp-ge", "tables": "Table III (Cora, HDS/MB, eps 1 and 5) + Fig. 2 point (eps 1)"},

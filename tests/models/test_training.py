@@ -132,8 +132,15 @@ def test_sweep_resumes_and_skips_finished_runs(tmp_path, monkeypatch):
     fresh.clear()
     results = sweep.run_sweep(configs, store, device="cpu", on_result=lambda r, new: fresh.append(new))
     assert sorted(fresh) == [False, True, True] and set(results) == set(configs)
-    monkeypatch.setattr(sweep, "train_run", lambda *a: pytest.fail("a finished run was retrained"))
-    assert set(sweep.run_sweep(configs, store, device="cpu")) == set(configs)
+    retrain = lambda *a: pytest.fail("a finished run was retrained")  # noqa: E731
+    assert set(sweep.run_sweep(configs, store, device="cpu", run=retrain)) == set(configs)
+
+
+def test_runs_sharing_a_perturbation_travel_together():
+    configs = [_config(epochs=5, seed=s, k_x=k) for k in (1, 2) for s in range(2)]
+    groups = sweep.group_for_reuse(configs, RunConfig.perturbation_key)
+    assert groups == [[configs[0], configs[2]], [configs[1], configs[3]]]
+    assert sweep.group_for_reuse(configs, None) == [[c] for c in configs]
 
 
 @pytest.mark.parametrize("changes, parameter", [

@@ -19,11 +19,9 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import multiprocessing
 import time
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import asdict, dataclass, field, fields, replace
-from typing import Callable, Iterable
+from typing import Callable
 
 import numpy as np
 from scipy.stats import rankdata
@@ -391,39 +389,12 @@ class LdpGeStore(RunStore):
     result_type = LdpGeResult
 
 
-def _run_and_save(config: LdpGeConfig, root: str, data_dir, cache_dir) -> LdpGeResult:
-    runtime.limit_threads()
-    result = run_ldp_ge(config, data_dir=data_dir, cache_dir=cache_dir)
-    LdpGeStore(root).save(result)
-    return result
-
-
-def run_many(configs: Iterable[LdpGeConfig], store: LdpGeStore, workers: int = 1, data_dir=None, cache_dir=None,
-             on_result: Callable[[LdpGeResult], None] | None = None) -> dict:
-    """Run every config not in ``store`` (``workers`` processes, one torch thread each); {config: result}."""
-    configs = list(dict.fromkeys(configs))
-    results = {c: r for c in configs if (r := store.load(c)) is not None}
-    todo = [c for c in configs if c not in results]
-
-    def finished(result):
-        results[result.config] = result
-        if on_result:
-            on_result(result)
-
-    for result in list(results.values()):
-        if on_result:
-            on_result(result)
-    if workers == 1 or len(todo) <= 1:
-        for config in todo:
-            finished(_run_and_save(config, str(store.root), data_dir, cache_dir))
-        return results
-    with ProcessPoolExecutor(min(workers, len(todo)), multiprocessing.get_context("spawn")) as pool:
-        pending = {pool.submit(_run_and_save, c, str(store.root), data_dir, cache_dir) for c in todo}
-        while pending:
-            done, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for future in done:
-                finished(future.result())
-    return results
+def run_with_cache(config: LdpGeConfig, device: str, cache) -> LdpGeResult:
+    """:func:`run_ldp_ge` as a sweep runner (``training.sweep.run_sweep(..., run=run_with_cache)``): the graph
+    comes from the worker's cache. LDP-GE trains on CPU (``device`` must be ``"cpu"``)."""
+    if device != "cpu":
+        raise ValueError(f"device: LDP-GE trains on cpu only, got {device!r}")
+    return run_ldp_ge(config, cache.graph(config.dataset))
 
 
 # ------------------------------------------------------------------------------------------------- the grids
