@@ -30,7 +30,10 @@ class RunCache:
     features: dict = field(default_factory=dict)
     propagated: dict = field(default_factory=dict)
     draws: int = 0
-    max_features: int = 4  # feature matrices kept (each up to n x d floats)
+    #: perturbations kept (each an n x d matrix plus its propagations, on the training device). The sweep ships
+    #: the runs of one perturbation to one worker together, so one is enough; four held ~6 GiB of GPU memory per
+    #: worker on Facebook, and 15 workers ran an 80 GB H100 out of memory.
+    max_features: int = 1
 
     def graph(self, name: str) -> datasets.Graph:
         if name not in self.graphs:
