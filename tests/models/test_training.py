@@ -136,6 +136,19 @@ def test_sweep_resumes_and_skips_finished_runs(tmp_path, monkeypatch):
     assert set(sweep.run_sweep(configs, store, device="cpu", run=retrain)) == set(configs)
 
 
+def test_an_interrupted_sweep_cancels_its_queue(tmp_path):
+    store = RunStore(tmp_path)
+    configs = [_config(epochs=2, seed=s) for s in range(24)]
+
+    def interrupt(result, fresh):
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        sweep.run_sweep(configs, store, workers=2, device="cpu", on_result=interrupt)
+    saved = sum(store.done(c) for c in configs)
+    assert 1 <= saved < len(configs) // 2  # the runs in flight and a few queued ones; the rest were cancelled
+
+
 def test_runs_sharing_a_perturbation_travel_together():
     configs = [_config(epochs=5, seed=s, k_x=k) for k in (1, 2) for s in range(2)]
     groups = sweep.group_for_reuse(configs, RunConfig.perturbation_key)

@@ -56,7 +56,8 @@ def run_sweep(configs: Iterable, store: RunStore, workers: int = 1, device: str 
 
     ``on_result(result, fresh)`` is called once per config: first for the stored ones (``fresh=False``), then for
     each newly finished run. ``workers > 1`` uses that many processes; on CUDA they share the one GPU (the
-    models here are far too small to fill it from one process).
+    models here are far too small to fill it from one process). An interrupt (or a failed run) cancels the
+    queued runs; the ones in progress finish and are saved, so a rerun resumes.
     """
     configs = list(dict.fromkeys(configs))
     if not (isinstance(workers, int) and workers >= 1):
@@ -88,8 +89,13 @@ def run_sweep(configs: Iterable, store: RunStore, workers: int = 1, device: str 
         context = multiprocessing.get_context("spawn")
         with ProcessPoolExecutor(min(workers, len(groups)), context, _init_worker, (data_dir, cache_dir)) as pool:
             pending = {pool.submit(_run_group, run, group, str(store.root), device) for group in groups}
-            while pending:
-                done, pending = wait(pending, return_when=FIRST_COMPLETED)
-                for future in done:
-                    finished(future.result())
+            try:
+                while pending:
+                    done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                    for future in done:
+                        finished(future.result())
+            except BaseException:  # Ctrl-C or a failed run: drop the queue, let the running groups finish and save
+                for future in pending:
+                    future.cancel()
+                raise
     return results
