@@ -195,6 +195,13 @@ def _ppm_at_a_hundredth_of_its_budget(monkeypatch):
                         lambda config, d: original(replace(config, eps_x=config.eps_x / 100), d))
 
 
+def _two_hop_flexprop(monkeypatch):
+    """ppgnn C16 mutant: FlexProp's step built on the two-hop support (Pi @ Pi), denser than A + I."""
+    original = propagation.FlexProp.step_matrix
+    monkeypatch.setattr(propagation.FlexProp, "step_matrix", lambda self, adjacency: (
+        original(self, adjacency) @ original(self, adjacency)).tocsr())
+
+
 def _strict_levels(monkeypatch):
     """ppgnn E16 correction: the Strict level distribution (spec A8, Fig. 5 right): every user at level 1."""
     monkeypatch.setattr(training_stages, "personalised_levels",
@@ -225,6 +232,7 @@ MUTANTS = {
             lambda eps, d, m, x, f=ppgnn_paper.mlr_coordinate_law_printed: f(eps, d, m, min(1.0, max(-1.0, 2 * x))))),
     "ppgnn C13: inverse-sd weights in FlexProp": ClaimMutant(
         "ppgnn.eq11.optimum", "wrong weights", _inverse_sd_weights),
+    "ppgnn C16: FlexProp on the two-hop support": ClaimMutant("C16 ops", "denser step", _two_hop_flexprop),
     "ppgnn C17: PPM reports at eps/100": ClaimMutant("C17 small", "wrong budget", _ppm_at_a_hundredth_of_its_budget),
     "ppgnn E16: gamma = 0.3 in the pipeline": ClaimMutant(
         "E16.budget", "wrong split", _set(training_stages, "PPM_GAMMA", 0.3)),
