@@ -192,7 +192,8 @@ C17_SMALL = {"dataset": "cora", "eps": 0.01, "k": 8, "epochs": 100}
 RESULTS_ENV = "LDP_AUDIT_PPGNN_RESULTS"
 
 
-def c17_trained(graph, eps: float, k: int, epochs: int, runs: int | None = None, name: str = "C17 small") -> CheckResult:
+def c17_trained(graph, eps: float, k: int, epochs: int, runs: int | None = None,
+                name: str = "C17 small") -> CheckResult:
     """C17 (PPM > MB) computed: ``runs`` MB and PPM trainings of Table III's pipeline on ``graph`` at one eps and
     K (shortened to ``epochs``), paired by seed, judged by :func:`ppm_over_mb` (bootstrap CI of the paired
     difference). Not Table III's protocol (one K, few epochs, few runs): a fast check of its ordering."""

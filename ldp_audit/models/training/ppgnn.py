@@ -3,8 +3,8 @@
 A PPM cell is PPGNN: personalised reports (ppgnn A4, h = 5, gamma = 0.5, uniform levels) and FlexProp(K)
 weighted by the reported levels (A5) as preprocessing before a two-layer backbone. The baselines 1B, LP, GM
 (every coordinate at eps/d) and MB (m sampled coordinates) use the uniform budget eps = eps^1 (spec §7.7) with
-the same placement: KProp(K) mean with self-loops, which is FlexProp with equal weights. K is chosen per cell on mean validation accuracy (spec §4: "tuned
-separately per eps").
+the same placement: KProp(K) mean with self-loops, which is FlexProp with equal weights. K is chosen per cell on
+mean validation accuracy (spec §4: "tuned separately per eps").
 
 The paper prints no chosen learning rate, weight decay or dropout (only grids, spec §4); PPGNN extends LPGNN,
 so the runs use LPGNN's per-dataset values (seed Table 2 of lpgnn) and are not re-tuned here.
