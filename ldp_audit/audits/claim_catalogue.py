@@ -83,7 +83,7 @@ NEEDS: dict[str, dict[str, str]] = {
         "E12": _PIPELINE + " (arithmetic on Table 3)", "E13": _PIPELINE, "E14": _PIPELINE, "E15": _PIPELINE,
     },
     "ppgnn": {
-        "C9": _ATTACKS, "C10": _ATTACKS, "C11": _ATTACKS,
+        "C9": _ATTACKS, "C10": "the joint (x, tau) reading is C11's (attack level-leak)", "C11": _ATTACKS,
         "C16": "the row counts operations; wall-clock in benchmarks/flexprop.py (not gating)",
         "C17": "reduced by default (Cora, one K, 5 runs); the spec's 4-of-6 rule reads stored reproduce results",
         "C18": _ATTACKS, "C19": _PIPELINE + ", figure-only: rows of `reproduce ppgnn` (K and eps trends)",

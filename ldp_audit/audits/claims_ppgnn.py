@@ -327,14 +327,55 @@ def c16_operation_count(graph) -> CheckResult:
                      fails_if="FlexProp's step matrix has entries outside the support of A + I")
 
 
+def c10_per_node_ldp(graph, epochs: int = 5) -> CheckResult:
+    """C10 (Theorem 5: PPGNN is eps^tau-LDP for each node), in its reading that holds: at a fixed level tau the
+    report is (1 - gamma) eps^tau <= eps^tau LDP in x (exact enumeration, d = 3, h = 3, paper mode as the
+    pipeline runs it), and everything after the reports is post-processing. The latter is checked on the
+    pipeline itself: the users' PPM reports are drawn from ``graph``'s features (client side), then FlexProp and
+    training run on a graph whose feature matrix is a guard that raises on any use (server side). The guard is
+    shown to trip on the client side. The joint (x, tau) statement is C11's (level-leak rows)."""
+    from dataclasses import replace
+
+    from ..models.training import RunCache, ppgnn, stages, train_run
+    from .claims_ldp_ge import RawFeatureAccess, RawFeatureGuard
+
+    small = PersonalisedMechanism(1.0, 3, h=3)
+    slack = max(enumerate_max_ratio(small.feature_mechanism(t))[0] - float(small.budget(t)) for t in (1, 2, 3))
+    config = replace(ppgnn.ppgnn_config(graph.name, "PPM", 1.0, 2, 0), epochs=epochs)
+    guarded = replace(graph, x=RawFeatureGuard())
+    try:
+        stages.PersonalisedFeatures().node_features(guarded, config, rng_for(0))
+        teeth = False
+    except RawFeatureAccess:
+        teeth = True
+    cache = RunCache(graphs={graph.name: graph})
+    cache.node_features(config, graph)  # the users report once, from their own features
+    cache.graphs[graph.name] = guarded
+    try:
+        score, leak = train_run(config, "cpu", cache).test_accuracy, ""
+    except RawFeatureAccess as exc:
+        score, leak = None, str(exc)
+    holds = slack <= 1e-9 and teeth and not leak
+    found = (f"at fixed tau the exact max log ratio stays at least {-slack:.3f} below eps^tau (levels 1-3, d = 3); "
+             + ("the server's FlexProp and training never touched raw X (the guard trips on the client side)"
+                if teeth and not leak else f"the server read raw X: {leak}" if leak else
+                "the guard did not trip on the client side, so the check has no teeth"))
+    return claim_row("C10", "Thm 5: PPGNN is eps^tau-LDP per node (fixed tau; FlexProp and training are "
+                     "post-processing of the reports)", holds, score, "test accuracy without raw X", found,
+                     fails_if="a level's report exceeds eps^tau, or the server's stages read the raw features")
+
+
 def ppgnn_pipeline_claims(settings: ClaimSettings) -> list[CheckResult]:
-    """Rows on Table III's pipeline (issue 15): E16 from the level draws, C16 by operation count on Cora, C17
+    """Rows on Table III's pipeline (issue 15): E16 from the level draws, C10 on a CSBM graph, C16 by operation
+    count on Cora, C17
     computed on a small configuration (Cora) and C17 as the spec audits it on stored ``reproduce ppgnn``
     results."""
     from ..models import data
     from .result import Status
 
-    rows = e16_budget_rows(settings)
+    from ..models.synthetic import csbm
+
+    rows = e16_budget_rows(settings) + [c10_per_node_ldp(csbm(n=300, classes=4, d=24, signal=0.3, seed=5))]
     try:
         graph = data.load(C17_SMALL["dataset"])
     except ValueError as exc:

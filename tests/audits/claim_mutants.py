@@ -202,6 +202,21 @@ def _two_hop_flexprop(monkeypatch):
         original(self, adjacency) @ original(self, adjacency)).tocsr())
 
 
+def _server_rereads_features(monkeypatch):
+    """ppgnn C10 mutant: the server recomputes the feature reports from the graph instead of using the users'."""
+    from ldp_audit.models.training import train
+
+    monkeypatch.setattr(train.RunCache, "node_features", lambda self, config, graph: training_stages.FEATURES[
+        config.features].node_features(graph, config, np.random.default_rng(config.seed)))
+
+
+def _features_at_the_whole_budget_and_more(monkeypatch):
+    """ppgnn C10 mutant: a level's features reported at 1.5 eps^tau (the split forgotten and overspent)."""
+    from ldp_audit.mechanisms.personalised import PersonalisedMechanism
+
+    monkeypatch.setattr(PersonalisedMechanism, "feature_budget", lambda self, tau: float(1.5 * self.budget(tau)))
+
+
 def _strict_levels(monkeypatch):
     """ppgnn E16 correction: the Strict level distribution (spec A8, Fig. 5 right): every user at level 1."""
     monkeypatch.setattr(training_stages, "personalised_levels",
@@ -232,6 +247,10 @@ MUTANTS = {
             lambda eps, d, m, x, f=ppgnn_paper.mlr_coordinate_law_printed: f(eps, d, m, min(1.0, max(-1.0, 2 * x))))),
     "ppgnn C13: inverse-sd weights in FlexProp": ClaimMutant(
         "ppgnn.eq11.optimum", "wrong weights", _inverse_sd_weights),
+    "ppgnn C10: the server re-derives features from raw X": ClaimMutant("C10", "server reads X",
+                                                                         _server_rereads_features),
+    "ppgnn C10: features at 1.5 eps^tau": ClaimMutant("C10", "overspent budget",
+                                                      _features_at_the_whole_budget_and_more),
     "ppgnn C16: FlexProp on the two-hop support": ClaimMutant("C16 ops", "denser step", _two_hop_flexprop),
     "ppgnn C17: PPM reports at eps/100": ClaimMutant("C17 small", "wrong budget", _ppm_at_a_hundredth_of_its_budget),
     "ppgnn E16: gamma = 0.3 in the pipeline": ClaimMutant(

@@ -40,6 +40,7 @@ def _rows(row: str, paper: str = "", monkeypatch=None):
         "C15": lambda: [claims_ldp_ge.check_lemma2()],
         "C4": lambda: [claims_ppgnn.check_mb_mlr_law()],
         "ppgnn.eq11.optimum": lambda: aggregation.check_flexprop_weighting(1433, 1.0, 20, 2000, 1)[:1],
+        "C10": lambda: [claims_ppgnn.c10_per_node_ldp(_csbm())],
         "C16 ops": lambda: [claims_ppgnn.c16_operation_count(_csbm())],
         "C17 small": lambda: [claims_ppgnn.c17_trained(_csbm(), eps=4.0, k=1, epochs=60)],
         "E16.budget": lambda: claims_ppgnn.e16_budget_rows(DEFAULT)[:1],
