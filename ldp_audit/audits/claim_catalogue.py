@@ -83,11 +83,13 @@ NEEDS: dict[str, dict[str, str]] = {
         "E12": _PIPELINE + " (arithmetic on Table 3)", "E13": _PIPELINE, "E14": _PIPELINE, "E15": _PIPELINE,
     },
     "ppgnn": {
-        "C9": _ATTACKS, "C10": _ATTACKS, "C11": _ATTACKS, "C16": "benchmark, not gating (benchmarks/)",
-        "C17": _PIPELINE + ", Table III", "C18": _ATTACKS, "C19": _PIPELINE + ", figure-only",
+        "C9": _ATTACKS, "C10": "the joint (x, tau) reading is C11's (attack level-leak)", "C11": _ATTACKS,
+        "C16": "the row counts operations; wall-clock in benchmarks/flexprop.py (not gating)",
+        "C17": "reduced by default (Cora, one K, 5 runs); the spec's 4-of-6 rule reads stored reproduce results",
+        "C18": _ATTACKS, "C19": _PIPELINE + ", figure-only: rows of `reproduce ppgnn` (K and eps trends)",
         "E4": _ATTACKS, "E5": _ATTACKS, "E6": _ATTACKS, "E7": _TEXT + " (the model uses 2^(tau-1) eps)",
         "E9": _TEXT, "E11": _TEXT, "E12": _TEXT, "E13": _TEXT,
-        "E15": _TEXT, "E16": _PIPELINE + ", Table III", "E17": _ATTACKS + " (GM/LP variance ratio)", "E18": _TEXT,
+        "E15": _TEXT, "E17": _ATTACKS + " (GM/LP variance ratio)", "E18": _TEXT,
         "E19": _TEXT,
     },
     "se-privgemb": {

@@ -23,7 +23,7 @@ PROVIDERS: dict[str, tuple[str, ...]] = {
     "lpgnn": ("ldp_audit.audits.claims_lpgnn:lpgnn_claims", "ldp_audit.audits.claims_lpgnn:lpgnn_graph_claims",
               "ldp_audit.audits.claims_lpgnn:lpgnn_attack_claims", "ldp_audit.audits.claims_lpgnn:lpgnn_training_claims"),
     "ppgnn": ("ldp_audit.audits.claims_ppgnn:ppgnn_claims", "ldp_audit.audits.claims_ppgnn:ppgnn_graph_claims",
-              "ldp_audit.audits.claims_ppgnn:ppgnn_attack_claims"),
+              "ldp_audit.audits.claims_ppgnn:ppgnn_attack_claims", "ldp_audit.audits.claims_ppgnn:ppgnn_pipeline_claims"),
     "se-privgemb": tuple(f"ldp_audit.audits.seprivgemb_claims:{name}" for name in (
         "gradient_claims", "noise_claims", "theorem3_exact_claims", "theorem3_stochastic_claims", "algorithm1_claims",
         "accounting_claims", "budget_claims", "node_level_claims", "stop_rule_claims", "membership_claims",

@@ -7,17 +7,21 @@ the K the paper would have taken on test is shown beside it. The report prints
 paper vs measured per cell with gap, tolerance (spec 7.4) and PASS/FAIL; the
 exit code is 1 when a cell is out of tolerance.
 
-ppgnn: Table III's MB and PPM cells (K chosen on validation per cell), then per
-dataset and eps C17 (PPM > MB: percentile bootstrap CI of the paired mean
-difference) and E16 (PPM's mean feature budget against MB's). --quick: Cora,
-3 runs, eps in {0.01, 1}, K in {2, 8}, GCN.
+ppgnn: Table III's cells (K chosen on validation per cell), then per dataset
+and eps C17 (PPM > MB: percentile bootstrap CI of the paired mean difference)
+and E16 (PPM's mean feature budget against MB's), and the C19 trends: accuracy
+rises then falls with K (Fig. 6, PPM cells) and rises with eps (per mechanism),
+by paired bootstrap CIs. --quick: Cora, 3 runs, eps in {0.01, 1}, K in {2, 8},
+MB and PPM, GCN (C17 and C19 then say INCONCLUSIVE: too few runs / K values).
+--full: the six datasets, eps in {0.01, 0.1, 1}, K in {0, 2, 4, 8, 16}, 10 runs,
+all five mechanisms 1B, LP, GM (corrected sigma, delta 1e-5), MB and PPM.
 """
 from __future__ import annotations
 
 import argparse
 import time
 
-from ..audits.ppgnn_reproduction import ppgnn_paper_value, ppgnn_rows
+from ..audits.ppgnn_reproduction import c19_rows, ppgnn_paper_value, ppgnn_rows
 from ._common import add_output_options, emit
 from .data import add_data_options
 from .train import add_device_option, count
@@ -36,7 +40,7 @@ def register(sub) -> None:
     mode.add_argument("--full", dest="mode", action="store_const", const="full",
                       help="lpgnn: every Table 3 dataset, eps in {0.1, 0.5, 1, 2}, K in {1..32}, 10 runs, and the "
                            "Drop table; ppgnn: every Table III dataset, eps in {0.01, 0.1, 1}, K in {0..16}, "
-                           "10 runs (default: --quick)")
+                           "10 runs, mechanisms 1B, LP, GM, MB, PPM (default: --quick)")
     p.set_defaults(mode="quick")
     p.add_argument("--datasets", nargs="+", metavar="NAME", help="restrict to these paper datasets (cora citeseer "
                                                                  "pubmed facebook github lastfm)")
@@ -97,8 +101,9 @@ def _ppgnn_cells(args):
     if args.tables and set(args.tables) != {"table3"}:
         raise ValueError("--tables: ppgnn has only table3 (Table III)")
     runs = args.runs or (ppgnn.RUNS_QUICK if quick else ppgnn.RUNS_FULL)
-    cells = ppgnn.table3_cells(names, ppgnn.EPS_QUICK if quick else ppgnn.EPS_FULL, k_grid=ppgnn.K_QUICK if quick
-                               else ppgnn.K_FULL, runs=runs, model=args.backbone)
+    cells = ppgnn.table3_cells(names, ppgnn.EPS_QUICK if quick else ppgnn.EPS_FULL,
+                               ppgnn.MECHANISMS_QUICK if quick else tuple(ppgnn.MECHANISMS),
+                               k_grid=ppgnn.K_QUICK if quick else ppgnn.K_FULL, runs=runs, model=args.backbone)
     return cells, runs, {"table3"}
 
 
@@ -146,8 +151,10 @@ def _ppgnn_report(args, console, cells, measured, results, settings) -> int:
     loaders = {loader: name for name, loader in TABLE3_DATASETS.items()}
     num_nodes = {loaders[r.config.dataset]: r.extra["num_nodes"] for r in results.values()}
     table = reproduction_report(f"ppgnn reproduction ({args.mode})", cells, measured, lookup=ppgnn_paper_value)
-    report = AuditReport.of(table.title, list(table.results) + ppgnn_rows(cells, measured, num_nodes),
-                            {"paper": "ppgnn", "tables": "Table III (MB, PPM) + C17 + E16",
+    columns = ", ".join(dict.fromkeys(c.column.split(" eps=")[0] for c in cells))
+    rows = ppgnn_rows(cells, measured, num_nodes) + c19_rows(cells, measured, results)
+    report = AuditReport.of(table.title, list(table.results) + rows,
+                            {"paper": "ppgnn", "tables": f"Table III ({columns}) + C17 + E16 + C19",
                              "backbone": args.backbone}, settings)
     if args.plot:
         from ..files import write_atomic
@@ -157,7 +164,8 @@ def _ppgnn_report(args, console, cells, measured, results, settings) -> int:
 
 
 def ppgnn_plot(report) -> bytes:
-    """PNG: Table III accuracy against eps per dataset, MB and PPM measured (mean ± std) with the paper's points."""
+    """PNG: Table III accuracy against eps per dataset, each mechanism measured (mean ± std) with the paper's
+    points in the same colour."""
     import io
 
     import matplotlib
@@ -165,12 +173,17 @@ def ppgnn_plot(report) -> bytes:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from ..models.training.ppgnn import MECHANISMS as TABLE3_MECHANISMS
+
     rows = [r for r in report.results if r.details.get("table") == "ppgnn_table3" and "measured_mean" in r.details]
     datasets = list(dict.fromkeys(r.name.split(" ")[0] for r in rows))
     fig, axes = plt.subplots(1, max(1, len(datasets)), figsize=(4.2 * max(1, len(datasets)), 3.4), squeeze=False)
     for ax, name in zip(axes[0], datasets):
-        for mechanism, colour in (("MB", "tab:blue"), ("PPM", "tab:orange")):
+        for mechanism, colour in zip(TABLE3_MECHANISMS, ("tab:grey", "tab:green", "tab:purple", "tab:blue",
+                                                          "tab:orange")):
             own = [r for r in rows if r.name.startswith(f"{name} {mechanism} eps=")]
+            if not own:
+                continue
             eps = [float(r.name.split("eps=")[1]) for r in own]
             ax.errorbar(eps, [r.details["measured_mean"] for r in own], [r.details["measured_std"] for r in own],
                         fmt="o-", color=colour, capsize=3, label=f"{mechanism} measured")

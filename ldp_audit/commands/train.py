@@ -4,9 +4,11 @@ and print its test accuracy.
 ppgnn trains PPGNN's Table III pipeline (ppgnn A4, A5, A10). With --mechanism
 ppm (default) every user perturbs its features with PPM at its own level's
 budget (h = 5 levels 2^(tau-1) eps, gamma = 0.5), and FlexProp(K) weighted by
-the reported levels propagates them. --mechanism mb is the multi-bit baseline
-at eps for all users, with KProp(K) mean and self-loops. The backbone is gcn by
-default; --mode corrected uses PPM's corrected mode.
+the reported levels propagates them. The baselines use eps for all users, with
+KProp(K) mean and self-loops: mb (multi-bit, m sampled coordinates), and 1b,
+lp, gm (one-bit, Laplace, Gaussian on every coordinate at eps/d; gm with the
+corrected classical sigma, delta = 1e-5, which needs eps/d < 1). The backbone
+is gcn by default; --mode corrected uses PPM's corrected mode.
 
 The run is stored as one JSON under --results: config, metrics at the epoch
 chosen on validation, per-epoch curves, seed, device, versions and wall time.
@@ -60,9 +62,10 @@ def register(sub) -> None:
     p = sub.add_parser("train", help="train one private GNN (LPGNN) and print its test accuracy",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("pipeline", choices=("lpgnn", "ppgnn", "ldp-ge"), help="which private pipeline")
-    p.add_argument("--mechanism", type=str.lower, choices=("ppm", "mb", "hds", "lp", "pm"), default=None,
-                   help="feature mechanism: ppgnn ppm (personalised levels + FlexProp) or mb (multi-bit + KProp), "
-                        "default ppm; ldp-ge hds, lp, pm or mb, default hds")
+    p.add_argument("--mechanism", type=str.lower, choices=("ppm", "mb", "1b", "lp", "gm", "hds", "pm"),
+                   default=None, help="feature mechanism: ppgnn ppm (personalised levels + FlexProp), or the "
+                                      "Table III baselines mb, 1b, lp, gm (+ KProp), default ppm; ldp-ge hds, lp, "
+                                      "pm or mb, default hds")
     p.add_argument("--mode", choices=("paper", "corrected"), default="paper",
                    help="ppgnn only: PPM as printed (Algorithm 3) or corrected (public level budget, "
                         "server-side rescaling; spec C10-C11); default paper")
@@ -128,7 +131,7 @@ def run(args, console) -> int:
                        weight_decay=wd if args.weight_decay is None else args.weight_decay,
                        dropout=dropout if args.dropout is None else args.dropout, epochs=args.epochs, seed=args.seed)
     if args.pipeline == "ppgnn":
-        config = _ppgnn_config(args, graph.name, config)
+        config = _ppgnn_config(args, graph.name, config, graph.num_features)
     store = RunStore(args.results)
     result, stored = store.load(config), True
     if result is None:
@@ -158,8 +161,8 @@ def run(args, console) -> int:
     return 0
 
 
-def _ppgnn_config(args, dataset: str, lpgnn_config):
-    """The ppgnn run the options describe: Table III's configuration with the user's overrides."""
+def _ppgnn_config(args, dataset: str, lpgnn_config, d: int):
+    """The ppgnn run the options describe: Table III's configuration with the user's overrides (d: features)."""
     from dataclasses import replace
 
     from ..models.training.ppgnn import ppgnn_config
@@ -167,8 +170,11 @@ def _ppgnn_config(args, dataset: str, lpgnn_config):
     if args.features != "raw" or args.eps_x is None:
         raise ValueError("ppgnn perturbs the dataset's own features: it needs --features raw and a finite --eps-x")
     mechanism = args.mechanism or "ppm"
-    if mechanism not in ("ppm", "mb"):
-        raise ValueError(f"--mechanism: ppgnn takes ppm or mb, got {args.mechanism!r}")
+    if mechanism not in ("ppm", "mb", "1b", "lp", "gm"):
+        raise ValueError(f"--mechanism: ppgnn takes ppm, mb, 1b, lp or gm, got {args.mechanism!r}")
+    if mechanism == "gm" and not args.eps_x < d:
+        raise ValueError(f"--eps-x: gm's classical calibration needs eps/d < 1, i.e. --eps-x in (0, {d}) on "
+                         f"{dataset}, got {args.eps_x:g}")
     if args.mode == "corrected" and mechanism != "ppm":
         raise ValueError("--mode corrected is a mode of PPM: it needs --mechanism ppm")
     if args.eps_y is not None:

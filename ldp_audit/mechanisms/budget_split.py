@@ -4,7 +4,8 @@
 * ``"ppgnn"``: m = max(1, min(d, floor(eps / 2.2))) (ppgnn Theorem 1);
 * ``"optimal"``: the k in 1..d with the smallest worst-case estimate variance of the mechanism at hand (the
   exact integer minimiser of ppgnn E2 / lpgnn E3; for the one-bit mechanisms it switches from 1 to 2 at
-  eps = 3.0571, not at 4.36 or 4.4).
+  eps = 3.0571, not at 4.36 or 4.4);
+* ``"all"``: k = d, every coordinate at eps/d (ppgnn's 1B, LP and GM baselines of Table III, spec §5.3).
 
 The floors are decimal-exact: eps = 6.6 gives floor(6.6 / 2.2) = 3, whereas float division gives 2.999...
 """
@@ -16,7 +17,7 @@ from typing import Callable
 
 from .validation import check_int
 
-K_RULES = ("lpgnn", "ppgnn", "optimal")
+K_RULES = ("lpgnn", "ppgnn", "optimal", "all")
 _RULE_CONSTANTS = {"lpgnn": Decimal("2.18"), "ppgnn": Decimal("2.2")}
 
 
@@ -47,5 +48,7 @@ def resolve_k(k, eps: float, d: int, worst_case_variance: Callable[[int], float]
                 raise ValueError(f"{name}='optimal' is not defined for this mechanism (its estimate is biased); "
                                  f"give an integer in [1, {d}]")
             return optimal_k(worst_case_variance, eps, d)
+        if k == "all":
+            return d
         return floor_rule(eps, d, k)
     return check_int(k, name, 1, d)

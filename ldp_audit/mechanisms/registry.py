@@ -54,7 +54,7 @@ _DELTA = Param("delta", 1e-5, "(0, 1)", "delta of (eps, delta)-LDP")
 
 
 def _k_param(default) -> Param:
-    return Param("k", default, "integer in [1, d], or 'lpgnn', 'ppgnn', 'optimal'",
+    return Param("k", default, "integer in [1, d], or 'lpgnn', 'ppgnn', 'optimal', 'all'",
                  "coordinates sampled per report (alias: m)")
 
 

@@ -115,12 +115,19 @@ class SampledMechanism(Mechanism):
 
     # ----- client side -------------------------------------------------------------------------------
     def _sampled(self, x, rng, clip):
+        """(n, rows, columns, values): the k sampled coordinates of each row and their reports. With k == d
+        every coordinate is reported in order, and rows/columns are None (no n x d index arrays)."""
         x = as_input_array(x, self.alpha, self.beta, self.d, clip=clip).reshape(-1, self.d)
         rng = check_rng(rng)
         n = x.shape[0]
-        columns = sample_subsets(n, self.d, self.k, rng)
-        rows = np.repeat(np.arange(n), self.k).reshape(n, self.k)
-        values = self.coordinate._sample(self.to_coordinate(x[rows, columns]), rng)
+        if self.k == self.d:
+            rows = columns = None
+            chosen = x
+        else:
+            columns = sample_subsets(n, self.d, self.k, rng)
+            rows = np.repeat(np.arange(n), self.k).reshape(n, self.k)
+            chosen = x[rows, columns]
+        values = self.coordinate._sample(self.to_coordinate(chosen), rng)
         if self.client_scale != 1.0:
             values = values * self.client_scale
         return n, rows, columns, values
@@ -129,19 +136,25 @@ class SampledMechanism(Mechanism):
         """Reports of shape (n, d), exactly k non-zeros per row; with ``return_mask`` also the (n, d) boolean mask S."""
         single = np.asarray(x).ndim == 1 and self.d > 1
         n, rows, columns, values = self._sampled(x, rng, clip)
-        reports = np.zeros((n, self.d))
-        reports[rows, columns] = values
+        if rows is None:
+            reports = np.asarray(values, dtype=np.float64)
+        else:
+            reports = np.zeros((n, self.d))
+            reports[rows, columns] = values
         if single:
             reports = reports[0]
         if not return_mask:
             return reports
-        mask = np.zeros((n, self.d), dtype=bool)
-        mask[rows, columns] = True
+        mask = np.ones((n, self.d), dtype=bool) if rows is None else np.zeros((n, self.d), dtype=bool)
+        if rows is not None:
+            mask[rows, columns] = True
         return reports, (mask[0] if single else mask)
 
     def perturb_sparse(self, x, rng, *, clip: bool = False) -> sparse.csr_matrix:
         """The same reports as a CSR matrix with exactly k stored entries per row: memory O(n k), not O(n d)."""
         n, _, columns, values = self._sampled(x, rng, clip)
+        if columns is None:
+            columns = np.broadcast_to(np.arange(self.d), (n, self.d))
         order = np.argsort(columns, axis=1)
         indices = np.take_along_axis(columns, order, axis=1).ravel()
         data = np.take_along_axis(values, order, axis=1).ravel()

@@ -19,6 +19,7 @@ from ldp_audit.mechanisms import make
 from ldp_audit.mechanisms.budget_split import optimal_k
 from ldp_audit.mechanisms.constants import sw_half_width
 from ldp_audit.models import propagation
+from ldp_audit.models.training import stages as training_stages
 from ldp_audit.models import seprivgemb as se_model
 from ldp_audit.papers import ldp_ge as ldp_ge_paper
 from ldp_audit.papers import lpgnn as lpgnn_paper
@@ -185,6 +186,43 @@ def _corrected_esw_pmf(eps, f, g, half_width):
     return np.where((outputs >= g) & (outputs <= g + 2 * half_width), math.exp(eps) / z, 1.0 / z)
 
 
+def _ppm_at_a_hundredth_of_its_budget(monkeypatch):
+    """ppgnn C17 mutant: the pipeline's PPM reports at eps/100 (a broken budget ladder), so MB beats it."""
+    from dataclasses import replace
+
+    original = training_stages.personalised_mechanism
+    monkeypatch.setattr(training_stages, "personalised_mechanism",
+                        lambda config, d: original(replace(config, eps_x=config.eps_x / 100), d))
+
+
+def _two_hop_flexprop(monkeypatch):
+    """ppgnn C16 mutant: FlexProp's step built on the two-hop support (Pi @ Pi), denser than A + I."""
+    original = propagation.FlexProp.step_matrix
+    monkeypatch.setattr(propagation.FlexProp, "step_matrix", lambda self, adjacency: (
+        original(self, adjacency) @ original(self, adjacency)).tocsr())
+
+
+def _server_rereads_features(monkeypatch):
+    """ppgnn C10 mutant: the server recomputes the feature reports from the graph instead of using the users'."""
+    from ldp_audit.models.training import train
+
+    monkeypatch.setattr(train.RunCache, "node_features", lambda self, config, graph: training_stages.FEATURES[
+        config.features].node_features(graph, config, np.random.default_rng(config.seed)))
+
+
+def _features_at_the_whole_budget_and_more(monkeypatch):
+    """ppgnn C10 mutant: a level's features reported at 1.5 eps^tau (the split forgotten and overspent)."""
+    from ldp_audit.mechanisms.personalised import PersonalisedMechanism
+
+    monkeypatch.setattr(PersonalisedMechanism, "feature_budget", lambda self, tau: float(1.5 * self.budget(tau)))
+
+
+def _strict_levels(monkeypatch):
+    """ppgnn E16 correction: the Strict level distribution (spec A8, Fig. 5 right): every user at level 1."""
+    monkeypatch.setattr(training_stages, "personalised_levels",
+                        lambda mechanism, n, seed: (np.ones(n, dtype=np.int64), np.ones(n, dtype=np.int64)))
+
+
 #: Mutants of rows computed by their own check functions (see test_claims_rows._rows).
 MUTANTS = {
     "ldp-ge C2: HDS at eps per coordinate instead of eps/k": ClaimMutant(
@@ -209,6 +247,16 @@ MUTANTS = {
             lambda eps, d, m, x, f=ppgnn_paper.mlr_coordinate_law_printed: f(eps, d, m, min(1.0, max(-1.0, 2 * x))))),
     "ppgnn C13: inverse-sd weights in FlexProp": ClaimMutant(
         "ppgnn.eq11.optimum", "wrong weights", _inverse_sd_weights),
+    "ppgnn C10: the server re-derives features from raw X": ClaimMutant("C10", "server reads X",
+                                                                         _server_rereads_features),
+    "ppgnn C10: features at 1.5 eps^tau": ClaimMutant("C10", "overspent budget",
+                                                      _features_at_the_whole_budget_and_more),
+    "ppgnn C16: FlexProp on the two-hop support": ClaimMutant("C16 ops", "denser step", _two_hop_flexprop),
+    "ppgnn C17: PPM reports at eps/100": ClaimMutant("C17 small", "wrong budget", _ppm_at_a_hundredth_of_its_budget),
+    "ppgnn E16: gamma = 0.3 in the pipeline": ClaimMutant(
+        "E16.budget", "wrong split", _set(training_stages, "PPM_GAMMA", 0.3)),
+    "ppgnn E16: h = 4 levels in the pipeline": ClaimMutant(
+        "E16.budget", "wrong ladder", _set(training_stages, "PPM_LEVELS", 4)),
     "ldp-ge E12: push drops isolated nodes": ClaimMutant("E12.isolated-nodes", "wrong corner case",
                                                           _push_dropping_isolated_nodes),
     "lpgnn E6: covariance with m d instead of m (d - 1)": ClaimMutant(
@@ -287,6 +335,7 @@ CORRECTIONS = {
             lambda eps, d, m: (d / m) / math.tanh(eps / (2 * m)) ** 2)), "ppgnn"),
     "ppgnn C8 (E3): window {g..g+2b}": ClaimMutant(
         "C8 (E3)", "erratum corrected", _set(ppgnn_paper, "esw_pmf_printed", _corrected_esw_pmf), "ppgnn"),
+    "ppgnn E16: PPM at the Strict level distribution": ClaimMutant("E16", "comparison basis equalised", _strict_levels),
 }
 
 

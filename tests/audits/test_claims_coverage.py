@@ -44,7 +44,7 @@ def test_coverage_lists_every_c_and_e_id_and_picks_up_new_rows():
     assert entries["C2"]["status"] == entries["E1"]["status"] == "fail"
     assert entries["C9"]["status"] == "inconclusive"  # a row added later (by its name) is discovered
     assert entries["M1"]["rows"] == ["M1 extra"] and "M2" not in entries  # M ids only when checked
-    assert entries["C17"]["status"] == "needs" and entries["C17"]["needs"].startswith("needs: pipeline")
+    assert entries["C19"]["status"] == "needs" and entries["C19"]["needs"].startswith("needs: pipeline")
 
 
 def test_run_claims_reports_each_provider_and_quotes_the_unchecked_errata(monkeypatch):

@@ -1,13 +1,18 @@
 """``ldp-audit train ppgnn`` / ``reproduce ppgnn``: bad input exits 2 naming the parameter; Table III lookups;
 C17 passes when PPM beats MB, fails on a mutant where MB beats PPM, and stays INCONCLUSIVE on 3 runs; E16 reports
-PPM's larger mean feature budget. Measurements are fabricated (no training)."""
+PPM's larger mean feature budget; the C19 trend rows pass on conforming and fail on violating results. Measurements
+are fabricated (no training)."""
 from __future__ import annotations
 
+from types import SimpleNamespace
+
+import numpy as np
 import pytest
 
 from ldp_audit.audits.result import Status
 from ldp_audit.cli import main
-from ldp_audit.audits.ppgnn_reproduction import feature_budget_row, ppgnn_paper_value, ppgnn_rows, ppm_over_mb
+from ldp_audit.audits.ppgnn_reproduction import (c19_rows, feature_budget_row, k_trend_row, ppgnn_paper_value,
+                                                 ppgnn_rows, ppm_over_mb)
 from ldp_audit.models.training import ppgnn
 from ldp_audit.models.training.lpgnn import Measured
 
@@ -22,7 +27,8 @@ def _exit_code(argv) -> int:
 @pytest.mark.parametrize("argv, parameter", [
     (["train", "ppgnn", "--eps-x", "0"], "--eps-x"),
     (["train", "ppgnn", "--eps-x", "inf"], "--eps-x"),
-    (["train", "ppgnn", "--mechanism", "gm"], "--mechanism"),
+    (["train", "ppgnn", "--mechanism", "pm"], "--mechanism"),
+    (["train", "ppgnn", "--mechanism", "gm", "--eps-x", "5000"], "--eps-x"),  # Cora: eps/d must stay below 1
     (["train", "ppgnn", "--mode", "fixed"], "--mode"),
     (["train", "ppgnn", "--eps-y", "1"], "--eps-y"),
     (["train", "ppgnn", "--mechanism", "mb", "--mode", "corrected"], "--mode"),
@@ -36,7 +42,7 @@ def test_bad_input_exits_2_naming_the_parameter(argv, parameter, capsys):
 
 
 def _cells(runs):
-    return ppgnn.table3_cells(["cora"], (0.01,), k_grid=(2,), runs=runs)
+    return ppgnn.table3_cells(["cora"], (0.01,), ppgnn.MECHANISMS_QUICK, k_grid=(2,), runs=runs)
 
 
 def _measured(cell, values):
@@ -75,3 +81,77 @@ def test_e16_row_reports_ppm_mean_budget_against_mb():
     rows = ppgnn_rows([mb_cell, ppm_cell], {mb_cell: _measured(mb_cell, [55, 56, 54]),
                                             ppm_cell: _measured(ppm_cell, [62, 63, 61])}, {"cora": 2708})
     assert [r.name for r in rows] == ["cora C17 PPM-MB eps=0.01", "cora E16 budget eps=0.01"]
+
+
+def test_table3_lookup_reads_every_mechanism_column():
+    cells = ppgnn.table3_cells(["cora"], (0.01,), k_grid=(2,), runs=1)
+    assert [c.column.split(" ")[0] for c in cells] == ["1B", "LP", "GM", "MB", "PPM"]
+    assert [ppgnn_paper_value(c)[0] for c in cells] == [25.9, 23.3, 31.3, 55.1, 62.0]
+
+
+# ----- C19 -------------------------------------------------------------------------------------------------------
+
+K_GRID = (0, 2, 4, 8, 16)
+
+
+def _k_results(cell, curve, noise=0.5, seed=0):
+    """Fabricated runs of ``cell``: test and validation accuracy follow ``curve`` (K -> %), each with its own
+    seeded noise (validation noise independent of test, as on disjoint node sets)."""
+    rng = np.random.default_rng(seed)
+    out = {}
+    for k, configs in cell.candidates.items():
+        for config in configs:
+            test, val = (curve[k] + rng.normal(0, noise, size=2)) / 100
+            out[config] = SimpleNamespace(test_accuracy=test, metrics={"val_acc": val})
+    return out
+
+
+@pytest.mark.parametrize("curve, status", [
+    ({0: 50, 2: 60, 4: 63, 8: 61, 16: 55}, Status.PASS),  # rises, then falls (Fig. 6)
+    ({0: 50, 2: 55, 4: 58, 8: 61, 16: 64}, Status.FAIL),  # mutant: keeps rising, no over-smoothing
+    ({0: 64, 2: 61, 4: 58, 8: 55, 16: 50}, Status.FAIL),  # mutant: propagation only hurts
+    ({0: 60, 2: 60, 4: 60, 8: 60, 16: 60}, Status.INCONCLUSIVE),  # flat: no evidence either way
+])
+def test_c19_k_trend_on_ten_seeds(curve, status):
+    cell = ppgnn.table3_cells(["cora"], (0.01,), ("PPM",), k_grid=K_GRID, runs=10)[0]
+    row = k_trend_row(cell, _k_results(cell, curve))
+    assert row.status is status, row.explanation
+
+
+def test_c19_k_trend_is_inconclusive_on_the_quick_grid_and_on_unfinished_runs():
+    quick = ppgnn.table3_cells(["cora"], (0.01,), ("PPM",), k_grid=(2, 8), runs=10)[0]
+    assert k_trend_row(quick, _k_results(quick, {2: 60, 8: 50})).status is Status.INCONCLUSIVE
+    full = ppgnn.table3_cells(["cora"], (0.01,), ("PPM",), k_grid=K_GRID, runs=10)[0]
+    results = _k_results(full, {0: 50, 2: 60, 4: 63, 8: 61, 16: 55})
+    results.pop(full.candidates[16][0])
+    assert "unfinished" in k_trend_row(full, results).explanation
+
+
+@pytest.mark.parametrize("low, high, status", [
+    ([55, 56, 54, 55, 57, 55, 54, 56, 55, 54], [78, 79, 77, 79, 80, 78, 77, 79, 78, 79], Status.PASS),
+    ([78, 79, 77, 79, 80, 78, 77, 79, 78, 79], [55, 56, 54, 55, 57, 55, 54, 56, 55, 54], Status.FAIL),  # mutant
+    ([55, 56, 54, 55, 57, 55, 54, 56, 55, 54], [55, 57, 54, 56, 55, 53, 56, 55, 54, 56], Status.INCONCLUSIVE),
+])
+def test_c19_eps_trend_per_mechanism(low, high, status):
+    cells = ppgnn.table3_cells(["cora"], (0.01, 1.0), ("LP",), k_grid=(2,), runs=10)
+    measured = {cells[0]: _measured(cells[0], low), cells[1]: _measured(cells[1], high)}
+    rows = c19_rows(cells, measured, {})
+    assert [r.name for r in rows] == ["cora C19 eps-trend LP"] and rows[0].status is status
+
+
+def test_c19_rows_need_five_seeds():
+    cells = ppgnn.table3_cells(["cora"], (0.01, 1.0), ("MB", "PPM"), k_grid=(2, 8), runs=3)
+    measured = {c: _measured(c, [50 + 20 * ("eps=1" in c.column) + i for i in range(3)]) for c in cells}
+    rows = c19_rows(cells, measured, _k_results(cells[1], {2: 60, 8: 50}))
+    assert {r.status for r in rows} == {Status.INCONCLUSIVE}
+    assert sum("eps-trend" in r.name for r in rows) == 2 and sum("K-trend" in r.name for r in rows) == 2
+
+
+def test_train_ppgnn_runs_a_table3_baseline(tmp_path, capsys):
+    import json
+
+    assert main(["train", "ppgnn", "--mechanism", "lp", "--eps-x", "1", "--epochs", "2", "--k", "1",
+                 "--results", str(tmp_path), "--json", "--device", "cpu"]) == 0
+    config = json.loads(capsys.readouterr().out)["config"]
+    assert (config["mechanism"], config["m"], config["aggregator"], config["self_loops"]) == \
+        ("laplace_hd", "all", "mean", True)

@@ -70,6 +70,8 @@ def test_sampled_structure_budget_split(name, params):
 def test_full_vector_mechanisms_split_eps_over_d():
     assert make("laplace_hd", eps=2.0, d=4).coordinate.eps == pytest.approx(0.5)
     assert make("laplace_hd", eps=2.0, d=4).k == 4
+    one_bit = make("multibit", eps=2.0, d=4, k="all")  # ppgnn's 1B: every coordinate at eps/d
+    assert one_bit.k == 4 and one_bit.coordinate.eps == pytest.approx(0.5)
 
 
 def _run(code: str) -> subprocess.CompletedProcess:

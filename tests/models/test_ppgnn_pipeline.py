@@ -125,10 +125,44 @@ def test_e16_mean_feature_budget_is_about_three_point_one_eps():
 
 
 def test_table3_cells_cover_the_grid_and_refuse_unknown_input():
-    cells = ppgnn.table3_cells(["cora"], (0.01, 1.0), k_grid=(2, 8), runs=3)
+    cells = ppgnn.table3_cells(["cora"], (0.01, 1.0), ppgnn.MECHANISMS_QUICK, k_grid=(2, 8), runs=3)
     assert [c.column for c in cells] == ["MB eps=0.01", "PPM eps=0.01", "MB eps=1", "PPM eps=1"]
     assert all(len(c.configs()) == 6 for c in cells)
+    full = ppgnn.table3_cells(["cora"], (0.01,), k_grid=(2,), runs=1)
+    assert [c.column for c in full] == [f"{m} eps=0.01" for m in ("1B", "LP", "GM", "MB", "PPM")]
     with pytest.raises(ValueError, match="datasets"):
         ppgnn.table3_cells(["nope"])
     with pytest.raises(ValueError, match="mechanism"):
-        ppgnn.ppgnn_config("cora", "GM", 1.0, 2, 0)
+        ppgnn.ppgnn_config("cora", "AGM", 1.0, 2, 0)
+
+
+def test_baselines_perturb_every_coordinate_at_eps_over_d_with_the_corrected_gaussian():
+    """Spec §5.3: 1B, LP and GM give every coordinate eps/d; GM's sigma is E1's corrected classical one,
+    sigma^2 = 8 d^2 ln(1.25 d / delta) / eps^2 with delta = 1e-5."""
+    d, eps = 40, 0.5
+    built = {name: stages.feature_mechanism(_config(name, eps=eps), d) for name in ("1B", "LP", "GM")}
+    for name, mechanism in built.items():
+        assert mechanism.k == d and mechanism.coordinate.eps == pytest.approx(eps / d), name
+    assert built["1B"].coordinate.name == "one_bit" and built["LP"].coordinate.name == "laplace"
+    assert built["GM"].coordinate.sigma ** 2 == pytest.approx(8 * d**2 * np.log(1.25 * d / 1e-5) / eps**2)
+    assert stages.feature_mechanism(_config("MB", eps=eps), d).k == 1  # m by LPGNN's rule
+
+
+@pytest.mark.parametrize("mechanism", ["1B", "LP", "GM", "MB"])
+def test_baseline_estimates_are_unbiased_for_the_unit_features(mechanism):
+    """The server's estimate of the [0, 1] features, whatever box the mechanism works on (LP and GM take
+    [-1, 1]): mean residual over all n d entries within 4 standard errors of 0, at eps/d = 0.05."""
+    graph = _graph()
+    x = stages.unit_features(graph)
+    estimate = stages.RawFeatures().node_features(graph, _config(mechanism, eps=2.0), np.random.default_rng(1))
+    residual = estimate - x
+    z = residual.mean() / (residual.std() / np.sqrt(residual.size))
+    assert abs(z) < 4, (mechanism, z)
+    assert abs(estimate.mean() - x.mean()) < 0.1 * estimate.std()
+
+
+@pytest.mark.parametrize("mechanism", ["1B", "LP", "GM"])
+def test_baselines_train_end_to_end(mechanism):
+    graph = _graph()
+    result = train_run(replace(_config(mechanism, eps=1.0), epochs=5), "cpu", RunCache(graphs={"csbm": graph}))
+    assert 0.0 <= result.test_accuracy <= 1.0 and result.config.mechanism == ppgnn.MECHANISMS[mechanism][0]

@@ -1,10 +1,10 @@
 """PPGNN's Table III (feature mechanisms, ppgnn spec §5.3) as grids of :class:`RunConfig`, in LPGNN's cell shape.
 
 A PPM cell is PPGNN: personalised reports (ppgnn A4, h = 5, gamma = 0.5, uniform levels) and FlexProp(K)
-weighted by the reported levels (A5) as preprocessing before a two-layer backbone. An MB cell is the multi-bit
-baseline at the uniform budget eps = eps^1 (spec §7.7) with the same placement: KProp(K) mean with self-loops,
-which is FlexProp with equal weights. K is chosen per cell on mean validation accuracy (spec §4: "tuned
-separately per eps").
+weighted by the reported levels (A5) as preprocessing before a two-layer backbone. The baselines 1B, LP, GM
+(every coordinate at eps/d) and MB (m sampled coordinates) use the uniform budget eps = eps^1 (spec §7.7) with
+the same placement: KProp(K) mean with self-loops, which is FlexProp with equal weights. K is chosen per cell on
+mean validation accuracy (spec §4: "tuned separately per eps").
 
 The paper prints no chosen learning rate, weight decay or dropout (only grids, spec §4); PPGNN extends LPGNN,
 so the runs use LPGNN's per-dataset values (seed Table 2 of lpgnn) and are not re-tuned here.
@@ -17,8 +17,12 @@ from .lpgnn import HYPERPARAMETERS, Cell
 #: The paper's dataset names -> our loader names (ppgnn Table II).
 TABLE3_DATASETS = {"cora": "cora", "citeseer": "citeseer", "pubmed": "pubmed", "lastfm": "lastfm_asia",
                    "facebook": "facebook", "wikipedia": "wikipedia_crocodile"}
-#: Table III's mechanisms that run on this core -> ``RunConfig.mechanism``.
-MECHANISMS = {"MB": "multibit", "PPM": "ppm"}
+#: Table III's mechanisms -> (``RunConfig.mechanism``, ``RunConfig.m``). 1B, LP and GM perturb every coordinate
+#: at eps/d (spec §5.3: M3 rectified, M1, M2 with the corrected sigma of E1); MB samples m by LPGNN's rule (M4).
+MECHANISMS = {"1B": ("multibit", "all"), "LP": ("laplace_hd", "all"), "GM": ("gaussian_hd", "all"),
+              "MB": ("multibit", "lpgnn"), "PPM": ("ppm", "ppgnn")}
+#: The quick preset's columns (CPU budget): the two the paper's claim C17 compares.
+MECHANISMS_QUICK = ("MB", "PPM")
 EPS_FULL = (0.01, 0.1, 1.0)
 K_FULL = (0, 2, 4, 8, 16)
 RUNS_FULL = 10
@@ -42,8 +46,8 @@ def ppgnn_config(dataset: str, mechanism: str, eps: float, k: int, seed: int, mo
         raise ValueError(f"mechanism must be one of {', '.join(MECHANISMS)}, got {mechanism!r}")
     lr, wd, dropout = HYPERPARAMETERS.get(dataset, DEFAULT_HYPERPARAMETERS)
     propagation = {} if mechanism == "PPM" else {"aggregator": "mean", "self_loops": True}
-    m = "ppgnn" if mechanism == "PPM" else "lpgnn"
-    return RunConfig(dataset, mechanism=MECHANISMS[mechanism], eps_x=eps, m=m, k_x=k, model=model, hidden=HIDDEN,
+    name, m = MECHANISMS[mechanism]
+    return RunConfig(dataset, mechanism=name, eps_x=eps, m=m, k_x=k, model=model, hidden=HIDDEN,
                      dropout=dropout, lr=lr, weight_decay=wd, epochs=EPOCHS, seed=seed, **propagation)
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from ...mechanisms import make
+from ...mechanisms import available, make
 from ...seeding import rng_for
 from .. import data as datasets
 from ..propagation import FlexProp, KProp, Propagation, StepPropagation, flexprop_weights
@@ -56,9 +56,40 @@ class Features(ABC):
         """(n, d) float array: what the server holds (an LDP estimate for private features)."""
 
 
+#: Registry parameters a training run fixes beyond eps, d and k. GM of ppgnn Table III: the corrected classical
+#: calibration (E1: sensitivity 2, (eps/d, delta/d) per coordinate) with delta = 1e-5 (spec M2, §7.8).
+TRAINING_PARAMS = {"gaussian_hd": {"delta": 1e-5, "calibration": "classical"}}
+
+
+def feature_mechanism(config: RunConfig, d: int):
+    """The registry mechanism ``config.mechanism`` at budget ``eps_x`` on d coordinates, given only the parameters
+    it has: k = ``config.m`` for sampled mechanisms, the input range [0, 1] for those with a range (multi-bit);
+    the others (``laplace_hd``, ``gaussian_hd``) work on [-1, 1] and :func:`unit_estimate` maps to and fro."""
+    info = next((i for i in available() if i.name == config.mechanism), None)
+    if info is None:
+        return make(config.mechanism, eps=config.eps_x)  # raises, naming the registry's mechanisms
+    accepted = {p.name for p in info.params}
+    params = {"eps": config.eps_x, "d": d, **TRAINING_PARAMS.get(config.mechanism, {})}
+    if "k" in accepted:
+        params["k"] = config.m
+    if "alpha" in accepted:
+        params.update(alpha=0.0, beta=1.0)
+    return make(config.mechanism, **params)
+
+
+def unit_estimate(x: np.ndarray, mechanism, rng: np.random.Generator) -> np.ndarray:
+    """The server's estimate of the unit features ``x`` in [0, 1]^d reported through ``mechanism``: a mechanism
+    on another box [lo, hi]^d gets lo + (hi - lo) x, and its estimate is mapped back (post-processing)."""
+    lo, hi = mechanism.domain
+    if (lo, hi) == (0.0, 1.0):
+        return server_estimate(x, mechanism, rng)
+    return (server_estimate(lo + (hi - lo) * x, mechanism, rng) - lo) / (hi - lo)
+
+
 class RawFeatures(Features):
     """The dataset's features; with ``eps_x`` every user reports once through ``config.mechanism`` and the server
-    keeps the rectified estimate (lpgnn M1-M2, Eq. 4). Raises MissingFeaturesError for featureless datasets."""
+    keeps the rectified estimate (lpgnn M1-M2, Eq. 4; ppgnn M1-M4 for Table III's 1B, LP, GM and MB). Raises
+    MissingFeaturesError for featureless datasets."""
 
     def node_features(self, graph, config, rng):
         if config.eps_x is not None and config.mechanism in PERSONALISED_MODES:
@@ -66,8 +97,7 @@ class RawFeatures(Features):
         x = unit_features(graph)
         if config.eps_x is None:
             return x
-        mechanism = make(config.mechanism, eps=config.eps_x, d=x.shape[1], k=config.m, alpha=0.0, beta=1.0)
-        return server_estimate(x, mechanism, rng)
+        return unit_estimate(x, feature_mechanism(config, x.shape[1]), rng)
 
 
 class RandomFeatures(Features):
