@@ -113,7 +113,7 @@ def run(args, console) -> int:
     from ..audits.reproduction import reproduction_report
     from ..models.training import RunStore
     from ..models.training.lpgnn import summarise
-    from ..models.training.runtime import choose_device, device_name
+    from ..models.training.runtime import choose_device
     from ..models.training.sweep import run_sweep
 
     device = choose_device(args.device)
@@ -126,7 +126,7 @@ def run(args, console) -> int:
         results = run_sweep(configs, store, args.workers, device, args.data_dir, args.cache_dir,
                             on_result=lambda result, fresh: advance(result.config), max_new=args.max_runs)
     measured = {cell: summarise(cell, results) for cell in cells if cell.runnable}
-    settings = {"mode": args.mode, "runs": runs, "device": f"{device} ({device_name(device)})",
+    settings = {"mode": args.mode, "runs": runs, "device": devices_used(results.values(), device),
                 "results": str(store.root), "runs finished": f"{len(results)}/{len(configs)}",
                 "wall time (s)": round(time.perf_counter() - started, 1)}
     if args.paper == "ppgnn":
@@ -229,6 +229,19 @@ def run_ldp_ge(args, console) -> int:
                   "results": str(store.root), "runs finished": f"{len(results)}/{len(configs)}",
                   "wall time (s)": round(time.perf_counter() - started, 1)})
     return emit(report, args, console)
+
+
+def devices_used(results, fallback: str) -> str:
+    """Where the results were trained, e.g. ``cuda (NVIDIA H100 80GB HBM3): 1049 runs``, one entry per device
+    (stored runs may come from another machine than this one); ``fallback`` (this process's device) when none."""
+    from collections import Counter
+
+    from ..models.training.runtime import device_name
+
+    counts = Counter(result.device_label for result in results)
+    if not counts:
+        return f"{fallback} ({device_name(fallback)}): no runs"
+    return "; ".join(f"{label}: {count} runs" for label, count in counts.most_common())
 
 
 class _progress:

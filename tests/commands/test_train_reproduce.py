@@ -10,7 +10,7 @@ import pytest
 
 from ldp_audit.audits.reproduction import reproduction_report, tolerance
 from ldp_audit.cli import main
-from ldp_audit.models.training import RunResult, RunStore
+from ldp_audit.models.training import RunConfig, RunResult, RunStore
 from ldp_audit.models.training import lpgnn
 from ldp_audit.papers import lpgnn as paper
 
@@ -179,3 +179,14 @@ def test_reproduce_drop_table_lists_every_cell_with_the_authors_number(tmp_path,
     rows = json.loads(capsys.readouterr().out)["results"]
     assert len(rows) == 9 and {r["status"] for r in rows} == {"inconclusive"}
     assert next(r for r in rows if r["name"] == "cora Drop eps_y=1")["claim"].endswith("= 69.3 ± 1.2")
+
+
+def test_report_names_the_devices_the_runs_trained_on_not_this_machine():
+    from ldp_audit.commands.reproduce import devices_used
+
+    def result(device, name):
+        return RunResult(RunConfig("cora"), {}, {}, device, name, {}, 1.0)
+
+    results = [result("cuda", "NVIDIA H100"), result("cuda", "NVIDIA H100"), result("cpu", "2 CPU cores")]
+    assert devices_used(results, "cpu") == "cuda (NVIDIA H100): 2 runs; cpu (2 CPU cores): 1 runs"
+    assert devices_used([], "cpu").startswith("cpu (") and devices_used([], "cpu").endswith("no runs")

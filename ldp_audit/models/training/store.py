@@ -38,6 +38,10 @@ class RunResult:
     extra: dict = field(default_factory=dict)
 
     @property
+    def device_label(self) -> str:
+        return f"{self.device} ({self.device_name})"
+
+    @property
     def test_accuracy(self) -> float:
         return float(self.metrics["test_acc"])
 
