@@ -30,7 +30,8 @@ from scipy import integrate
 
 from ..mechanisms.laws import Law, Smooth
 from .result import CheckResult, Status
-from .search import Candidate, KeyEvent, ScoreOf, ceiling, pilot_pairs, search
+from .sampling import Plan, run_plan
+from .search import Candidate, KeyEvent, ScoreOf, ceiling, pilot_pairs, search_plan
 from .stats import expected_ratio_lower_bound, ratio_upper_bound
 
 #: Relative slack for exact comparisons of a computed ratio with e^eps (floating point only).
@@ -362,8 +363,14 @@ def _show(x) -> str:
 
 def blackbox_privacy(mechanism, n: int, seed: int, alpha: float, workers: int = 1,
                      progress: Callable[[int], None] | None = None, pairs=None) -> list[CheckResult]:
+    """:func:`blackbox_plan`, run on its own."""
+    return run_plan(blackbox_plan(mechanism, n, seed, alpha, pairs), workers, progress)
+
+
+def blackbox_plan(mechanism, n: int, seed: int, alpha: float, pairs=None) -> Plan:
     """The black-box search (``search.py``) on the mechanism's own samples, with the declared law's events
-    added as candidates; plus the budget-use (tightness) check when the law has events of maximal ratio.
+    added as candidates; plus the budget-use (tightness) check when the law has events of maximal ratio. A
+    sampling plan (``sampling.Plan``) returning the rows.
 
     ``pairs`` restricts the ordered input pairs (values in ``sample``'s input space; default: every ordered pair
     of ``mechanism.privacy_inputs``, plus the pairs of ``mechanism.pilot_inputs`` that a short pilot run finds
@@ -385,8 +392,8 @@ def blackbox_privacy(mechanism, n: int, seed: int, alpha: float, workers: int = 
     tight = [t for t, c in enumerate(planned) if c.family == "law-tight" and delta == 0.0]
     search_alpha = alpha / 2.0 if tight else alpha
     scores = _likelihood_scores(mechanism, inputs, pair_ids) if mechanism.report_loglik is not None else None
-    finding = search(mechanism.sample, inputs, pair_ids, n, seed, search_alpha, delta, planned, scores, workers,
-                     progress)
+    finding = yield from search_plan(mechanism.sample, inputs, pair_ids, n, seed, search_alpha, delta, planned,
+                                     scores)
     if mechanism.has_law and mechanism.sampling is None:
         finding = _weigh_exact_events(mechanism, inputs, finding)
     top = ceiling(mechanism.eps, finding.n_final, finding.alpha_each, delta)

@@ -33,7 +33,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from .reports import Rows, as_rows
-from .sampling import CHUNK, map_reduce, rng_for
+from .sampling import CHUNK, Plan, Stream, rng_for, run_plan
 from .stats import expected_ratio_lower_bound, ratio_lower_bound
 
 #: Pilot draws per input (fewer when a report is wide: at most ``PILOT_ENTRIES`` numbers are kept per input).
@@ -414,11 +414,6 @@ class _Draw:
         return np.sum(parts, axis=0)
 
 
-def _pilot(sample, x, m: int, block: int, seed: int, stream: int) -> Rows:
-    parts = map_reduce(_Draw(sample, x, block), m, seed, stream)
-    return Rows(np.vstack([p.values for p in parts]))
-
-
 # ----- the search ------------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Finding:
@@ -451,7 +446,15 @@ def ceiling(eps: float, n: int, alpha: float, delta: float = 0.0) -> float:
 def search(sample: Callable, inputs: Sequence, pairs: Sequence[tuple[int, int]], n: int, seed: int, alpha: float,
            delta: float = 0.0, planned: Sequence[Candidate] = (), scores: dict | None = None, workers: int = 1,
            progress: Callable[[int], None] | None = None) -> Finding:
-    """Pilot, choose events for each ordered pair of ``inputs`` (indices in ``pairs``), count them on fresh draws.
+    """:func:`search_plan`, run on its own."""
+    return run_plan(search_plan(sample, inputs, pairs, n, seed, alpha, delta, planned, scores), workers, progress)
+
+
+def search_plan(sample: Callable, inputs: Sequence, pairs: Sequence[tuple[int, int]], n: int, seed: int,
+                alpha: float, delta: float = 0.0, planned: Sequence[Candidate] = (),
+                scores: dict | None = None) -> Plan:
+    """Pilot, choose events for each ordered pair of ``inputs`` (indices in ``pairs``), count them on fresh draws:
+    a sampling plan (``sampling.Plan``) of two rounds, the pilots of every input, then their final counts.
 
     ``planned`` are events fixed in advance (from a declared law); ``scores`` maps a pair to extra score
     functions (a declared law's log likelihood ratio) whose cells form the ``law`` family.
@@ -461,9 +464,8 @@ def search(sample: Callable, inputs: Sequence, pairs: Sequence[tuple[int, int]],
     m = int(min(PILOT, n // 4, max(4096, PILOT_ENTRIES // max(probe.width, 1))))
     n_final = n - m
     used = sorted({i for pair in pairs for i in pair})
-    pilots = {i: _pilot(sample, inputs[i], m, block, seed, _PILOT + i) for i in used}
-    if progress:
-        progress(m * len(used))
+    drawn = yield [Stream(_Draw(sample, inputs[i], block), m, seed, _PILOT + i) for i in used]
+    pilots = {i: Rows(np.vstack([p.values for p in parts])) for i, parts in zip(used, drawn)}
     # Bonferroni over every event that may be chosen, counted before choosing: one per family and pair (scalar
     # reports have the exact and marginal families only; pair and score need two coordinates).
     families = (2 if probe.width == 1 else 4) + (1 if scores else 0)
@@ -474,7 +476,6 @@ def search(sample: Callable, inputs: Sequence, pairs: Sequence[tuple[int, int]],
         extra = (scores or {}).get((i1, i0), ())
         for family, event in choose_events(pilots[i1], pilots[i0], n_final, alpha_each, delta, extra).items():
             candidates.append(Candidate(i1, i0, family, event))
-    counts = {i: map_reduce(_Draw(sample, inputs[i], block, [c.event for c in candidates]), n_final, seed,
-                            _FINAL + i, workers, progress) for i in used}
-    return Finding(tuple(candidates), counts, n_final, m, alpha_each, delta)
-
+    events = [c.event for c in candidates]
+    totals = yield [Stream(_Draw(sample, inputs[i], block, events), n_final, seed, _FINAL + i) for i in used]
+    return Finding(tuple(candidates), dict(zip(used, totals)), n_final, m, alpha_each, delta)

@@ -14,7 +14,7 @@ import pytest
 
 from ldp_audit.audits import engines
 from ldp_audit.audits.engines import DaskEngine, EngineError, LocalEngine, ProcessEngine
-from ldp_audit.audits.sampling import CHUNK, map_reduce, using
+from ldp_audit.audits.sampling import CHUNK, Stream, map_reduce, map_reduce_many, run_plans, using
 from ldp_audit.audits.verify import AuditSettings, verify
 from ldp_audit.cli import main
 from ldp_audit.external import as_mechanism
@@ -60,6 +60,59 @@ def test_every_engine_worker_count_and_block_size_gives_the_same_bytes(dask_clie
         assert map_reduce(_PowerSums(), N, 11, 3, progress=drawn.append).tobytes() == reference
     assert sum(drawn) == N and len(drawn) >= 2  # one progress step per finished task
     assert engine.settings() == {"engine": "dask", "workers": 2, "scheduler": dask_client.scheduler_info()["address"]}
+
+
+def _many(engine=None, workers=1):
+    """Two streams of different lengths (one shorter than a chunk) submitted together."""
+    streams = [Stream(_PowerSums(), N, 11, 3), Stream(_PowerSums(), CHUNK // 3, 11, 4)]
+    if engine is None:
+        return [t.tobytes() for t in map_reduce_many(streams, workers)]
+    with engine, using(engine):
+        return [t.tobytes() for t in map_reduce_many(streams)]
+
+
+def test_streams_submitted_together_sum_as_they_do_alone(dask_client):
+    alone = [_sum(), map_reduce(_PowerSums(), CHUNK // 3, 11, 4).tobytes()]
+    assert _many() == alone
+    assert _many(LocalEngine(block=2)) == alone
+    assert _many(workers=2) == alone
+    assert _many(ProcessEngine(2, block=3)) == alone
+    for block in (1, 5):
+        assert _many(DaskEngine(client=dask_client, block=block)) == alone
+
+
+def _two_rounds(order: list):
+    """A plan of two rounds (the second depends on the first), logging when it runs."""
+    first = yield [Stream(_PowerSums(), 3 * CHUNK, 11, 5)]
+    order.append("two-rounds resumed")
+    second = yield [Stream(_PowerSums(), CHUNK, 11, 6 + int(first[0][0] > 0))]
+    return first[0] + second[0]
+
+
+def _exact_work(order: list):
+    yield []
+    order.append("exact")
+    return "exact"
+
+
+def test_plans_run_together_without_a_barrier_between_them():
+    order, drawn = [], []
+    engine = LocalEngine(block=1)
+    with using(engine):
+        results = run_plans([_two_rounds(order), _exact_work(order), _many_plan(order)], progress=drawn.append)
+    assert results[0].tobytes() == (map_reduce(_PowerSums(), 3 * CHUNK, 11, 5)
+                                    + map_reduce(_PowerSums(), CHUNK, 11, 7)).tobytes()
+    assert results[1] == "exact" and [r.tobytes() for r in results[2]] == _many()
+    # the exact work runs once tasks are out; the two-round plan resumes as soon as its own stream is summed,
+    # while the third plan's streams are still out (no barrier between plans)
+    assert order == ["exact", "two-rounds resumed", "third done"]
+    assert sum(drawn) == 4 * CHUNK + N + CHUNK // 3 and len(drawn) == 4 + 8 + 1
+
+
+def _many_plan(order: list):
+    totals = yield [Stream(_PowerSums(), N, 11, 3), Stream(_PowerSums(), CHUNK // 3, 11, 4)]
+    order.append("third done")
+    return totals
 
 
 def _report(mechanism, engine=None):
@@ -116,7 +169,7 @@ def test_pool_workers_exit_when_the_driver_is_killed(tmp_path):
         def pid(_):
             return os.getpid()
         engine = ProcessEngine(2)
-        pids = set(engine.imap(pid, None, [()] * 8))
+        pids = {engine.submit(pid, None).result() for _ in range(8)}
         print(" ".join(map(str, pids)), flush=True)
         time.sleep(60)
     """)
