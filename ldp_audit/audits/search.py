@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Callable, Sequence
 
 import numpy as np
@@ -44,6 +45,8 @@ BLOCK_ENTRIES = 1 << 21
 #: A projection with at most this many distinct pilot values uses its exact values as cells, else BINS bins.
 ATOMS = 256
 BINS = 64
+#: A union of at most this many runs of adjacent bins is tested by comparisons with its ends, not by indexing.
+MAX_RUNS = 4
 #: Cells per coordinate in the pair family.
 PAIR_CELLS = 8
 #: Exact reports kept as cells (the most frequent in the pilot), and the pilot count one needs to be kept.
@@ -89,6 +92,20 @@ class Cells:
             pos = np.clip(np.searchsorted(self.atoms, values), 0, self.atoms.size - 1)
             return np.where(self.atoms[pos] == values, pos, -1)
         return np.clip(np.searchsorted(self.edges, values, side="left") - 1, 0, self.edges.size - 2)
+
+    def runs(self, chosen: np.ndarray) -> list[tuple[float | None, float | None, bool]] | None:
+        """The chosen bins as runs of adjacent bins (lo, hi, upper): a value v is in a run when lo < v <= hi,
+        None meaning no limit on that side, ``upper`` when the run holds the last bin (whose index also takes NaN,
+        as ``index`` does). None for atoms or more than ``MAX_RUNS`` runs."""
+        if self.atoms.size:
+            return None
+        padded = np.concatenate([[False], chosen, [False]]).astype(np.int8)
+        starts, stops = np.flatnonzero(np.diff(padded) == 1), np.flatnonzero(np.diff(padded) == -1) - 1
+        if starts.size > MAX_RUNS:
+            return None
+        last = self.size - 1
+        return [(None if a == 0 else float(self.edges[a]), None if b == last else float(self.edges[b + 1]), b == last)
+                for a, b in zip(starts, stops)]
 
     def describe(self, chosen: np.ndarray) -> str:
         ids = np.flatnonzero(chosen)
@@ -158,7 +175,13 @@ class CellEvent:
     cells: Cells
     chosen: np.ndarray
 
+    @cached_property
+    def _runs(self):
+        return self.cells.runs(self.chosen)
+
     def contains(self, rows: Rows) -> np.ndarray:
+        if self._runs is not None:  # a few runs of bins: compare with their ends (the same sets, far faster)
+            return _in_runs(self.projection(rows), self._runs)
         if isinstance(self.projection, Column):
             idx = rows.cell_index(self.projection.j, self.cells)
         else:
@@ -167,6 +190,20 @@ class CellEvent:
 
     def describe(self) -> str:
         return f"{self.projection.describe()} in {self.cells.describe(self.chosen)}"
+
+
+def _in_runs(values: np.ndarray, runs) -> np.ndarray:
+    inside = np.zeros(values.shape, dtype=bool)
+    for lo, hi, upper in runs:
+        if lo is None and hi is None:
+            inside[:] = True
+        elif lo is None:
+            inside |= values <= hi
+        elif hi is None:
+            inside |= ~(values <= lo) if upper else values > lo
+        else:
+            inside |= (values > lo) & (values <= hi)
+    return inside
 
 
 @dataclass(frozen=True)
