@@ -210,3 +210,70 @@ def test_a_worker_lost_mid_run_changes_nothing():
             total = map_reduce(_PowerSums(), N, 11, 3, progress=lose_a_worker_after_the_first_task)
         assert len(client.nthreads()) == 1
     assert total.tobytes() == reference
+
+
+class _Slow(_PowerSums):
+    def __call__(self, size, rng):
+        time.sleep(0.2)
+        return super().__call__(size, rng)
+
+
+def test_ctrl_c_cancels_the_outstanding_dask_tasks(dask_client):
+    def interrupt(draws):
+        raise KeyboardInterrupt
+
+    engine, submitted = DaskEngine(client=dask_client, block=1), []
+    submit = engine.submit
+    engine.submit = lambda *args: submitted.append(submit(*args)) or submitted[-1]  # held: only cancel stops them
+    with pytest.raises(KeyboardInterrupt), using(engine):
+        map_reduce(_Slow(), 60 * CHUNK, 11, 3, progress=interrupt)
+    assert len(submitted) == engine.window  # tasks are submitted lazily: a window, not all 60
+    time.sleep(0.5)
+    statuses = [future.status for future in submitted]
+    assert "pending" not in statuses and statuses.count("cancelled") >= engine.window - 3, statuses
+    assert not any(dask_client.processing().values())
+    del submitted[:]
+    deadline = time.monotonic() + 5.0
+    while dask_client.run_on_scheduler(_tasks_known) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert dask_client.run_on_scheduler(_tasks_known) == 0, "tasks outlived the interrupted run"
+
+
+def _tasks_known(dask_scheduler) -> int:
+    return len(dask_scheduler.tasks)
+
+
+def test_ctrl_c_stops_the_process_pool_at_once_and_leaves_no_worker():
+    driver = textwrap.dedent("""
+        import os, time
+        import numpy as np
+        from ldp_audit.audits.engines import ProcessEngine
+        from ldp_audit.audits.sampling import CHUNK, map_reduce, using
+
+        class Slow:
+            def __call__(self, size, rng):
+                time.sleep(60)
+                return np.zeros(1)
+
+        engine = ProcessEngine(2, block=1)
+        with engine, using(engine):
+            engine.submit(os.getpid).result()  # the pool's workers are up
+            print(" ".join(map(str, engine._pool._processes)), flush=True)
+            map_reduce(Slow(), 100 * CHUNK, 1, 1)
+    """)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([os.getcwd(), os.environ.get("PYTHONPATH", "")])}
+    # a session of its own: Ctrl-C in a terminal sends SIGINT to the whole foreground process group
+    proc = subprocess.Popen([sys.executable, "-c", driver], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=env, start_new_session=True)
+    pids = [int(p) for p in proc.stdout.readline().split()]
+    assert len(pids) == 2
+    time.sleep(0.5)  # the slow tasks are running
+    os.killpg(proc.pid, signal.SIGINT)
+    try:
+        _, err = proc.communicate(timeout=20)  # far less than the 60 s a running task would take
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        raise AssertionError("the driver waited for its running tasks after Ctrl-C")
+    assert proc.returncode != 0 and "KeyboardInterrupt" in err
+    assert err.count("Traceback") == 1, "a worker printed its own traceback"
+    assert not [pid for pid in pids if _alive(pid)]
