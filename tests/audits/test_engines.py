@@ -32,14 +32,6 @@ class _PowerSums:
         return np.array([size, x.sum(), (x ** 2).sum(), np.exp(x / 1e3).sum()])
 
 
-@pytest.fixture(scope="module")
-def dask_client():
-    distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
-                                  dashboard_address=":0") as cluster, distributed.Client(cluster) as client:
-        yield client
-
-
 def _sum(engine=None, workers=1):
     if engine is None:
         return map_reduce(_PowerSums(), N, 11, 3, workers).tobytes()
