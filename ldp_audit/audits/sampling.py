@@ -74,8 +74,8 @@ class Stream:
 
 #: A sampling plan: a generator that yields lists of :class:`Stream` and is sent back their totals (same order),
 #: as many rounds as it needs (e.g. a pilot, then counts of events chosen on it), and returns its result. A plan
-#: that yields an empty list is resumed once the engine has tasks in flight: exact work placed there overlaps the
-#: sampling of the other plans.
+#: that yields an empty list is resumed once the engine's window of tasks is full (or nothing is left to wait for):
+#: exact work placed there overlaps the sampling of the other plans.
 Plan = Generator[list, list, Any]
 
 
@@ -178,7 +178,7 @@ def _drive(plans: list, engine: Engine, progress) -> list:
                 in_flight.append((engine.submit(_run_block, *folding.next_task()), folding))
                 if folding.submitted:
                     queue.popleft()
-            if idle:
+            if idle and (len(in_flight) >= engine.window or not in_flight):  # workers busy, or nothing to wait for
                 resume(idle.popleft(), [])
                 continue
             future, folding = in_flight.popleft()
