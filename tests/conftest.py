@@ -59,9 +59,10 @@ def rng_for(*parts) -> np.random.Generator:
     return np.random.default_rng(seed_for(*parts))
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def dask_client():
-    """A Dask client of a LocalCluster of 2 single-threaded in-process workers (skipped without the dask extra)."""
+    """A Dask client of a LocalCluster of 2 single-threaded in-process workers (skipped without the dask extra); one
+    per module, so that no cluster thread outlives the module (pytester's in-process sessions reset sys)."""
     distributed = pytest.importorskip("distributed")
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
                                   dashboard_address=":0") as cluster, distributed.Client(cluster) as client:

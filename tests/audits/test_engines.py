@@ -269,3 +269,24 @@ def test_ctrl_c_stops_the_process_pool_at_once_and_leaves_no_worker():
     assert proc.returncode != 0 and "KeyboardInterrupt" in err
     assert err.count("Traceback") == 1, "a worker printed its own traceback"
     assert not [pid for pid in pids if _alive(pid)]
+
+
+def randomized_response(x, n, rng):
+    """Binary randomized response at eps = 1, at module level so that a process pool can pickle it."""
+    return np.where(rng.random(n) < np.e / (np.e + 1), x, 1 - x)
+
+
+def test_the_helpers_run_on_any_engine_with_the_same_numbers(dask_client):
+    from ldp_audit.audits.engines import DaskEngine
+    from ldp_audit.testing import assert_ldp, audit
+
+    mechanism, options = randomized_response, dict(eps=1.0, domain=[0, 1], samples=20_000, seed=3)
+    local = audit(mechanism, **options)
+    pool = audit(mechanism, engine="processes", workers=2, **options)
+    dask = audit(mechanism, engine=DaskEngine(client=dask_client), **options)
+    assert local.settings["engine"] == "local" and pool.settings["engine"] == "processes"
+    assert dask.settings["engine"] == "dask" and dask.settings["workers"] == 2
+    assert pool.to_dict()["results"] == local.to_dict()["results"] == dask.to_dict()["results"]
+    assert assert_ldp(mechanism, 1.0, domain=[0, 1], samples=20_000, engine="processes", workers=2).passed
+    with pytest.raises(ValueError, match="engine must be one of local, processes, dask"):
+        audit(mechanism, eps=1.0, domain=[0, 1], engine="spark", samples=20_000)

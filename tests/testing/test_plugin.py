@@ -121,30 +121,7 @@ def test_the_readme_example_runs_as_written(inner):
     result.assert_outcomes(passed=2)
 
 
-# ----- the engine option: CI audits on a process pool or a Dask cluster, same numbers --------------------------
-def randomized_response(x, n, rng):
-    """Binary randomized response at eps = 1, at module level so that a process pool can pickle it."""
-    import numpy as np
-
-    return np.where(rng.random(n) < np.e / (np.e + 1), x, 1 - x)
-
-
-def test_the_helpers_run_on_any_engine_with_the_same_numbers(dask_client):
-    from ldp_audit.audits.engines import DaskEngine
-    from ldp_audit.testing import assert_ldp, audit
-
-    mechanism, options = randomized_response, dict(eps=1.0, domain=[0, 1], samples=20_000, seed=3)
-    local = audit(mechanism, **options)
-    pool = audit(mechanism, engine="processes", workers=2, **options)
-    dask = audit(mechanism, engine=DaskEngine(client=dask_client), **options)
-    assert local.settings["engine"] == "local" and pool.settings["engine"] == "processes"
-    assert dask.settings["engine"] == "dask" and dask.settings["workers"] == 2
-    assert pool.to_dict()["results"] == local.to_dict()["results"] == dask.to_dict()["results"]
-    assert assert_ldp(mechanism, 1.0, domain=[0, 1], samples=20_000, engine="processes", workers=2).passed
-    with pytest.raises(ValueError, match="engine must be one of local, processes, dask"):
-        audit(mechanism, eps=1.0, domain=[0, 1], engine="spark", samples=20_000)
-
-
+# ----- the engine option: CI audits on a process pool or a Dask cluster (the helpers: tests/audits/test_engines.py)
 ENGINE_TEST = """
 import numpy as np
 
@@ -161,7 +138,7 @@ def test_on_the_session_pool(ldp_auditor):
 
 
 def test_the_plugin_runs_every_assertion_on_the_configured_engine(inner):
-    inner.makepyfile(test_engine=ENGINE_TEST)
+    inner.makepyfile(test_ldp_engine_option=ENGINE_TEST)
     result = inner.runpytest("--ldp-audit-samples", "5000", "--ldp-audit-engine", "processes",
                              "--ldp-audit-workers", "2")
     result.assert_outcomes(passed=1)
