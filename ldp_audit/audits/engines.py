@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import threading
 import time
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -169,15 +170,21 @@ def scheduler_address(scheduler: str | None) -> str | None:
 
 
 def _local_cluster(workers: int):
-    """A LocalCluster of ``workers`` single-threaded worker processes with the allocator of a process pool.
+    """A LocalCluster of ``workers`` single-threaded worker processes, started like a process pool's.
 
-    Dask starts its workers with MALLOC_TRIM_THRESHOLD_=65536, which turns off glibc's adaptive mmap threshold:
-    every chunk-sized array is then mmapped and page-faulted anew, about 25 % more CPU per task than the same
-    task in a process-pool worker. A cluster started here leaves glibc's default; a user's cluster is theirs."""
+    On Linux its workers are forked from this driver, as a process pool's are: they start with ldp-audit and the
+    mechanism's module already imported (a spawned worker imports numpy, scipy and ldp-audit first: seconds, a
+    large share of a 2e8-draw audit) and close at once. Dask also starts its workers with
+    MALLOC_TRIM_THRESHOLD_=65536, which turns off glibc's adaptive mmap threshold, so that every chunk-sized array
+    is mmapped and page-faulted anew (about 25 % more CPU per task than in a pool worker); a cluster started here
+    keeps glibc's default. A user's cluster (``--scheduler``) is configured by its owner."""
     import dask
     from distributed import LocalCluster
 
-    with dask.config.set({"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}):
+    settings = {"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}
+    if sys.platform.startswith("linux"):
+        settings["distributed.worker.multiprocessing-method"] = "fork"
+    with dask.config.set(settings):
         return LocalCluster(n_workers=workers, threads_per_worker=1, dashboard_address=":0")
 
 

@@ -290,3 +290,11 @@ def test_the_helpers_run_on_any_engine_with_the_same_numbers(dask_client):
     assert assert_ldp(mechanism, 1.0, domain=[0, 1], samples=20_000, engine="processes", workers=2).passed
     with pytest.raises(ValueError, match="engine must be one of local, processes, dask"):
         audit(mechanism, eps=1.0, domain=[0, 1], engine="spark", samples=20_000)
+
+
+def test_a_local_cluster_started_by_the_engine_gives_the_same_bytes():
+    pytest.importorskip("distributed")
+    reference = _sum()
+    engine = DaskEngine(workers=1)  # worker processes started here (forked on Linux, like a process pool's)
+    assert engine.settings()["scheduler"] == "LocalCluster"
+    assert _sum(engine) == reference
