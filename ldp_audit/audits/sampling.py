@@ -2,8 +2,13 @@
 
 A run of n draws is cut into chunks of fixed size ``CHUNK``; chunk i draws from its own generator
 ``SeedSequence(seed, spawn_key=(stream, i))``. Each chunk is reduced to summary statistics that add up
-(counts, power sums), so a process pool, or a distributed engine later, can run the same chunks anywhere and
-merge them into exactly the same totals. Where the chunks run is an engine's business (``engines.py``).
+(counts, power sums), so a process pool or a Dask cluster can run the same chunks anywhere and merge them into
+exactly the same totals. Where the chunks run is an engine's business (``engines.py``).
+
+A :class:`Stream` is one seeded run of draws with its chunk reducer. An audit asks for streams through sampling
+plans (:data:`Plan`, generators that yield the streams of each of their rounds), and :func:`run_plans` drives
+every plan of an audit at once on one engine: all their blocks in one lazily filled queue, each stream folded in
+its own chunk order. :func:`map_reduce` and :func:`map_reduce_many` are the one-round cases.
 """
 from __future__ import annotations
 
