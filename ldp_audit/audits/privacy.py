@@ -361,6 +361,24 @@ def _show(x) -> str:
     return np.array2string(x, precision=4) if x.ndim else f"{float(x):g}"
 
 
+def search_pairs(mechanism, seed: int) -> list:
+    """The ordered input pairs the black-box search contrasts: every ordered pair of ``mechanism.privacy_inputs``,
+    plus the pairs of ``mechanism.pilot_inputs`` that a short seeded pilot run finds most different."""
+    fixed = list(mechanism.privacy_inputs)
+    pairs = [(a, b) for i, a in enumerate(fixed) for j, b in enumerate(fixed) if i != j]
+    if len(mechanism.pilot_inputs):
+        pairs += pilot_pairs(mechanism.sample, list(mechanism.pilot_inputs), seed, set(pairs))
+    return pairs
+
+
+def distinct_inputs(pairs) -> list:
+    """The inputs of ``pairs``, each once, in order of appearance (the search draws n reports of each)."""
+    inputs = []
+    for pair in pairs:
+        inputs += [x for x in pair if not any(np.array_equal(x, y) for y in inputs)]
+    return inputs
+
+
 def blackbox_privacy(mechanism, n: int, seed: int, alpha: float, workers: int = 1,
                      progress: Callable[[int], None] | None = None, pairs=None) -> list[CheckResult]:
     """:func:`blackbox_plan`, run on its own."""
@@ -377,14 +395,8 @@ def blackbox_plan(mechanism, n: int, seed: int, alpha: float, pairs=None) -> Pla
     most different).
     """
     delta = mechanism.delta
-    if pairs is None:
-        fixed = list(mechanism.privacy_inputs)
-        pairs = [(a, b) for i, a in enumerate(fixed) for j, b in enumerate(fixed) if i != j]
-        if len(mechanism.pilot_inputs):
-            pairs += pilot_pairs(mechanism.sample, list(mechanism.pilot_inputs), seed, set(pairs))
-    inputs = []
-    for pair in pairs:
-        inputs += [x for x in pair if not any(np.array_equal(x, y) for y in inputs)]
+    pairs = search_pairs(mechanism, seed) if pairs is None else pairs
+    inputs = distinct_inputs(pairs)
     index = lambda x: next(i for i, y in enumerate(inputs) if np.array_equal(x, y))
     pair_ids = [(index(a), index(b)) for a, b in pairs]
     plans = _law_plans(mechanism, inputs, pair_ids, n, alpha / (5 * len(pair_ids))) if mechanism.has_law else []

@@ -29,11 +29,10 @@ from typing import Callable, Iterable
 
 from .distribution import distribution_plan
 from .moments import moment_plan
-from .privacy import blackbox_plan, whitebox_privacy
+from .privacy import blackbox_plan, distinct_inputs, search_pairs, whitebox_privacy
 from .result import AuditReport, CheckResult
 from .sampling import Plan, run_plans
 from .sanity import sanity_checks
-from .search import PILOT_PAIRS
 from ..mechanisms.validation import check_int, check_open_unit
 
 DEFAULT_SAMPLES = 1_000_000
@@ -90,11 +89,13 @@ def families(mechanism, checks: tuple[str, ...]) -> list[str]:
 
 
 def planned_draws(mechanism, settings: AuditSettings, checks=None) -> int:
-    """How many reports ``verify`` will draw (for progress bars)."""
+    """How many reports ``verify`` will draw in its seeded chunks (the total of its progress bar; the search's
+    extra pairs are picked on a short pilot of their own, run here too, so the count is exact)."""
     checks = parse_checks(checks)
     run = families(mechanism, checks)
-    searched = len(mechanism.privacy_inputs) + (2 * PILOT_PAIRS if len(mechanism.pilot_inputs) else 0)
-    total = settings.samples * searched if "privacy" in run else 0
+    total = 0
+    if "privacy" in run:
+        total = settings.samples * len(distinct_inputs(search_pairs(mechanism, settings.seed)))
     probed = ("moments" in run) + ("distribution" in run)
     if probed:
         total += settings.samples * probed * (1 if mechanism.sampling is not None else len(mechanism.audit_inputs))

@@ -122,12 +122,13 @@ def test_privacy_only_spends_the_whole_alpha_on_the_blackbox_family_and_draws_no
     assert {s // 100 for s in streams} == {1, 2, 8, 9}
 
 
-def test_one_progress_step_per_finished_task_across_every_family():
+@pytest.mark.parametrize("name", ["laplace", "esw"])  # esw: the search adds pairs of its pilot inputs
+def test_one_progress_step_per_finished_task_across_every_family(name):
     from ldp_audit.audits.engines import LocalEngine
     from ldp_audit.audits.sampling import using
     from ldp_audit.audits.verify import planned_draws
 
-    mechanism, settings, drawn = make("laplace", eps=1.0), AuditSettings(samples=3 * CHUNK, seed=5), []
+    mechanism, settings, drawn = make(name, eps=1.0), AuditSettings(samples=3 * CHUNK, seed=5), []
     with using(LocalEngine(block=1)):
         verify(mechanism, settings, progress=drawn.append, checks="all")
     assert sum(drawn) == planned_draws(mechanism, settings, "all")  # one bar: done / planned across families
