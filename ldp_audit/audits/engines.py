@@ -21,6 +21,7 @@ import sys
 import threading
 import time
 from concurrent.futures import Future, ProcessPoolExecutor
+from contextlib import contextmanager
 from typing import Any, Callable, Iterable
 
 ENGINES = ("local", "processes", "dask")
@@ -170,7 +171,8 @@ def scheduler_address(scheduler: str | None) -> str | None:
 
 
 def _local_cluster(workers: int):
-    """A LocalCluster of ``workers`` single-threaded worker processes, started like a process pool's.
+    """A LocalCluster of ``workers`` single-threaded worker processes, started like a process pool's (Ctrl-C is
+    the driver's alone, see :func:`_sigint_ignored`).
 
     On Linux its workers are forked from this driver, as a process pool's are: they start with ldp-audit and the
     mechanism's module already imported (a spawned worker imports numpy, scipy and ldp-audit first: seconds, a
@@ -184,8 +186,23 @@ def _local_cluster(workers: int):
     settings = {"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}
     if sys.platform.startswith("linux"):
         settings["distributed.worker.multiprocessing-method"] = "fork"
-    with dask.config.set(settings):
+    with dask.config.set(settings), _sigint_ignored():
         return LocalCluster(n_workers=workers, threads_per_worker=1, dashboard_address=":0")
+
+
+@contextmanager
+def _sigint_ignored():
+    """Ctrl-C ignored while worker processes are started, so that they inherit it (as process-pool workers ignore
+    it): the terminal sends SIGINT to the whole process group, and only the driver should act on it (cancel, close
+    the cluster), with one traceback instead of one per worker."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 class DaskEngine(Engine):

@@ -298,3 +298,44 @@ def test_a_local_cluster_started_by_the_engine_gives_the_same_bytes():
     engine = DaskEngine(workers=1)  # worker processes started here (forked on Linux, like a process pool's)
     assert engine.settings()["scheduler"] == "LocalCluster"
     assert _sum(engine) == reference
+
+
+def test_ctrl_c_on_a_dask_local_cluster_leaves_no_worker_and_one_message():
+    pytest.importorskip("distributed")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([os.getcwd(), os.environ.get("PYTHONPATH", "")])}
+    command = [sys.executable, "-m", "ldp_audit.cli", "verify", "laplace", "--eps", "0.1", "--checks", "privacy",
+               "--samples", "1e10", "--engine", "dask", "--workers", "2"]
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                            start_new_session=True)  # a terminal's process group: Ctrl-C reaches every process
+    deadline = time.monotonic() + 60.0
+    while len(_session(proc.pid)) < 3 and time.monotonic() < deadline:  # the driver and its two workers
+        time.sleep(0.2)
+    workers = [pid for pid in _session(proc.pid) if pid != proc.pid]
+    assert len(workers) == 2
+    time.sleep(1.0)
+    os.killpg(proc.pid, signal.SIGINT)
+    try:
+        _, err = proc.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        raise AssertionError("the driver did not stop on Ctrl-C")
+    assert proc.returncode == 130 and "Traceback" not in err, err[-2000:]
+    deadline = time.monotonic() + 5.0
+    while [pid for pid in workers if _alive(pid)] and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not [pid for pid in workers if _alive(pid)]
+
+
+def _session(sid: int) -> list[int]:
+    """The live processes of session ``sid``."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as stat:
+                    fields = stat.read().split(")")[-1].split()
+            except OSError:
+                continue
+            if int(fields[3]) == sid and fields[0] != "Z":
+                found.append(int(entry))
+    return found
