@@ -7,6 +7,7 @@ from __future__ import annotations
 import zlib
 
 import numpy as np
+import pytest
 
 from ldp_audit.mechanisms import available
 
@@ -56,3 +57,13 @@ def seed_for(*parts) -> int:
 
 def rng_for(*parts) -> np.random.Generator:
     return np.random.default_rng(seed_for(*parts))
+
+
+@pytest.fixture(scope="module")
+def dask_client():
+    """A Dask client of a LocalCluster of 2 single-threaded in-process workers (skipped without the dask extra); one
+    per module, so that no cluster thread outlives the module (pytester's in-process sessions reset sys)."""
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=":0") as cluster, distributed.Client(cluster) as client:
+        yield client

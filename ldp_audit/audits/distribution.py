@@ -18,7 +18,7 @@ from scipy import stats
 from .moments import MAX_COORDINATES, probe_vector
 from .privacy import atoms_between
 from .result import CheckResult, Status
-from .sampling import map_reduce
+from .sampling import Plan, Stream, run_plan
 from .stats import bonferroni_reject
 
 #: Interval cells per law in the goodness-of-fit test.
@@ -119,6 +119,13 @@ class _Counts:
 
 def distribution_checks(mechanism, n: int, seed: int, alpha: float, workers: int = 1,
                         progress: Callable[[int], None] | None = None, stream_base: int = 200) -> list[CheckResult]:
+    """:func:`distribution_plan`, run on its own."""
+    return run_plan(distribution_plan(mechanism, n, seed, alpha, stream_base), workers, progress)
+
+
+def distribution_plan(mechanism, n: int, seed: int, alpha: float, stream_base: int = 200) -> Plan:
+    """Goodness of fit, support and sampling structure (module docstring): a sampling plan (``sampling.Plan``, one
+    stream per tested input) returning the rows."""
     ref = mechanism.reference
     if mechanism.sampling is not None:
         x = probe_vector(mechanism)
@@ -129,10 +136,10 @@ def distribution_checks(mechanism, n: int, seed: int, alpha: float, workers: int
     families = 3 if mechanism.sampling is not None else 2
     share = alpha / families
     p_values, labels, outside, dofs, structure = [], [], 0, [], None
-    for i, (x, laws, names) in enumerate(jobs):
-        cells = [law_cells(law) for law in laws]
-        total = map_reduce(_CellReducer(mechanism, x, [(a, e) for a, e, _ in cells]), n, seed, stream_base + i,
-                           workers, progress)
+    cells_of = [[law_cells(law) for law in laws] for _, laws, _ in jobs]
+    totals = yield [Stream(_CellReducer(mechanism, x, [(a, e) for a, e, _ in cells]), n, seed, stream_base + i)
+                    for i, ((x, _, _), cells) in enumerate(zip(jobs, cells_of))]
+    for (_, _, names), cells, total in zip(jobs, cells_of, totals):
         for counts, (_, _, probs), name in zip(total.per_column, cells, names):
             _, p, dof = chi_square(counts, probs)
             p_values.append(p)

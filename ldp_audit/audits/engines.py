@@ -1,25 +1,28 @@
-"""Where the seeded chunks of :func:`ldp_audit.audits.sampling.map_reduce` run: in this process (``local``), in a
-pool of worker processes (``processes``) or on a Dask cluster (``dask``).
+"""Where the seeded chunks of :mod:`ldp_audit.audits.sampling` run: in this process (``local``), in a pool of
+worker processes (``processes``) or on a Dask cluster (``dask``).
 
-An engine only maps a function over a lazily generated list of tasks and hands the results back *in task
-order*; the caller folds them in global chunk order, so the numbers never depend on the engine, the number of
-workers or how many chunks go into one task. Futures-based engines keep a bounded window of tasks in flight
-(the task list is never materialised, so 1e12 draws cost no memory up front) and cancel what is still
-outstanding when the caller stops early, raises or is interrupted (Ctrl-C).
+An engine only submits tasks and hands back futures; the caller (``sampling.run_plans``) keeps a bounded window
+of them in flight (``window``), generates the tasks lazily (so 1e12 draws cost no memory up front), folds the
+results in global chunk order, so the numbers never depend on the engine, the number of workers or how many
+chunks go into one task, and cancels what is still outstanding when it stops early, raises or is interrupted
+(Ctrl-C): ``cancel`` drops queued futures, and an engine left by an exception (``__exit__``) stops its workers at
+once instead of letting running tasks finish.
 
-Process-pool workers watch the driver and exit on their own when it dies, even by SIGKILL, so no orphan holds
-the terminal's pipes. A Dask engine checks on connect that every worker runs this driver's ldp-audit and numpy
-versions, and tasks are submitted with retries: a lost task runs again with the same seeds, so the same numbers.
+Process-pool workers ignore SIGINT (the driver decides what Ctrl-C does) and watch the driver: they exit on
+their own when it dies, even by SIGKILL, so no orphan holds the terminal's pipes. A Dask engine checks on
+connect that every worker runs this driver's ldp-audit and numpy versions, and tasks are submitted with
+retries: a lost task runs again with the same seeds, so the same numbers.
 """
 from __future__ import annotations
 
-import itertools
 import os
+import signal
+import sys
 import threading
 import time
-from collections import deque
-from concurrent.futures import ProcessPoolExecutor
-from typing import Any, Callable, Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from contextlib import contextmanager
+from typing import Any, Callable, Iterable
 
 ENGINES = ("local", "processes", "dask")
 #: Tasks in flight per worker: enough to keep every worker busy while the driver folds results in order.
@@ -57,33 +60,37 @@ def _load_on_worker(blob: bytes) -> bool:
     return True
 
 
-def _windowed(submit: Callable, tasks: Iterable[tuple], window: int, cancel: Callable) -> Iterator:
-    """Results of ``submit(task)`` futures in task order, with at most ``window`` in flight."""
-    source = iter(tasks)
-    pending = deque(submit(task) for task in itertools.islice(source, window))
-    try:
-        while pending:
-            result = pending.popleft().result()
-            for task in itertools.islice(source, 1):
-                pending.append(submit(task))
-            yield result
-    finally:
-        for future in pending:
-            cancel(future)
-
-
 class Engine:
-    """Maps ``fn(*task)`` over tasks, results in task order. Use as a context manager (closes its workers)."""
+    """Runs ``fn(*args)`` tasks and hands back futures. Use as a context manager (closes its workers; stops them
+    at once when the block is left by an exception, e.g. KeyboardInterrupt)."""
 
     name = "local"
     workers = 1
     #: Chunks per task (None: chosen from the number of chunks and workers; never changes the results).
     block: int | None = None
 
-    def imap(self, fn: Callable, shared: Any, tasks: Iterable[tuple]) -> Iterator:
-        """``fn(shared, *task)`` for every task, in task order (``shared``: what every task needs, sent once
-        where the engine can)."""
-        return (fn(shared, *task) for task in tasks)
+    @property
+    def window(self) -> int:
+        """Tasks to keep in flight: enough to keep every worker busy while the driver folds results in order."""
+        return WINDOW_PER_WORKER * self.workers
+
+    def submit(self, fn: Callable, *args) -> Future:
+        """Run ``fn(*args)``; here, at once (a local engine has nothing to overlap)."""
+        future = Future()
+        future.set_result(fn(*args))
+        return future
+
+    def cancel(self, futures: Iterable) -> None:
+        """Drop submitted tasks that have not finished (their results are no longer wanted)."""
+        for future in futures:
+            future.cancel()
+
+    def share(self, obj: Any) -> Any:
+        """A handle to pass in place of ``obj`` to many tasks (sent to the workers once where the engine can)."""
+        return obj
+
+    def release(self, handle: Any) -> None:
+        """The tasks using ``handle`` are done."""
 
     def block_for(self, n_chunks: int) -> int:
         """Chunks per task: the fixed ``block``, else about 4 tasks per worker, at most 64 chunks (8.4 M draws)."""
@@ -95,26 +102,31 @@ class Engine:
         """What goes into a report's settings (never into its numbers)."""
         return {"engine": self.name, "workers": self.workers}
 
-    def close(self) -> None:
-        pass
+    def close(self, abort: bool = False) -> None:
+        """Release the workers; ``abort``: without waiting for running tasks."""
 
     def __enter__(self):
         return self
 
-    def __exit__(self, *exc):
-        self.close()
+    def __exit__(self, kind, value, traceback):
+        self.close(abort=kind is not None)
         return False
 
 
 class LocalEngine(Engine):
     """Every chunk in this process, one after the other."""
 
+    window = 1
+
     def __init__(self, block: int | None = None):
         self.block = block
 
 
 def _watch_driver(driver: int, interval: float = 0.2) -> None:
-    """Process-pool initializer: exit as soon as the driver process is gone (re-parented or no longer alive)."""
+    """Process-pool initializer: ignore Ctrl-C (the terminal sends it to the whole process group; the driver
+    cancels and stops the pool), and exit as soon as the driver process is gone (re-parented or no longer alive)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
     def watch():
         while True:
             time.sleep(interval)
@@ -140,17 +152,57 @@ class ProcessEngine(Engine):
         self.workers, self.block = workers, block
         self._pool = ProcessPoolExecutor(workers, initializer=_watch_driver, initargs=(os.getpid(),))
 
-    def imap(self, fn, shared, tasks):
-        return _windowed(lambda task: self._pool.submit(fn, shared, *task), tasks, WINDOW_PER_WORKER * self.workers,
-                         lambda future: future.cancel())
+    def submit(self, fn, *args):
+        return self._pool.submit(fn, *args)
 
-    def close(self):
-        self._pool.shutdown(wait=True, cancel_futures=True)
+    def close(self, abort=False):
+        workers = list(getattr(self._pool, "_processes", {}).values())  # before shutdown forgets them
+        self._pool.shutdown(wait=not abort, cancel_futures=True)
+        if abort:  # running tasks are not waited for: the pool's workers are stopped now
+            for process in workers:
+                process.terminate()
+            for process in workers:
+                process.join(5.0)
 
 
 def scheduler_address(scheduler: str | None) -> str | None:
     """``--scheduler``, else ``DASK_SCHEDULER_ADDRESS``, else None (start a LocalCluster)."""
     return scheduler or os.environ.get("DASK_SCHEDULER_ADDRESS") or None
+
+
+def _local_cluster(workers: int):
+    """A LocalCluster of ``workers`` single-threaded worker processes, started like a process pool's (Ctrl-C is
+    the driver's alone, see :func:`_sigint_ignored`).
+
+    On Linux its workers are forked from this driver, as a process pool's are: they start with ldp-audit and the
+    mechanism's module already imported (a spawned worker imports numpy, scipy and ldp-audit first: seconds, a
+    large share of a 2e8-draw audit) and close at once. Dask also starts its workers with
+    MALLOC_TRIM_THRESHOLD_=65536, which turns off glibc's adaptive mmap threshold, so that every chunk-sized array
+    is mmapped and page-faulted anew (about 25 % more CPU per task than in a pool worker); a cluster started here
+    keeps glibc's default. A user's cluster (``--scheduler``) is configured by its owner."""
+    import dask
+    from distributed import LocalCluster
+
+    settings = {"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}
+    if sys.platform.startswith("linux"):
+        settings["distributed.worker.multiprocessing-method"] = "fork"
+    with dask.config.set(settings), _sigint_ignored():
+        return LocalCluster(n_workers=workers, threads_per_worker=1, dashboard_address=":0")
+
+
+@contextmanager
+def _sigint_ignored():
+    """Ctrl-C ignored while worker processes are started, so that they inherit it (as process-pool workers ignore
+    it): the terminal sends SIGINT to the whole process group, and only the driver should act on it (cancel, close
+    the cluster), with one traceback instead of one per worker."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 class DaskEngine(Engine):
@@ -162,7 +214,7 @@ class DaskEngine(Engine):
     def __init__(self, scheduler: str | None = None, workers: int = 1, block: int | None = None,
                  client=None, connect_timeout: float = 10.0):
         try:
-            from distributed import Client, LocalCluster
+            from distributed import Client
         except ImportError as exc:
             raise EngineError("--engine dask needs the dask extra: pip install 'ldp-audit[dask]'") from exc
         self.block, self._cluster, self._own_client = block, None, client is None
@@ -175,7 +227,7 @@ class DaskEngine(Engine):
                     raise EngineError(f"--scheduler: cannot reach the Dask scheduler at {self.address}: "
                                       f"{exc}") from exc
             else:
-                self._cluster = LocalCluster(n_workers=workers, threads_per_worker=1, dashboard_address=":0")
+                self._cluster = _local_cluster(workers)
                 client = Client(self._cluster)
         self.client = client
         try:
@@ -208,18 +260,25 @@ class DaskEngine(Engine):
             raise EngineError(f"--engine dask: a worker cannot load {type(obj).__name__} "
                               f"(is its module installed on every worker?): {exc!r}") from exc
 
-    def imap(self, fn, shared, tasks):
-        [sent] = self.client.scatter([shared], broadcast=True, hash=False)  # on every worker, once per call
-        try:
-            yield from _windowed(lambda task: self.client.submit(fn, sent, *task, pure=False, retries=DASK_RETRIES),
-                                 tasks, WINDOW_PER_WORKER * self.workers, lambda future: future.cancel())
-        finally:
-            sent.release()
+    def submit(self, fn, *args):
+        return self.client.submit(fn, *args, pure=False, retries=DASK_RETRIES)
+
+    def cancel(self, futures):
+        futures = list(futures)
+        if futures:
+            self.client.cancel(futures)  # one message to the scheduler for all of them
+
+    def share(self, obj):
+        [sent] = self.client.scatter([obj], broadcast=True, hash=False)  # on every worker, once
+        return sent
+
+    def release(self, handle):
+        handle.release()
 
     def settings(self):
         return {**super().settings(), "scheduler": self.address or "LocalCluster"}
 
-    def close(self):
+    def close(self, abort=False):
         if self._own_client:
             self.client.close()
         if self._cluster is not None:

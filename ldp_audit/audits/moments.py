@@ -15,7 +15,7 @@ import numpy as np
 from scipy import sparse
 
 from .result import CheckResult, Status
-from .sampling import map_reduce, rng_for
+from .sampling import Plan, Stream, rng_for, run_plan
 from .stats import Moments, bonferroni_reject, mean_z, variance_z, z_critical
 
 #: Coordinates of a high-dimensional report whose moments are tested (all of them up to this many).
@@ -107,8 +107,14 @@ def _two_point(mechanism, x, seed: int) -> bool:
 
 def moment_checks(mechanism, n: int, seed: int, alpha: float, workers: int = 1,
                   progress: Callable[[int], None] | None = None, stream_base: int = 100) -> list[CheckResult]:
+    """:func:`moment_plan`, run on its own."""
+    return run_plan(moment_plan(mechanism, n, seed, alpha, stream_base), workers, progress)
+
+
+def moment_plan(mechanism, n: int, seed: int, alpha: float, stream_base: int = 100) -> Plan:
     """Mean, variance (and covariance) z-tests of every claimed quantity (``mechanism.moment_claims``: the raw
-    report and/or the server estimate, each with the moments it claims) against the formulas."""
+    report and/or the server estimate, each with the moments it claims) against the formulas: a sampling plan
+    (``sampling.Plan``, one stream per input) returning the rows."""
     claims = {q: moments for q, moments in dict(mechanism.moment_claims).items() if any(moments)}
     if not claims:
         return []
@@ -124,8 +130,9 @@ def moment_checks(mechanism, n: int, seed: int, alpha: float, workers: int = 1,
         points = inputs
     covariance = sampled and mechanism.d > 1 and "estimate" in claims
     ordered = {q: claims[q] for q in quantities}
-    sums = [map_reduce(_MomentReducer(mechanism, x, ordered, covariance), n, seed, stream_base + i, workers,
-                       progress).parts for i, x in enumerate(inputs)]
+    totals = yield [Stream(_MomentReducer(mechanism, x, ordered, covariance), n, seed, stream_base + i)
+                    for i, x in enumerate(inputs)]
+    sums = [total.parts for total in totals]
     two_point = np.array([_two_point(mechanism, v, seed) for v in points])
     z = {"mean": [], "variance": []}
     p = {"mean": [], "variance": []}

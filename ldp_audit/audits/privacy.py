@@ -30,7 +30,8 @@ from scipy import integrate
 
 from ..mechanisms.laws import Law, Smooth
 from .result import CheckResult, Status
-from .search import Candidate, KeyEvent, ScoreOf, ceiling, pilot_pairs, search
+from .sampling import Plan, run_plan
+from .search import Candidate, KeyEvent, ScoreOf, ceiling, pilot_pairs, search_plan
 from .stats import expected_ratio_lower_bound, ratio_upper_bound
 
 #: Relative slack for exact comparisons of a computed ratio with e^eps (floating point only).
@@ -360,24 +361,42 @@ def _show(x) -> str:
     return np.array2string(x, precision=4) if x.ndim else f"{float(x):g}"
 
 
+def search_pairs(mechanism, seed: int) -> list:
+    """The ordered input pairs the black-box search contrasts: every ordered pair of ``mechanism.privacy_inputs``,
+    plus the pairs of ``mechanism.pilot_inputs`` that a short seeded pilot run finds most different."""
+    fixed = list(mechanism.privacy_inputs)
+    pairs = [(a, b) for i, a in enumerate(fixed) for j, b in enumerate(fixed) if i != j]
+    if len(mechanism.pilot_inputs):
+        pairs += pilot_pairs(mechanism.sample, list(mechanism.pilot_inputs), seed, set(pairs))
+    return pairs
+
+
+def distinct_inputs(pairs) -> list:
+    """The inputs of ``pairs``, each once, in order of appearance (the search draws n reports of each)."""
+    inputs = []
+    for pair in pairs:
+        inputs += [x for x in pair if not any(np.array_equal(x, y) for y in inputs)]
+    return inputs
+
+
 def blackbox_privacy(mechanism, n: int, seed: int, alpha: float, workers: int = 1,
                      progress: Callable[[int], None] | None = None, pairs=None) -> list[CheckResult]:
+    """:func:`blackbox_plan`, run on its own."""
+    return run_plan(blackbox_plan(mechanism, n, seed, alpha, pairs), workers, progress)
+
+
+def blackbox_plan(mechanism, n: int, seed: int, alpha: float, pairs=None) -> Plan:
     """The black-box search (``search.py``) on the mechanism's own samples, with the declared law's events
-    added as candidates; plus the budget-use (tightness) check when the law has events of maximal ratio.
+    added as candidates; plus the budget-use (tightness) check when the law has events of maximal ratio. A
+    sampling plan (``sampling.Plan``) returning the rows.
 
     ``pairs`` restricts the ordered input pairs (values in ``sample``'s input space; default: every ordered pair
     of ``mechanism.privacy_inputs``, plus the pairs of ``mechanism.pilot_inputs`` that a short pilot run finds
     most different).
     """
     delta = mechanism.delta
-    if pairs is None:
-        fixed = list(mechanism.privacy_inputs)
-        pairs = [(a, b) for i, a in enumerate(fixed) for j, b in enumerate(fixed) if i != j]
-        if len(mechanism.pilot_inputs):
-            pairs += pilot_pairs(mechanism.sample, list(mechanism.pilot_inputs), seed, set(pairs))
-    inputs = []
-    for pair in pairs:
-        inputs += [x for x in pair if not any(np.array_equal(x, y) for y in inputs)]
+    pairs = search_pairs(mechanism, seed) if pairs is None else pairs
+    inputs = distinct_inputs(pairs)
     index = lambda x: next(i for i, y in enumerate(inputs) if np.array_equal(x, y))
     pair_ids = [(index(a), index(b)) for a, b in pairs]
     plans = _law_plans(mechanism, inputs, pair_ids, n, alpha / (5 * len(pair_ids))) if mechanism.has_law else []
@@ -385,8 +404,8 @@ def blackbox_privacy(mechanism, n: int, seed: int, alpha: float, workers: int = 
     tight = [t for t, c in enumerate(planned) if c.family == "law-tight" and delta == 0.0]
     search_alpha = alpha / 2.0 if tight else alpha
     scores = _likelihood_scores(mechanism, inputs, pair_ids) if mechanism.report_loglik is not None else None
-    finding = search(mechanism.sample, inputs, pair_ids, n, seed, search_alpha, delta, planned, scores, workers,
-                     progress)
+    finding = yield from search_plan(mechanism.sample, inputs, pair_ids, n, seed, search_alpha, delta, planned,
+                                     scores)
     if mechanism.has_law and mechanism.sampling is None:
         finding = _weigh_exact_events(mechanism, inputs, finding)
     top = ceiling(mechanism.eps, finding.n_final, finding.alpha_each, delta)

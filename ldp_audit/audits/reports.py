@@ -83,7 +83,7 @@ def _dense(reports, n: int) -> np.ndarray:
                          f"{array.shape}")
     array = array.reshape(n, -1)
     if array.dtype.kind in "biuf":
-        return array.astype(np.float64)
+        return array.astype(np.float64, copy=False)  # as_rows copies it anyway
     return np.column_stack([_numeric_or_codes(array[:, j]) for j in range(array.shape[1])])
 
 

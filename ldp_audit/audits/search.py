@@ -28,12 +28,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Callable, Sequence
 
 import numpy as np
 
 from .reports import Rows, as_rows
-from .sampling import CHUNK, map_reduce, rng_for
+from .sampling import CHUNK, Plan, Stream, rng_for, run_plan
 from .stats import expected_ratio_lower_bound, ratio_lower_bound
 
 #: Pilot draws per input (fewer when a report is wide: at most ``PILOT_ENTRIES`` numbers are kept per input).
@@ -44,6 +45,8 @@ BLOCK_ENTRIES = 1 << 21
 #: A projection with at most this many distinct pilot values uses its exact values as cells, else BINS bins.
 ATOMS = 256
 BINS = 64
+#: A union of at most this many runs of adjacent bins is tested by comparisons with its ends, not by indexing.
+MAX_RUNS = 4
 #: Cells per coordinate in the pair family.
 PAIR_CELLS = 8
 #: Exact reports kept as cells (the most frequent in the pilot), and the pilot count one needs to be kept.
@@ -89,6 +92,20 @@ class Cells:
             pos = np.clip(np.searchsorted(self.atoms, values), 0, self.atoms.size - 1)
             return np.where(self.atoms[pos] == values, pos, -1)
         return np.clip(np.searchsorted(self.edges, values, side="left") - 1, 0, self.edges.size - 2)
+
+    def runs(self, chosen: np.ndarray) -> list[tuple[float | None, float | None, bool]] | None:
+        """The chosen bins as runs of adjacent bins (lo, hi, upper): a value v is in a run when lo < v <= hi,
+        None meaning no limit on that side, ``upper`` when the run holds the last bin (whose index also takes NaN,
+        as ``index`` does). None for atoms or more than ``MAX_RUNS`` runs."""
+        if self.atoms.size:
+            return None
+        padded = np.concatenate([[False], chosen, [False]]).astype(np.int8)
+        starts, stops = np.flatnonzero(np.diff(padded) == 1), np.flatnonzero(np.diff(padded) == -1) - 1
+        if starts.size > MAX_RUNS:
+            return None
+        last = self.size - 1
+        return [(None if a == 0 else float(self.edges[a]), None if b == last else float(self.edges[b + 1]), b == last)
+                for a, b in zip(starts, stops)]
 
     def describe(self, chosen: np.ndarray) -> str:
         ids = np.flatnonzero(chosen)
@@ -158,7 +175,13 @@ class CellEvent:
     cells: Cells
     chosen: np.ndarray
 
+    @cached_property
+    def _runs(self):
+        return self.cells.runs(self.chosen)
+
     def contains(self, rows: Rows) -> np.ndarray:
+        if self._runs is not None:  # a few runs of bins: compare with their ends (the same sets, far faster)
+            return _in_runs(self.projection(rows), self._runs)
         if isinstance(self.projection, Column):
             idx = rows.cell_index(self.projection.j, self.cells)
         else:
@@ -167,6 +190,20 @@ class CellEvent:
 
     def describe(self) -> str:
         return f"{self.projection.describe()} in {self.cells.describe(self.chosen)}"
+
+
+def _in_runs(values: np.ndarray, runs) -> np.ndarray:
+    inside = np.zeros(values.shape, dtype=bool)
+    for lo, hi, upper in runs:
+        if lo is None and hi is None:
+            inside[:] = True
+        elif lo is None:
+            inside |= values <= hi
+        elif hi is None:
+            inside |= ~(values <= lo) if upper else values > lo
+        else:
+            inside |= (values > lo) & (values <= hi)
+    return inside
 
 
 @dataclass(frozen=True)
@@ -414,11 +451,6 @@ class _Draw:
         return np.sum(parts, axis=0)
 
 
-def _pilot(sample, x, m: int, block: int, seed: int, stream: int) -> Rows:
-    parts = map_reduce(_Draw(sample, x, block), m, seed, stream)
-    return Rows(np.vstack([p.values for p in parts]))
-
-
 # ----- the search ------------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Finding:
@@ -451,7 +483,15 @@ def ceiling(eps: float, n: int, alpha: float, delta: float = 0.0) -> float:
 def search(sample: Callable, inputs: Sequence, pairs: Sequence[tuple[int, int]], n: int, seed: int, alpha: float,
            delta: float = 0.0, planned: Sequence[Candidate] = (), scores: dict | None = None, workers: int = 1,
            progress: Callable[[int], None] | None = None) -> Finding:
-    """Pilot, choose events for each ordered pair of ``inputs`` (indices in ``pairs``), count them on fresh draws.
+    """:func:`search_plan`, run on its own."""
+    return run_plan(search_plan(sample, inputs, pairs, n, seed, alpha, delta, planned, scores), workers, progress)
+
+
+def search_plan(sample: Callable, inputs: Sequence, pairs: Sequence[tuple[int, int]], n: int, seed: int,
+                alpha: float, delta: float = 0.0, planned: Sequence[Candidate] = (),
+                scores: dict | None = None) -> Plan:
+    """Pilot, choose events for each ordered pair of ``inputs`` (indices in ``pairs``), count them on fresh draws:
+    a sampling plan (``sampling.Plan``) of two rounds, the pilots of every input, then their final counts.
 
     ``planned`` are events fixed in advance (from a declared law); ``scores`` maps a pair to extra score
     functions (a declared law's log likelihood ratio) whose cells form the ``law`` family.
@@ -461,9 +501,8 @@ def search(sample: Callable, inputs: Sequence, pairs: Sequence[tuple[int, int]],
     m = int(min(PILOT, n // 4, max(4096, PILOT_ENTRIES // max(probe.width, 1))))
     n_final = n - m
     used = sorted({i for pair in pairs for i in pair})
-    pilots = {i: _pilot(sample, inputs[i], m, block, seed, _PILOT + i) for i in used}
-    if progress:
-        progress(m * len(used))
+    drawn = yield [Stream(_Draw(sample, inputs[i], block), m, seed, _PILOT + i) for i in used]
+    pilots = {i: Rows(np.vstack([p.values for p in parts])) for i, parts in zip(used, drawn)}
     # Bonferroni over every event that may be chosen, counted before choosing: one per family and pair (scalar
     # reports have the exact and marginal families only; pair and score need two coordinates).
     families = (2 if probe.width == 1 else 4) + (1 if scores else 0)
@@ -474,7 +513,6 @@ def search(sample: Callable, inputs: Sequence, pairs: Sequence[tuple[int, int]],
         extra = (scores or {}).get((i1, i0), ())
         for family, event in choose_events(pilots[i1], pilots[i0], n_final, alpha_each, delta, extra).items():
             candidates.append(Candidate(i1, i0, family, event))
-    counts = {i: map_reduce(_Draw(sample, inputs[i], block, [c.event for c in candidates]), n_final, seed,
-                            _FINAL + i, workers, progress) for i in used}
-    return Finding(tuple(candidates), counts, n_final, m, alpha_each, delta)
-
+    events = [c.event for c in candidates]
+    totals = yield [Stream(_Draw(sample, inputs[i], block, events), n_final, seed, _FINAL + i) for i in used]
+    return Finding(tuple(candidates), dict(zip(used, totals)), n_final, m, alpha_each, delta)

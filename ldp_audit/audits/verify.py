@@ -15,8 +15,11 @@ handed in by a user (adapted by :func:`ldp_audit.external.as_mechanism`) get the
 
 The alpha rule, stated once: exact checks cost no false alarms; the statistical families that run (privacy,
 moments, distribution) share ``alpha`` equally, and each splits its share over its own tests with Bonferroni,
-so a correct mechanism fails ``verify`` with probability at most ``alpha``. All sampling is seeded per chunk
-(``sampling.py``), so a report is reproducible from its seed alone.
+so a correct mechanism fails ``verify`` with probability at most ``alpha`` (with ``checks="privacy"`` the
+black-box family gets the whole ``alpha`` and no moment or fit report is drawn). All sampling is seeded per chunk
+(``sampling.py``), so a report is reproducible from its seed alone, and every family is one sampling plan: all
+their streams go to the engine at once (``sampling.run_plans``), the exact white-box rows computed while the
+workers sample.
 """
 from __future__ import annotations
 
@@ -24,12 +27,12 @@ import pickle
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
-from .distribution import distribution_checks
-from .moments import moment_checks
-from .privacy import blackbox_privacy, whitebox_privacy
+from .distribution import distribution_plan
+from .moments import moment_plan
+from .privacy import blackbox_plan, distinct_inputs, search_pairs, whitebox_privacy
 from .result import AuditReport, CheckResult
+from .sampling import Plan, run_plans
 from .sanity import sanity_checks
-from .search import PILOT_PAIRS
 from ..mechanisms.validation import check_int, check_open_unit
 
 DEFAULT_SAMPLES = 1_000_000
@@ -86,11 +89,13 @@ def families(mechanism, checks: tuple[str, ...]) -> list[str]:
 
 
 def planned_draws(mechanism, settings: AuditSettings, checks=None) -> int:
-    """How many reports ``verify`` will draw (for progress bars)."""
+    """How many reports ``verify`` will draw in its seeded chunks (the total of its progress bar; the search's
+    extra pairs are picked on a short pilot of their own, run here too, so the count is exact)."""
     checks = parse_checks(checks)
     run = families(mechanism, checks)
-    searched = len(mechanism.privacy_inputs) + (2 * PILOT_PAIRS if len(mechanism.pilot_inputs) else 0)
-    total = settings.samples * searched if "privacy" in run else 0
+    total = 0
+    if "privacy" in run:
+        total = settings.samples * len(distinct_inputs(search_pairs(mechanism, settings.seed)))
     probed = ("moments" in run) + ("distribution" in run)
     if probed:
         total += settings.samples * probed * (1 if mechanism.sampling is not None else len(mechanism.audit_inputs))
@@ -113,17 +118,26 @@ def run_checks(mechanism, settings: AuditSettings, checks=None,
     run = families(mechanism, checks)
     share = settings.alpha / max(len(run), 1)
     s = settings
+    plans = []
     if "privacy" in run:
         if mechanism.eps is None:
             raise ValueError(f"{mechanism.name} declares no eps: a privacy audit needs the claimed eps")
         if mechanism.has_law:
-            results += whitebox_privacy(mechanism)
-        results += blackbox_privacy(mechanism, s.samples, s.seed, share, s.workers, progress)
+            plans.append(_exact(whitebox_privacy, mechanism))
+        plans.append(blackbox_plan(mechanism, s.samples, s.seed, share))
     if "moments" in run:
-        results += moment_checks(mechanism, s.samples, s.seed, share, s.workers, progress)
+        plans.append(moment_plan(mechanism, s.samples, s.seed, share))
     if "distribution" in run:
-        results += distribution_checks(mechanism, s.samples, s.seed, share, s.workers, progress)
+        plans.append(distribution_plan(mechanism, s.samples, s.seed, share))
+    for rows in run_plans(plans, s.workers, progress):
+        results += rows
     return results
+
+
+def _exact(compute: Callable, *args) -> Plan:
+    """A plan that draws nothing: ``compute(*args)``, run once the other plans' tasks are in flight."""
+    yield []
+    return compute(*args)
 
 
 def subject_of(mechanism) -> dict:

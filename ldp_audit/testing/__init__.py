@@ -13,11 +13,14 @@ configured, enforced session-wide budget; see its docstring.
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import replace
 from typing import Callable
 
 from ..commands.render import to_markdown
+from ..audits.engines import ENGINES, Engine, make_engine
 from ..audits.result import AuditReport, Status
+from ..audits.sampling import using
 from ..audits.verify import DEFAULT_SEED, AuditSettings, verify
 from ..external.audit import adapted
 from ..external.protocol import as_mechanism
@@ -31,8 +34,40 @@ __all__ = ["assert_ldp", "assert_moments", "audit", "failure_message", "DEFAULT_
            "DEFAULT_SEED"]
 
 
-def _settings(samples, seed, alpha, workers) -> AuditSettings:
-    return AuditSettings(samples=samples, seed=seed, alpha=alpha, workers=workers)
+def _settings(samples, seed, alpha, workers, engine) -> AuditSettings:
+    # the pickle check of a process pool; Dask ships closures too (cloudpickle) and checks its workers itself
+    pool = engine == "processes" or (engine is None and workers > 1)
+    return AuditSettings(samples=samples, seed=seed, alpha=alpha, workers=workers if pool else 1)
+
+
+@contextmanager
+def _engine(engine, workers: int, scheduler: str | None, mechanism):
+    """The engine an assertion runs on: an :class:`~ldp_audit.audits.engines.Engine` given by the caller (left
+    open, e.g. the plugin's one cluster for the whole session), or one made from ``engine`` / ``workers`` /
+    ``scheduler`` for this call (closed after it). A Dask engine first checks its workers can load the mechanism."""
+    if isinstance(engine, Engine):
+        made = None
+    elif engine is None or engine in ENGINES:
+        made = engine = make_engine(engine, workers, scheduler)
+    else:
+        raise ValueError(f"engine must be one of {', '.join(ENGINES)}, an Engine or None, got {engine!r}")
+    try:
+        with using(engine):
+            if hasattr(engine, "require"):
+                engine.require(mechanism)
+            yield engine
+    finally:
+        if made is not None:
+            made.close()
+
+
+def _run(mech, samples, seed, alpha, workers, engine, scheduler, progress=None, checks="all",
+         title=None) -> AuditReport:
+    """``verify`` on the chosen engine; engine, scheduler and workers go into the report's settings only."""
+    name = engine.name if isinstance(engine, Engine) else engine
+    with _engine(engine, workers, scheduler, mech) as running:
+        report = verify(mech, _settings(samples, seed, alpha, workers, name), progress, checks, title=title)
+    return replace(report, settings={**report.settings, **running.settings()})
 
 
 def failure_message(report: AuditReport, call: str = "") -> str:
@@ -62,30 +97,37 @@ def _raise_unless_passed(report: AuditReport, call: str) -> AuditReport:
 
 
 def audit(mechanism, eps: float | None = None, *, domain=None, checks="all", samples: int = DEFAULT_SAMPLES,
-          seed: int = DEFAULT_SEED, alpha: float = DEFAULT_ALPHA, workers: int = 1,
-          progress: Callable[[int], None] | None = None, **claims) -> AuditReport:
+          seed: int = DEFAULT_SEED, alpha: float = DEFAULT_ALPHA, workers: int = 1, engine=None,
+          scheduler: str | None = None, progress: Callable[[int], None] | None = None, **claims) -> AuditReport:
     """The selected audits (``checks``: "all", "privacy", "moments", "distribution" or a list) of ``mechanism``
     (a user's object in any protocol shape, or a built-in), exactly as ``ldp-audit verify`` runs them; never
     raises on a failed check: inspect ``report.passed`` / ``report.failures()``. ``eps``, ``domain`` and
-    ``claims`` override what the object declares (see :func:`ldp_audit.external.as_mechanism`)."""
+    ``claims`` override what the object declares (see :func:`ldp_audit.external.as_mechanism`).
+
+    ``engine`` ("local", the default, or "processes" when ``workers`` > 1; "processes" with ``workers``
+    processes; "dask" on ``scheduler`` or a LocalCluster of ``workers`` workers; or an open
+    :class:`~ldp_audit.audits.engines.Engine`) says where the draws run, like ``verify --engine``; it never
+    changes a number. The assertions take the same options."""
     mech = adapted(mechanism, eps, domain, **claims)
-    return verify(mech, _settings(samples, seed, alpha, workers), progress, checks, title=f"audit {mech.name}")
+    return _run(mech, samples, seed, alpha, workers, engine, scheduler, progress, checks, f"audit {mech.name}")
 
 
 def assert_ldp(mechanism, eps: float, *, domain=None, samples: int = DEFAULT_SAMPLES, seed: int = DEFAULT_SEED,
-               alpha: float = DEFAULT_ALPHA, workers: int = 1, **claims) -> AuditReport:
+               alpha: float = DEFAULT_ALPHA, workers: int = 1, engine=None, scheduler: str | None = None,
+               **claims) -> AuditReport:
     """Assert that ``mechanism`` is ``eps``-LDP (``(eps, delta)`` with ``delta=...``): ``audit`` with
     ``checks="privacy"`` (sanity checks, the exact white-box rows when a law is declared, the black-box search on
     the mechanism's samples). Raises AssertionError with the rendered report on a failure; returns the report."""
     mech = adapted(mechanism, eps, domain, **claims)
-    report = verify(mech, _settings(samples, seed, alpha, workers), checks="privacy",
-                    title=f"assert_ldp {mech.name} eps={float(eps):g}")
+    report = _run(mech, samples, seed, alpha, workers, engine, scheduler, checks="privacy",
+                  title=f"assert_ldp {mech.name} eps={float(eps):g}")
     return _raise_unless_passed(report, "assert_ldp")
 
 
 def assert_moments(mechanism, mean: Callable | None = None, var: Callable | None = None, *, of: str | None = None,
                    domain=None, samples: int = DEFAULT_SAMPLES, seed: int = DEFAULT_SEED,
-                   alpha: float = DEFAULT_ALPHA, workers: int = 1, **claims) -> AuditReport:
+                   alpha: float = DEFAULT_ALPHA, workers: int = 1, engine=None, scheduler: str | None = None,
+                   **claims) -> AuditReport:
     """Assert that sample means and variances match formulas (z-tests, Bonferroni over inputs and families):
     ``audit`` with ``checks="moments"``.
 
@@ -114,7 +156,7 @@ def assert_moments(mechanism, mean: Callable | None = None, var: Callable | None
         claimed = {"report_mean_fn": None, "report_var_fn": None, "estimate_mean_fn": None, "estimate_var_fn": None,
                    f"{target}_mean_fn": mean, f"{target}_var_fn": var}
         mech = replace(base, **claimed)
-    report = verify(mech, _settings(samples, seed, alpha, workers), checks="moments",
-                    title=f"assert_moments {mech.name}")
+    report = _run(mech, samples, seed, alpha, workers, engine, scheduler, checks="moments",
+                  title=f"assert_moments {mech.name}")
     return _raise_unless_passed(report, "assert_moments")
 

@@ -5,7 +5,12 @@ Options (command line, or ``addopts`` in your pytest configuration):
 * ``--ldp-audit-samples N``   draws per input of every assertion (default 200000);
 * ``--ldp-audit-seed S``      seed of every assertion (default 20240601); a failure message names it;
 * ``--ldp-audit-confidence C``  1 - the family-wise false-alarm rate of the WHOLE session (default 0.999);
-* ``--ldp-audit-max-assertions M``  the number of statistical assertions the session may make (default 100).
+* ``--ldp-audit-max-assertions M``  the number of statistical assertions the session may make (default 100);
+* ``--ldp-audit-engine E``   where the draws run: local (default), processes or dask (as ``verify --engine``; one
+  pool or cluster for the whole session, started at the first assertion); never changes a number;
+* ``--ldp-audit-workers W``  worker processes of that engine (default 1);
+* ``--ldp-audit-scheduler tcp://HOST:PORT``  Dask scheduler for ``--ldp-audit-engine dask`` (default:
+  ``$DASK_SCHEDULER_ADDRESS``, else a LocalCluster of W workers).
 
 How the session's false-alarm rate is bounded: every assertion made through the ``ldp_auditor`` fixture runs at
 the fixed level ``alpha = (1 - C) / M`` (default 1e-3 / 100 = 1e-5). A correct mechanism fails one assertion
@@ -34,6 +39,8 @@ DEFAULT_SAMPLES = 200_000
 DEFAULT_SEED = 20240601
 DEFAULT_CONFIDENCE = 0.999
 DEFAULT_MAX_ASSERTIONS = 100
+#: The engines of ldp_audit.audits.engines (a test checks it).
+ENGINES = ("local", "processes", "dask")
 
 _AUDITOR = pytest.StashKey["LdpAuditor"]()
 
@@ -50,7 +57,26 @@ class LdpAuditor:
     seed: int = DEFAULT_SEED
     confidence: float = DEFAULT_CONFIDENCE
     max_assertions: int = DEFAULT_MAX_ASSERTIONS
+    engine: str = "local"
+    workers: int = 1
+    scheduler: str | None = None
     made: list = field(default_factory=list)
+    _running: object = field(default=None, repr=False)
+
+    def _session_engine(self):
+        """The session's engine, started at the first assertion that needs it (local: nothing to start)."""
+        if self.engine == "local":
+            return "local"
+        if self._running is None:
+            from ..audits.engines import make_engine
+
+            self._running = make_engine(self.engine, self.workers, self.scheduler)
+        return self._running
+
+    def close(self) -> None:
+        if self._running is not None:
+            self._running.close()
+            self._running = None
 
     @property
     def session_alpha(self) -> float:
@@ -63,6 +89,8 @@ class LdpAuditor:
 
     def _options(self, what: str, options: dict) -> dict:
         merged = {"samples": self.samples, "seed": self.seed, "alpha": self.alpha, **options}
+        if "engine" not in options:
+            merged["engine"] = self._session_engine()
         if merged["alpha"] > self.alpha:
             raise ValueError(f"alpha={merged['alpha']:g} exceeds the per-assertion level {self.alpha:g} that keeps "
                              f"the session's false-alarm rate <= {self.session_alpha:g}")
@@ -101,6 +129,14 @@ def pytest_addoption(parser):
     group.addoption("--ldp-audit-max-assertions", type=int, default=DEFAULT_MAX_ASSERTIONS, metavar="M",
                     help="statistical assertions the session may make; each runs at alpha = (1 - C) / M "
                          "(default %(default)s)")
+    group.addoption("--ldp-audit-engine", default="local", metavar="|".join(ENGINES),
+                    help="where the draws of every assertion run (one pool or cluster per session); never changes a "
+                         "number (default %(default)s)")
+    group.addoption("--ldp-audit-workers", type=int, default=1, metavar="W",
+                    help="worker processes of --ldp-audit-engine processes or dask (default %(default)s)")
+    group.addoption("--ldp-audit-scheduler", default=None, metavar="tcp://HOST:PORT",
+                    help="Dask scheduler for --ldp-audit-engine dask (default: $DASK_SCHEDULER_ADDRESS, else a "
+                         "LocalCluster of W workers)")
 
 
 def pytest_configure(config):
@@ -116,7 +152,21 @@ def pytest_configure(config):
         raise pytest.UsageError(f"--ldp-audit-max-assertions must be >= 1, got {budget}")
     if seed < 0:
         raise pytest.UsageError(f"--ldp-audit-seed must be >= 0, got {seed}")
-    config.stash[_AUDITOR] = LdpAuditor(samples, seed, confidence, budget)
+    engine, workers = config.getoption("--ldp-audit-engine"), config.getoption("--ldp-audit-workers")
+    scheduler = config.getoption("--ldp-audit-scheduler")
+    if engine not in ENGINES:
+        raise pytest.UsageError(f"--ldp-audit-engine must be one of {', '.join(ENGINES)}, got {engine!r}")
+    if not 1 <= workers <= 64:
+        raise pytest.UsageError(f"--ldp-audit-workers must be in [1, 64], got {workers}")
+    if scheduler and engine != "dask":
+        raise pytest.UsageError(f"--ldp-audit-scheduler needs --ldp-audit-engine dask (got {engine})")
+    config.stash[_AUDITOR] = LdpAuditor(samples, seed, confidence, budget, engine, workers, scheduler)
+
+
+def pytest_unconfigure(config):
+    auditor = config.stash.get(_AUDITOR, None)
+    if auditor is not None:
+        auditor.close()
 
 
 @pytest.fixture(scope="session")

@@ -14,7 +14,7 @@ import pytest
 
 from ldp_audit.audits import engines
 from ldp_audit.audits.engines import DaskEngine, EngineError, LocalEngine, ProcessEngine
-from ldp_audit.audits.sampling import CHUNK, map_reduce, using
+from ldp_audit.audits.sampling import CHUNK, Stream, map_reduce, map_reduce_many, run_plans, using
 from ldp_audit.audits.verify import AuditSettings, verify
 from ldp_audit.cli import main
 from ldp_audit.external import as_mechanism
@@ -30,14 +30,6 @@ class _PowerSums:
     def __call__(self, size, rng):
         x = rng.standard_normal(size) * 1e3
         return np.array([size, x.sum(), (x ** 2).sum(), np.exp(x / 1e3).sum()])
-
-
-@pytest.fixture(scope="module")
-def dask_client():
-    distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
-                                  dashboard_address=":0") as cluster, distributed.Client(cluster) as client:
-        yield client
 
 
 def _sum(engine=None, workers=1):
@@ -60,6 +52,59 @@ def test_every_engine_worker_count_and_block_size_gives_the_same_bytes(dask_clie
         assert map_reduce(_PowerSums(), N, 11, 3, progress=drawn.append).tobytes() == reference
     assert sum(drawn) == N and len(drawn) >= 2  # one progress step per finished task
     assert engine.settings() == {"engine": "dask", "workers": 2, "scheduler": dask_client.scheduler_info()["address"]}
+
+
+def _many(engine=None, workers=1):
+    """Two streams of different lengths (one shorter than a chunk) submitted together."""
+    streams = [Stream(_PowerSums(), N, 11, 3), Stream(_PowerSums(), CHUNK // 3, 11, 4)]
+    if engine is None:
+        return [t.tobytes() for t in map_reduce_many(streams, workers)]
+    with engine, using(engine):
+        return [t.tobytes() for t in map_reduce_many(streams)]
+
+
+def test_streams_submitted_together_sum_as_they_do_alone(dask_client):
+    alone = [_sum(), map_reduce(_PowerSums(), CHUNK // 3, 11, 4).tobytes()]
+    assert _many() == alone
+    assert _many(LocalEngine(block=2)) == alone
+    assert _many(workers=2) == alone
+    assert _many(ProcessEngine(2, block=3)) == alone
+    for block in (1, 5):
+        assert _many(DaskEngine(client=dask_client, block=block)) == alone
+
+
+def _two_rounds(order: list):
+    """A plan of two rounds (the second depends on the first), logging when it runs."""
+    first = yield [Stream(_PowerSums(), 3 * CHUNK, 11, 5)]
+    order.append("two-rounds resumed")
+    second = yield [Stream(_PowerSums(), CHUNK, 11, 6 + int(first[0][0] > 0))]
+    return first[0] + second[0]
+
+
+def _exact_work(order: list):
+    yield []
+    order.append("exact")
+    return "exact"
+
+
+def test_plans_run_together_without_a_barrier_between_them():
+    order, drawn = [], []
+    engine = LocalEngine(block=1)
+    with using(engine):
+        results = run_plans([_two_rounds(order), _exact_work(order), _many_plan(order)], progress=drawn.append)
+    assert results[0].tobytes() == (map_reduce(_PowerSums(), 3 * CHUNK, 11, 5)
+                                    + map_reduce(_PowerSums(), CHUNK, 11, 7)).tobytes()
+    assert results[1] == "exact" and [r.tobytes() for r in results[2]] == _many()
+    # the exact work runs once tasks are out; the two-round plan resumes as soon as its own stream is summed,
+    # while the third plan's streams are still out (no barrier between plans)
+    assert order == ["exact", "two-rounds resumed", "third done"]
+    assert sum(drawn) == 4 * CHUNK + N + CHUNK // 3 and len(drawn) == 4 + 8 + 1
+
+
+def _many_plan(order: list):
+    totals = yield [Stream(_PowerSums(), N, 11, 3), Stream(_PowerSums(), CHUNK // 3, 11, 4)]
+    order.append("third done")
+    return totals
 
 
 def _report(mechanism, engine=None):
@@ -116,7 +161,7 @@ def test_pool_workers_exit_when_the_driver_is_killed(tmp_path):
         def pid(_):
             return os.getpid()
         engine = ProcessEngine(2)
-        pids = set(engine.imap(pid, None, [()] * 8))
+        pids = {engine.submit(pid, None).result() for _ in range(8)}
         print(" ".join(map(str, pids)), flush=True)
         time.sleep(60)
     """)
@@ -157,3 +202,140 @@ def test_a_worker_lost_mid_run_changes_nothing():
             total = map_reduce(_PowerSums(), N, 11, 3, progress=lose_a_worker_after_the_first_task)
         assert len(client.nthreads()) == 1
     assert total.tobytes() == reference
+
+
+class _Slow(_PowerSums):
+    def __call__(self, size, rng):
+        time.sleep(0.2)
+        return super().__call__(size, rng)
+
+
+def test_ctrl_c_cancels_the_outstanding_dask_tasks(dask_client):
+    def interrupt(draws):
+        raise KeyboardInterrupt
+
+    engine, submitted = DaskEngine(client=dask_client, block=1), []
+    submit = engine.submit
+    engine.submit = lambda *args: submitted.append(submit(*args)) or submitted[-1]  # held: only cancel stops them
+    with pytest.raises(KeyboardInterrupt), using(engine):
+        map_reduce(_Slow(), 60 * CHUNK, 11, 3, progress=interrupt)
+    assert len(submitted) == engine.window  # tasks are submitted lazily: a window, not all 60
+    time.sleep(0.5)
+    statuses = [future.status for future in submitted]
+    assert "pending" not in statuses and statuses.count("cancelled") >= engine.window - 3, statuses
+    assert not any(dask_client.processing().values())
+    del submitted[:]
+    deadline = time.monotonic() + 5.0
+    while dask_client.run_on_scheduler(_tasks_known) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert dask_client.run_on_scheduler(_tasks_known) == 0, "tasks outlived the interrupted run"
+
+
+def _tasks_known(dask_scheduler) -> int:
+    return len(dask_scheduler.tasks)
+
+
+def test_ctrl_c_stops_the_process_pool_at_once_and_leaves_no_worker():
+    driver = textwrap.dedent("""
+        import os, time
+        import numpy as np
+        from ldp_audit.audits.engines import ProcessEngine
+        from ldp_audit.audits.sampling import CHUNK, map_reduce, using
+
+        class Slow:
+            def __call__(self, size, rng):
+                time.sleep(60)
+                return np.zeros(1)
+
+        engine = ProcessEngine(2, block=1)
+        with engine, using(engine):
+            engine.submit(os.getpid).result()  # the pool's workers are up
+            print(" ".join(map(str, engine._pool._processes)), flush=True)
+            map_reduce(Slow(), 100 * CHUNK, 1, 1)
+    """)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([os.getcwd(), os.environ.get("PYTHONPATH", "")])}
+    # a session of its own: Ctrl-C in a terminal sends SIGINT to the whole foreground process group
+    proc = subprocess.Popen([sys.executable, "-c", driver], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=env, start_new_session=True)
+    pids = [int(p) for p in proc.stdout.readline().split()]
+    assert len(pids) == 2
+    time.sleep(0.5)  # the slow tasks are running
+    os.killpg(proc.pid, signal.SIGINT)
+    try:
+        _, err = proc.communicate(timeout=20)  # far less than the 60 s a running task would take
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        raise AssertionError("the driver waited for its running tasks after Ctrl-C")
+    assert proc.returncode != 0 and "KeyboardInterrupt" in err
+    assert err.count("Traceback") == 1, "a worker printed its own traceback"
+    assert not [pid for pid in pids if _alive(pid)]
+
+
+def randomized_response(x, n, rng):
+    """Binary randomized response at eps = 1, at module level so that a process pool can pickle it."""
+    return np.where(rng.random(n) < np.e / (np.e + 1), x, 1 - x)
+
+
+def test_the_helpers_run_on_any_engine_with_the_same_numbers(dask_client):
+    from ldp_audit.audits.engines import DaskEngine
+    from ldp_audit.testing import assert_ldp, audit
+
+    mechanism, options = randomized_response, dict(eps=1.0, domain=[0, 1], samples=20_000, seed=3)
+    local = audit(mechanism, **options)
+    pool = audit(mechanism, engine="processes", workers=2, **options)
+    dask = audit(mechanism, engine=DaskEngine(client=dask_client), **options)
+    assert local.settings["engine"] == "local" and pool.settings["engine"] == "processes"
+    assert dask.settings["engine"] == "dask" and dask.settings["workers"] == 2
+    assert pool.to_dict()["results"] == local.to_dict()["results"] == dask.to_dict()["results"]
+    assert assert_ldp(mechanism, 1.0, domain=[0, 1], samples=20_000, engine="processes", workers=2).passed
+    with pytest.raises(ValueError, match="engine must be one of local, processes, dask"):
+        audit(mechanism, eps=1.0, domain=[0, 1], engine="spark", samples=20_000)
+
+
+def test_a_local_cluster_started_by_the_engine_gives_the_same_bytes():
+    pytest.importorskip("distributed")
+    reference = _sum()
+    engine = DaskEngine(workers=1)  # worker processes started here (forked on Linux, like a process pool's)
+    assert engine.settings()["scheduler"] == "LocalCluster"
+    assert _sum(engine) == reference
+
+
+def test_ctrl_c_on_a_dask_local_cluster_leaves_no_worker_and_one_message():
+    pytest.importorskip("distributed")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([os.getcwd(), os.environ.get("PYTHONPATH", "")])}
+    command = [sys.executable, "-m", "ldp_audit.cli", "verify", "laplace", "--eps", "0.1", "--checks", "privacy",
+               "--samples", "1e10", "--engine", "dask", "--workers", "2"]
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                            start_new_session=True)  # a terminal's process group: Ctrl-C reaches every process
+    deadline = time.monotonic() + 60.0
+    while len(_session(proc.pid)) < 3 and time.monotonic() < deadline:  # the driver and its two workers
+        time.sleep(0.2)
+    workers = [pid for pid in _session(proc.pid) if pid != proc.pid]
+    assert len(workers) == 2
+    time.sleep(1.0)
+    os.killpg(proc.pid, signal.SIGINT)
+    try:
+        _, err = proc.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        raise AssertionError("the driver did not stop on Ctrl-C")
+    assert proc.returncode == 130 and "Traceback" not in err, err[-2000:]
+    deadline = time.monotonic() + 5.0
+    while [pid for pid in workers if _alive(pid)] and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not [pid for pid in workers if _alive(pid)]
+
+
+def _session(sid: int) -> list[int]:
+    """The live processes of session ``sid``."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as stat:
+                    fields = stat.read().split(")")[-1].split()
+            except OSError:
+                continue
+            if int(fields[3]) == sid and fields[0] != "Z":
+                found.append(int(entry))
+    return found

@@ -89,3 +89,47 @@ def test_report_json_schema_is_versioned_and_finite():
     blackbox = next(r for r in data["results"] if r["name"] == "privacy.blackbox")
     assert blackbox["interval"][1] is None  # one-sided: the upper end is null, never the string "inf"
     assert '"inf"' not in json.dumps(data) and "Infinity" not in json.dumps(data)
+
+
+def _streams_drawn(monkeypatch) -> list:
+    """Record the stream of every task (pilots 800 + i, final counts 900 + i, moments 100 + i, fit 200 + i)."""
+    from ldp_audit.audits import sampling
+
+    streams, run_block = [], sampling._run_block
+
+    def recording(reduce_chunk, seed, stream, *rest):
+        streams.append(stream)
+        return run_block(reduce_chunk, seed, stream, *rest)
+
+    monkeypatch.setattr(sampling, "_run_block", recording)
+    return streams
+
+
+def test_privacy_only_spends_the_whole_alpha_on_the_blackbox_family_and_draws_nothing_else(monkeypatch):
+    from ldp_audit.audits.verify import planned_draws
+
+    mechanism, settings = make("laplace", eps=1.0), AuditSettings(samples=20_000, seed=5, alpha=1e-3)
+    streams, drawn = _streams_drawn(monkeypatch), []
+    report = verify(mechanism, settings, progress=drawn.append, checks="privacy")
+    row = next(r for r in report.results if r.name == "privacy.blackbox")
+    assert row.alpha == settings.alpha  # the whole alpha
+    assert streams and all(s >= 800 for s in streams), sorted(set(streams))  # no moment (1xx) or fit (2xx) draws
+    assert {r.name.split(".")[0] for r in report.results} <= {"sanity", "law", "privacy"}
+    assert sum(drawn) == planned_draws(mechanism, settings, "privacy") == 20_000 * len(mechanism.privacy_inputs)
+    del streams[:]
+    everything = verify(mechanism, settings, checks="all")
+    assert next(r for r in everything.results if r.name == "privacy.blackbox").alpha == settings.alpha / 3
+    assert {s // 100 for s in streams} == {1, 2, 8, 9}
+
+
+@pytest.mark.parametrize("name", ["laplace", "esw"])  # esw: the search adds pairs of its pilot inputs
+def test_one_progress_step_per_finished_task_across_every_family(name):
+    from ldp_audit.audits.engines import LocalEngine
+    from ldp_audit.audits.sampling import using
+    from ldp_audit.audits.verify import planned_draws
+
+    mechanism, settings, drawn = make(name, eps=1.0), AuditSettings(samples=3 * CHUNK, seed=5), []
+    with using(LocalEngine(block=1)):
+        verify(mechanism, settings, progress=drawn.append, checks="all")
+    assert sum(drawn) == planned_draws(mechanism, settings, "all")  # one bar: done / planned across families
+    assert max(drawn) <= CHUNK  # each step is one finished task (a block of one chunk here)

@@ -119,3 +119,45 @@ def test_the_readme_example_runs_as_written(inner):
     (inner.path / "test_readme_example.py").write_text(block)
     result = inner.runpytest("test_readme_example.py", "--ldp-audit-samples", "50000")
     result.assert_outcomes(passed=2)
+
+
+# ----- the engine option: CI audits on a process pool or a Dask cluster (the helpers: tests/audits/test_engines.py)
+ENGINE_TEST = """
+import numpy as np
+
+def sample(x, n, rng):
+    return np.where(rng.random(n) < np.e / (np.e + 1), x, 1 - x)
+
+def test_on_the_session_pool(ldp_auditor):
+    first = ldp_auditor.assert_ldp(sample, eps=1.0, domain=[0, 1])
+    second = ldp_auditor.audit(sample, eps=1.0, domain=[0, 1], checks="privacy")
+    assert first.settings["engine"] == "processes" and first.settings["workers"] == 2
+    assert ldp_auditor._running is not None  # one pool for the whole session
+    assert first.results[-1].to_dict() == second.results[-1].to_dict()
+"""
+
+
+def test_the_plugin_runs_every_assertion_on_the_configured_engine(inner):
+    inner.makepyfile(test_ldp_engine_option=ENGINE_TEST)
+    result = inner.runpytest("--ldp-audit-samples", "5000", "--ldp-audit-engine", "processes",
+                             "--ldp-audit-workers", "2")
+    result.assert_outcomes(passed=1)
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--ldp-audit-engine", "spark"], "--ldp-audit-engine must be one of local, processes, dask"),
+    (["--ldp-audit-workers", "0"], "--ldp-audit-workers must be in [[]1, 64]"),
+    (["--ldp-audit-scheduler", "tcp://h:1"], "--ldp-audit-scheduler needs --ldp-audit-engine dask"),
+])
+def test_bad_engine_options_are_usage_errors(inner, args, message):
+    inner.makepyfile(test_nothing="def test_nothing():\n    pass\n")
+    result = inner.runpytest(*args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"*{message}*"])
+
+
+def test_plugin_engines_match_the_library():
+    from ldp_audit.audits.engines import ENGINES
+    from ldp_audit.testing import plugin
+
+    assert plugin.ENGINES == ENGINES
