@@ -26,7 +26,8 @@ DEFAULT_RESULTS = "ldp-audit-results/lpgnn-{mode}"
 
 
 def register(sub) -> None:
-    p = sub.add_parser("reproduce", help="reproduce a paper's result tables (LPGNN Table 3, Drop table; LDP-GE Table III)",
+    p = sub.add_parser("reproduce", help="reproduce a paper's result tables (LPGNN Table 3, Drop table; "
+                                         "LDP-GE Table III, Fig. 2, k sweep)",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("paper", choices=("lpgnn", "ppgnn", "ldp-ge"), help="which paper's tables")
     mode = p.add_mutually_exclusive_group()
@@ -36,12 +37,14 @@ def register(sub) -> None:
     mode.add_argument("--full", dest="mode", action="store_const", const="full",
                       help="lpgnn: every Table 3 dataset, eps in {0.1, 0.5, 1, 2}, K in {1..32}, 10 runs, and the "
                            "Drop table; ppgnn: every Table III dataset, eps in {0.01, 0.1, 1}, K in {0..16}, "
-                           "10 runs (default: --quick)")
+                           "10 runs; ldp-ge: every Table III dataset with features, Table III, Fig. 2 and the k "
+                           "sweep, 10 runs (default: --quick)")
     p.set_defaults(mode="quick")
     p.add_argument("--datasets", nargs="+", metavar="NAME", help="restrict to these paper datasets (cora citeseer "
                                                                  "pubmed facebook github lastfm)")
-    p.add_argument("--tables", nargs="+", choices=("table3", "drop"),
-                   help="which tables to fill (default: table3 with --quick, table3 and drop with --full)")
+    p.add_argument("--tables", nargs="+", choices=("table3", "drop", "fig2", "ksweep"),
+                   help="which tables to fill (default: table3 with --quick, table3 and drop with --full; "
+                        "ldp-ge --full: table3, fig2 and ksweep)")
     p.add_argument("--runs", type=count("--runs", 1), help="runs per configuration (default 3 quick, 10 full)")
     p.add_argument("--workers", type=count("--workers", 1), default=2,
                    help="training processes, one torch thread each; on CUDA they share the GPU (default 2)")
@@ -104,6 +107,8 @@ def _ppgnn_cells(args):
 
 def run(args, console) -> int:
     if args.paper == "ldp-ge":
+        from .reproduce_ldp_ge import run_ldp_ge
+
         return run_ldp_ge(args, console)
     from ..audits.reproduction import reproduction_report
     from ..models.training import RunStore
@@ -185,37 +190,6 @@ def ppgnn_plot(report) -> bytes:
     fig.savefig(buffer, format="png", dpi=120)
     plt.close(fig)
     return buffer.getvalue()
-
-
-def run_ldp_ge(args, console) -> int:
-    """LDP-GE (spec C21, C22): ``--quick`` only; Table III on Cora (HDS, MB at eps 1 and 5) and the Fig. 2 point
-    at eps = 1, with C21(a)'s ordering rows. Runs on CPU, one JSON per run under ``--results``."""
-    from ..audits.ldp_ge_reproduction import ldp_ge_report
-    from ..models.training import ldp_ge
-    from ..models.training.runtime import device_name
-    from ..models.training.sweep import run_sweep
-
-    if args.mode != "quick" or args.datasets or args.tables or args.plot or args.max_runs is not None:
-        raise ValueError("reproduce ldp-ge supports --quick with --runs, --workers and --results only "
-                         "(--full, --datasets, --tables, --plot, --max-runs are not implemented for ldp-ge)")
-    if args.device == "cuda":
-        raise ValueError("--device: reproduce ldp-ge trains on cpu only")
-    runs = args.runs or ldp_ge.QUICK_RUNS
-    cells = ldp_ge.quick_cells(runs)
-    store = ldp_ge.LdpGeStore(args.results or "ldp-audit-results/ldp-ge-quick")
-    configs = [c for cell in cells for c in cell.configs]
-    started = time.perf_counter()
-    with _progress(console, len(configs), enabled=not (args.json or args.markdown)) as advance:
-        results = run_sweep(configs, store, args.workers, "cpu", args.data_dir, args.cache_dir,
-                            on_result=lambda result, fresh: advance(result.config), run=ldp_ge.run_with_cache,
-                            reuse_key=None)
-    report = ldp_ge_report(
-        "ldp-ge reproduction (quick)", cells, results,
-        subject={"paper": "ldp-ge", "tables": "Table III (Cora, HDS/MB, eps 1 and 5) + Fig. 2 point (eps 1)"},
-        settings={"mode": "quick", "runs": runs, "device": f"cpu ({device_name('cpu')})",
-                  "results": str(store.root), "runs finished": f"{len(results)}/{len(configs)}",
-                  "wall time (s)": round(time.perf_counter() - started, 1)})
-    return emit(report, args, console)
 
 
 class _progress:

@@ -207,7 +207,9 @@ class PushResult:
     ``z`` approximates Pi X. ``max_residual`` is max |R| at termination (<= r_max), and ``error_bound[v]``
     bounds |z[v, j] - (Pi X)[v, j]| for every column j: d_v^r * max_residual, or (1 - alpha) times that with
     the residual correction (ldp-ge A3, C12). ``pushes`` counts push operations, ``edge_updates`` the
-    neighbour residual updates they made.
+    neighbour residual updates they made; ``sparse_updates`` the part of those made entry by entry (narrow
+    frontier) and ``dense_work`` the multiply-adds of the wide-frontier rounds (nnz(A) times the block width
+    each), the two costs :func:`ppr_matched` weighs.
     """
 
     z: np.ndarray
@@ -215,6 +217,8 @@ class PushResult:
     error_bound: np.ndarray
     pushes: int
     edge_updates: int
+    sparse_updates: int = 0
+    dense_work: int = 0
 
 
 @dataclass(frozen=True)
@@ -305,7 +309,7 @@ def backward_push(adjacency, x, alpha: float, r: float, r_max: float, residual_c
     x = _features(x, n)
     degrees = safe_degrees(a)
     z = np.empty_like(x)
-    pushes = updates = 0
+    pushes = updates = sparse_updates = dense_work = 0
     max_residual = 0.0
     for start in range(0, x.shape[1], block):
         cols = slice(start, min(start + block, x.shape[1]))
@@ -327,6 +331,7 @@ def backward_push(adjacency, x, alpha: float, r: float, r_max: float, residual_c
             per_row = hot.sum(axis=1)
             pushes += int(per_row.sum())
             updates += int(per_row @ np.diff(a.indptr))
+            dense_work += a.nnz * width
             hot = np.abs(residual) > r_max
         active = np.flatnonzero(hot.reshape(-1))
         while active.size:  # narrow frontier: work on the hot entries and the entries they touch only
@@ -339,6 +344,7 @@ def backward_push(adjacency, x, alpha: float, r: float, r_max: float, residual_c
             pushed = sp.csr_matrix((mass, (rows, columns)), shape=(n, width))
             share = (a @ pushed).tocoo()  # every (receiver, column) pair that gets residue, once
             updates += int(share.nnz)
+            sparse_updates += int(share.nnz)
             pushes += int(active.size)
             if divide_by == "receiver":
                 share.data /= degrees[share.row]
@@ -350,7 +356,61 @@ def backward_push(adjacency, x, alpha: float, r: float, r_max: float, residual_c
             reserve += alpha * residual
         z[:, cols] = reserve * degrees[:, None] ** r
     factor = (1.0 - alpha) if residual_correction else 1.0
-    return PushResult(z, max_residual, factor * degrees ** r * max_residual, pushes, updates)
+    return PushResult(z, max_residual, factor * degrees ** r * max_residual, pushes, updates, sparse_updates,
+                      dense_work)
+
+
+#: Cost of one entry-by-entry neighbour update of :func:`backward_push` in multiply-adds of a sparse-dense
+#: product (measured by benchmarks/propagation.py on Facebook: about 140 ns against 1.2 ns, single core).
+PUSH_UPDATE_COST = 100.0
+#: Feature columns :func:`ppr_matched` pushes to estimate the cost of pushing all of them.
+PROBE_COLUMNS = 16
+
+
+def power_steps_matching_push(adjacency, x, alpha: float, r: float, r_max: float) -> int:
+    """Power-iteration steps L whose row bound is within push's: (1 - alpha)^(L+1) (d_v / d_min)^r max|X| <=
+    d_v^r r_max in every row v, i.e. (1 - alpha)^(L+1) max|X| <= d_min^r r_max (A2, A3; d_v^r cancels)."""
+    degrees = safe_degrees(adjacency)
+    scale = float(np.abs(_features(x, degrees.size)).max(initial=0.0))
+    return _steps_from_tolerance(alpha, r_max * float(degrees.min()) ** r, 1.0, scale)
+
+
+@dataclass(frozen=True)
+class MatchedResult:
+    """Output of :func:`ppr_matched`: ``z``, the ``method`` that ran (push or power), its steps (power) or
+    pushes (push), ``error_bound[v]`` (at most d_v^r r_max either way) and the two predicted costs."""
+
+    z: np.ndarray
+    method: str
+    error_bound: np.ndarray
+    work: int
+    push_cost: float
+    power_cost: float
+
+
+def ppr_matched(adjacency, x, alpha: float, r: float, r_max: float) -> MatchedResult:
+    """Pi X to push's accuracy (|error| <= d_v^r r_max in row v) by whichever of push and power iteration is
+    predicted cheaper. Push's cost is measured by pushing PROBE_COLUMNS evenly spaced columns (entry-by-entry
+    updates weighted by PUSH_UPDATE_COST, plus the wide rounds' multiply-adds), scaled to all columns; power's
+    is L nnz(A) d with L from
+    :func:`power_steps_matching_push`. The prediction counts operations, never clocks, so the choice is
+    deterministic. Push wins on sparse reports (HDS, PM, MB with small k); power on dense ones (LP, eps = inf)."""
+    alpha = _check_unit("alpha", alpha, True, True)
+    r = _check_unit("r", r, False, False)
+    a = _csr(adjacency)
+    x = _features(x, a.shape[0])
+    d = x.shape[1]
+    steps = power_steps_matching_push(a, x, alpha, r, r_max)
+    power_cost = float(steps) * a.nnz * d
+    probe = np.unique(np.linspace(0, d - 1, min(d, PROBE_COLUMNS)).round().astype(int)) if d else np.arange(0)
+    sample = backward_push(a, x[:, probe], alpha, r, r_max) if probe.size else None
+    push_cost = 0.0 if sample is None else \
+        (PUSH_UPDATE_COST * sample.sparse_updates + sample.dense_work) * d / probe.size
+    if push_cost <= power_cost:
+        out = backward_push(a, x, alpha, r, r_max)
+        return MatchedResult(out.z, "push", out.error_bound, out.pushes, push_cost, power_cost)
+    out = ppr_power(a, x, alpha, r, steps=steps)
+    return MatchedResult(out.z, "power", out.error_bound, out.steps, push_cost, power_cost)
 
 
 def ppr_rows(adjacency, nodes, alpha: float, r: float, tol: float = 1e-12) -> np.ndarray:

@@ -28,9 +28,9 @@ def test_link_propagation_never_sees_held_out_edges(monkeypatch):
     graph, seen = _graph(), {}
     original = ldp_ge.server_embedding
 
-    def spy(reports, adjacency, config):
+    def spy(reports, adjacency, config, info=None):
         seen["adjacency"] = adjacency
-        return original(reports, adjacency, config)
+        return original(reports, adjacency, config, info)
 
     monkeypatch.setattr(ldp_ge, "server_embedding", spy)
     config = _config()
