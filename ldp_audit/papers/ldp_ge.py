@@ -140,3 +140,16 @@ K_SWEEP_SHAPES = {
     **{(name, "link"): "better for small k" for name in ("cora", "citeseer", "lastfm", "facebook")},
     ("pubmed", "link"): "better for large k", ("wikipedia", "link"): "flat",
 }
+
+#: Table II of seed 000 (spec §8.1, C20): nodes, edges, features, classes, average degree (printed to 2 places).
+TABLE2_CITE = "ldp-ge Table II"
+TABLE2 = {
+    "cora": (2708, 5278, 1433, 7, 3.90), "citeseer": (3327, 4552, 3703, 6, 2.74),
+    "pubmed": (19717, 44324, 500, 3, 4.50), "lastfm": (7083, 25814, 7842, 10, 7.29),
+    "facebook": (22470, 170912, 4714, 4, 15.21), "wikipedia": (11631, 170845, 13183, 2, 29.38),
+}
+
+
+def average_degree(nodes: int, edges: int) -> float:
+    """Table II's AVG. DEG. column: 2 |E| / |V| (spec C20)."""
+    return 2.0 * edges / nodes
