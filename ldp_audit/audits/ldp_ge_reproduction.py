@@ -5,7 +5,8 @@ A Table III cell matches when |mean_measured - mean_paper| <= max(3, 3 sd_paper)
 test across different seeds, splits and tuning is too strict). A quoted Fig. 2 value or gap allows 3 points,
 a quoted bound ("less than 7 points") none (C22). C21(a), "HDS has the best AUC in every cell", is one row per
 (dataset, eps) over the mechanisms measured as the paper runs them; cells with rescaled reports (not in the
-paper) are compared with the printed number only. The k-sweep statements (C23) are figure-only: "flat" means a
+paper) are compared with the printed number only, and so is the non-private row on raw features (the released
+code's eps = inf protocol, against the spec's [-1, 1] normalisation: the two differ in the link baseline). The k-sweep statements (C23) are figure-only: "flat" means a
 spread of at most 2 points over k (4 points peak to peak), "better for small k" a higher mean over k <= 5 than
 over k >= 10.
 """
@@ -105,7 +106,7 @@ def _means(cells: Iterable[LdpGeCell], results: dict, table: str) -> dict:
     out = {}
     for cell in cells:
         scores = _scores(cell, results)
-        if cell.table == table and not cell.rescaled and scores is not None:
+        if cell.table == table and not cell.rescaled and not cell.raw_clear and scores is not None:
             mechanism = None if cell.eps is None else cell.mechanism
             out[(cell.dataset, cell.task, mechanism, cell.eps, cell.k)] = float(np.mean(scores))
     return out

@@ -24,16 +24,16 @@ def _fake(cells, score):
 def test_full_grid_has_table3_fig2_and_the_k_sweep_and_shares_the_papers_k():
     cells = ldp_ge.full_cells(("cora",), runs=2)
     by_table = {t: [c for c in cells if c.table == t] for t in ldp_ge.TABLES}
-    assert len(by_table["table3"]) == 4 * 4 + 1 and len(by_table["fig2"]) == 6 * 4 + 1
+    assert len(by_table["table3"]) == 4 * 4 + 2 and len(by_table["fig2"]) == 6 * 4 + 1
     assert len(by_table["ksweep"]) == 2 * 7
     configs = {c for cell in cells for c in cell.configs}
-    assert len(configs) == 2 * (17 + 25 + 14 - 2)  # k = 1 (link) and k = 20 (node) reuse Table III / Fig. 2 runs
+    assert len(configs) == 2 * (18 + 25 + 14 - 2)  # k = 1 (link) and k = 20 (node) reuse Table III / Fig. 2 runs
     assert all(c.method == "auto" for c in configs)
     assert {c.eps for c in by_table["fig2"]} == {0.01, 0.1, 1.0, 2.0, 3.0, 5.0, None}
 
 
-@pytest.mark.parametrize("cost, method", [(0.0, "push"), (1e12, "power")])
-def test_matched_propagation_meets_push_bound_with_either_method(cost, method, monkeypatch):
+@pytest.mark.parametrize("method", ["push", "power", "chebyshev"])
+def test_matched_propagation_meets_push_bound_whichever_method_runs(method, monkeypatch):
     graph = synthetic.csbm(n=300, classes=3, avg_degree=6.0, homophily=0.85, d=24, signal=0.3, seed=5)
     a = graph.adjacency
     exact = prop.ppr_exact(a, 0.1, 0.5)
@@ -42,16 +42,31 @@ def test_matched_propagation_meets_push_bound_with_either_method(cost, method, m
     sparse[np.arange(300), rng.integers(0, 24, 300)] = rng.uniform(-1, 1, 300)  # HDS-like: one entry per row
     dense = rng.laplace(scale=500.0, size=(300, 24))  # LP-like: every entry, large
     bound = prop.safe_degrees(a) ** 0.5 * 1e-4
+    original = min
+    monkeypatch.setattr(prop, "min", lambda costs, key: method if isinstance(costs, dict) else original(costs, key),
+                        raising=False)
     for x in (sparse, dense):
         out = prop.ppr_matched(a, x, 0.1, 0.5, 1e-4)
-        assert out.method == ("push" if out.push_cost <= out.power_cost else "power")
-        monkeypatch.setattr(prop, "PUSH_UPDATE_COST", cost)
-        forced = prop.ppr_matched(a, sparse, 0.1, 0.5, 1e-4)
-        monkeypatch.undo()
-        assert forced.method == method
-        for result, data in ((out, x), (forced, sparse)):
-            assert np.all(np.abs(result.z - exact @ data) <= bound[:, None] * (1 + 1e-9))
-            assert np.all(result.error_bound <= bound * (1 + 1e-9))
+        assert out.method == method and set(out.costs) == {"push", "power", "chebyshev"}
+        assert np.all(np.abs(out.z - exact @ x) <= bound[:, None] * (1 + 1e-9))
+        assert np.all(out.error_bound <= bound * (1 + 1e-9))
+    monkeypatch.undo()
+    out = prop.ppr_matched(a, dense, 0.1, 0.5, 1e-4)
+    assert out.method == min(out.costs, key=out.costs.get)
+
+
+@pytest.mark.parametrize("alpha, r", [(0.1, 0.5), (0.05, 0.1), (0.2, 1.0), (0.1, 0.0)])
+def test_chebyshev_meets_its_bound_and_needs_fewer_steps_than_power(alpha, r):
+    graph = synthetic.csbm(n=300, classes=3, avg_degree=6.0, homophily=0.85, d=24, signal=0.3, seed=5)
+    x = np.random.default_rng(1).uniform(-1, 1, (300, 24))
+    exact = prop.ppr_exact(graph.adjacency, alpha, r) @ x
+    for steps in (3, 15, 40):
+        out = prop.ppr_chebyshev(graph.adjacency, x, alpha, r, steps)
+        assert np.all(np.abs(out.z - exact) <= out.error_bound[:, None] * (1 + 1e-9) + 1e-13)
+    matched = prop.chebyshev_steps_matching_push(graph.adjacency, x, alpha, r, 1e-4)
+    assert matched < prop.power_steps_matching_push(graph.adjacency, x, alpha, r, 1e-4) / 2
+    with pytest.raises(ValueError, match="steps"):
+        prop.ppr_chebyshev(graph.adjacency, x, alpha, r, -1)
 
 
 def test_auto_run_records_method_device_and_cpu_time_and_trains_through_the_device_path():
@@ -63,8 +78,8 @@ def test_auto_run_records_method_device_and_cpu_time_and_trains_through_the_devi
             return graph
 
     result = ldp_ge.run_with_cache(config, "cpu", Cache())  # the runner no longer refuses a device
-    assert result.extra["propagation"] in ("push", "power") and result.extra["device"] == "cpu"
-    assert result.extra["cpu_time_s"] >= 0 and "predicted_power_cost" in result.extra["propagation_detail"]
+    assert result.extra["propagation"] in ("push", "power", "chebyshev") and result.extra["device"] == "cpu"
+    assert result.extra["cpu_time_s"] >= 0 and "predicted_costs" in result.extra["propagation_detail"]
     assert ldp_ge.LdpGeResult.from_dict(json.loads(json.dumps(result.to_dict()))).extra == result.extra
 
 
@@ -141,3 +156,14 @@ def test_full_cli_with_no_new_runs_reports_every_cell_unfinished(tmp_path, capsy
     report = json.loads(capsys.readouterr().out)
     assert code != 2 and report["settings"]["runs finished"] == "0/14"
     assert {r["status"] for r in report["results"]} == {"inconclusive"}
+
+
+def test_raw_clear_is_the_released_codes_non_private_input_and_only_that():
+    graph = synthetic.csbm(n=100, classes=2, avg_degree=4.0, homophily=0.8, d=8, signal=0.3, seed=1)
+    config = ldp_ge.preset("csbm", "link", eps=None, raw_clear=True)
+    raw = graph.x.toarray()
+    assert np.array_equal(ldp_ge.client_reports(graph, config, None), raw)
+    assert np.array_equal(ldp_ge.client_reports(graph, replace(config, raw_clear=False), None), 2 * raw - 1)
+    assert config.key() != replace(config, raw_clear=False).key()
+    with pytest.raises(ValueError, match="^raw_clear must be"):
+        ldp_ge.preset("csbm", "link", eps=1.0, raw_clear=True)

@@ -78,9 +78,11 @@ def _check(name: str, ok: bool, allowed: str, value) -> None:
 class LdpGeConfig:
     """Everything that decides one LDP-GE run. ``k=None``: the paper's k for HDS (§7 table), the released rule for
     PM/MB (:func:`baseline_k`). ``eps=None``: non-private baseline. ``method``: push (A3), power iteration (A2)
-    to 1e-10, or auto (the cheaper of the two at push's error bound; the result records which ran).
-    ``rescale`` (not in the paper): the server divides the reports by :func:`public_scale`, a constant fixed by
-    (mechanism, eps, d, k) alone, i.e. post-processing that only conditions the numbers for the MLP."""
+    to 1e-10, or auto (the cheapest of push, power and Chebyshev iteration at push's error bound; the result
+    records which ran). ``rescale`` (not in the paper): the server divides the reports by :func:`public_scale`, a
+    constant fixed by (mechanism, eps, d, k) alone, i.e. post-processing that only conditions the numbers for the
+    MLP. ``raw_clear`` (non-private only): the raw feature values instead of their [-1, 1] normalisation, as the
+    released code's eps = inf baseline does (it returns the features unchanged)."""
 
     dataset: str
     task: str = "link"
@@ -102,6 +104,7 @@ class LdpGeConfig:
     split_seed: int = 12345
     seed: int = 0
     rescale: bool = False
+    raw_clear: bool = False
 
     def __post_init__(self):
         _check("dataset", isinstance(self.dataset, str) and bool(self.dataset), "a dataset name", self.dataset)
@@ -112,6 +115,8 @@ class LdpGeConfig:
         if self.eps is not None and math.isinf(self.eps) and self.eps > 0:
             object.__setattr__(self, "eps", None)
         _check("eps", self.eps is None or (math.isfinite(self.eps) and self.eps > 0), "> 0 (or inf)", self.eps)
+        _check("raw_clear", not self.raw_clear or self.eps is None, "False unless eps is inf (non-private)",
+               self.raw_clear)
         _check("k", self.k is None or (isinstance(self.k, int) and self.k >= 1), "an integer >= 1", self.k)
         _check("alpha", 0 < self.alpha < 1, "in (0, 1)", self.alpha)
         _check("r", 0 <= self.r <= 1, "in [0, 1]", self.r)
@@ -134,8 +139,9 @@ class LdpGeConfig:
         return cls(**{k: v for k, v in data.items() if k in known})
 
     def key(self) -> str:
-        """Readable prefix + hash of the seedless config; ``rescale`` enters only when on (keys stay stable)."""
-        body = {k: v for k, v in replace(self, seed=0).to_dict().items() if k != "rescale" or v}
+        """Readable prefix + hash of the seedless config; ``rescale`` and ``raw_clear`` enter only when on (keys
+        stay stable)."""
+        body = {k: v for k, v in replace(self, seed=0).to_dict().items() if k not in ("rescale", "raw_clear") or v}
         body = json.dumps(body, sort_keys=True)
         eps = "inf" if self.eps is None else f"{self.eps:g}"
         return f"{self.task}-{self.mechanism}-eps{eps}-{hashlib.sha256(body.encode()).hexdigest()[:10]}"
@@ -179,7 +185,9 @@ def preset(dataset: str, task: str, **changes) -> LdpGeConfig:
 
 def client_reports(graph: datasets.Graph, config: LdpGeConfig, rng: np.random.Generator) -> np.ndarray:
     """What the users send: x in [-1, 1]^d by public bounds (A1), then one report each (M2-M7); dense (n, d).
-    The only function of the pipeline that reads raw features."""
+    The only function of the pipeline that reads raw features. ``raw_clear``: the raw values, unperturbed."""
+    if config.raw_clear:
+        return as_dense(graph.x)
     x = graph.normalized_features(clip=True)
     k = config.sampled(x.shape[1])
     if k is None:
@@ -200,8 +208,8 @@ def conditioned(reports: np.ndarray, config: LdpGeConfig) -> np.ndarray:
 # ------------------------------------------------------------------------------------------------- server side
 
 def server_embedding(reports: np.ndarray, adjacency, config: LdpGeConfig, info: dict | None = None) -> np.ndarray:
-    """Z~ = Pi X~ (A2/A3) from the reports and the graph only (C13). ``method="auto"``: push or power iteration
-    at push's error bound, whichever is predicted cheaper (:func:`~ldp_audit.models.propagation.ppr_matched`).
+    """Z~ = Pi X~ (A2/A3) from the reports and the graph only (C13). ``method="auto"``: push, power or Chebyshev
+    iteration at push's error bound, whichever is predicted cheapest (:func:`~ldp_audit.models.propagation.ppr_matched`).
     ``info``, when given, receives the method that ran (and for auto its work, bound and predicted costs)."""
     if config.method != "auto":
         z = PPR(config.alpha, config.r, config.method, config.r_max).apply(adjacency, reports)
@@ -210,7 +218,7 @@ def server_embedding(reports: np.ndarray, adjacency, config: LdpGeConfig, info: 
         out = ppr_matched(adjacency, reports, config.alpha, config.r, config.r_max)
         z = out.z
         detail = {"method": out.method, "work": out.work, "error_bound": float(out.error_bound.max(initial=0.0)),
-                  "predicted_push_cost": out.push_cost, "predicted_power_cost": out.power_cost}
+                  "predicted_costs": out.costs}
     if info is not None:
         info.update(detail)
     return z
@@ -461,9 +469,14 @@ class LdpGeCell:
         return self.configs[0].rescale
 
     @property
+    def raw_clear(self) -> bool:
+        return self.configs[0].raw_clear
+
+    @property
     def name(self) -> str:
         eps = "inf" if self.eps is None else f"{self.eps:g}"
-        label = self.mechanism + (" rescaled" if self.rescaled else "") if self.eps is not None else "non-private"
+        label = self.mechanism + (" rescaled" if self.rescaled else "") if self.eps is not None else \
+            "non-private" + (" raw" if self.raw_clear else "")
         return f"{self.dataset} {self.task} {label}{'' if self.k is None else f' k={self.k}'} eps={eps}"
 
 
@@ -480,8 +493,8 @@ def _cell(dataset: str, task: str, mechanism: str, eps, runs: int, table: str, k
 
 def full_cells(datasets_: tuple, runs: int = FULL_RUNS, tables: tuple = TABLES, method: str = "auto"
                ) -> list[LdpGeCell]:
-    """``reproduce ldp-ge --full``: per dataset, Table III (link: LP/PM/MB/HDS at eps 1, 2, 3, 5 and the
-    non-private row), Fig. 2 (node: the four mechanisms at eps 0.01 ... 5 and non-private) and the k sweep (HDS
+    """``reproduce ldp-ge --full``: per dataset, Table III (link: LP/PM/MB/HDS at eps 1, 2, 3, 5, the
+    non-private row, and the non-private row on raw features as the released code runs it), Fig. 2 (node: the four mechanisms at eps 0.01 ... 5 and non-private) and the k sweep (HDS
     at eps = 1, k in K_SWEEP, both tasks); propagation ``method`` auto by default (push or power at push's
     error, whichever is cheaper)."""
     cells = []
@@ -490,6 +503,7 @@ def full_cells(datasets_: tuple, runs: int = FULL_RUNS, tables: tuple = TABLES, 
             cells += [_cell(name, "link", m, eps, runs, "table3", method=method)
                       for eps in TABLE3_EPS for m in TABLE3_MECHANISMS]
             cells.append(_cell(name, "link", "HDS", None, runs, "table3", method=method))
+            cells.append(_cell(name, "link", "HDS", None, runs, "table3", method=method, raw_clear=True))
         if "fig2" in tables:
             cells += [_cell(name, "node", m, eps, runs, "fig2", method=method)
                       for eps in FIG2_EPS for m in TABLE3_MECHANISMS]
