@@ -6,7 +6,8 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from ldp_audit.audits.ldp_ge_reproduction import figure2_rows, k_sweep_rows, ldp_ge_report, link_text_rows
+from ldp_audit.audits.ldp_ge_reproduction import (baseline_protocol_rows, figure2_rows, k_sweep_rows,
+                                                  ldp_ge_report, link_text_rows)
 from ldp_audit.audits.result import Status
 from ldp_audit.cli import main
 from ldp_audit.commands.reproduce_ldp_ge import figure2_plot
@@ -167,3 +168,12 @@ def test_raw_clear_is_the_released_codes_non_private_input_and_only_that():
     assert config.key() != replace(config, raw_clear=False).key()
     with pytest.raises(ValueError, match="^raw_clear must be"):
         ldp_ge.preset("csbm", "link", eps=1.0, raw_clear=True)
+
+
+def test_baseline_protocol_row_shows_both_non_private_inputs():
+    cells = [c for c in _link_cells() if c.eps is None]
+    results = _fake(cells, lambda c: 86.0 if c.raw_clear else 80.0)
+    [row] = baseline_protocol_rows(cells, results)
+    assert row.status is Status.INFO and row.details["paper"] == 95.60 and row.statistic == pytest.approx(86.05)
+    names = {c.name for c in cells}
+    assert names == {"facebook link non-private eps=inf", "facebook link non-private raw eps=inf"}
