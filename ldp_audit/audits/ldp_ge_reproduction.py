@@ -202,7 +202,9 @@ def baseline_protocol_rows(cells: Iterable[LdpGeCell], results: dict) -> list[Ch
     """INFO per dataset: the non-private link AUC on [-1, 1]-normalised features (the spec, A1) next to the one
     on raw features (the released code at eps = inf) and the printed Table III value. On Cora the normalised
     baseline is unstable across seeds (81.8 and 48.6 on seeds 0 and 1), the raw one is not (86.4, 86.6); both stay
-    below the printed 93.07, so a gap remains that neither protocol explains."""
+    below the printed 93.07. Propagating over the whole graph, validation and test edges included (a leak the
+    pipeline avoids, spec §9), gives 98.8 on seed 0. The printed value lies between the two; the released code
+    reads a preprocessed adjacency whose content is not available, so the gap stays open."""
     found: dict = {}
     for cell in cells:
         scores = _scores(cell, results)
