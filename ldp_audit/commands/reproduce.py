@@ -19,6 +19,8 @@ import time
 
 from ..audits.ppgnn_reproduction import ppgnn_paper_value, ppgnn_rows
 from ._common import add_output_options, emit
+from ._reproduce_common import RunProgress as _progress
+from ._reproduce_common import paper_datasets as _datasets
 from .data import add_data_options
 from .train import add_device_option, count
 
@@ -58,15 +60,6 @@ def register(sub) -> None:
     add_data_options(p)
     add_output_options(p)
     p.set_defaults(func=run)
-
-
-def _datasets(args, preset) -> tuple:
-    """The datasets of ``--datasets`` (default: the preset's quick or full list), each one the preset knows."""
-    names = args.datasets or (preset.QUICK_DATASETS if args.mode == "quick" else tuple(preset.TABLE3_DATASETS))
-    unknown = [n for n in names if n not in preset.TABLE3_DATASETS]
-    if unknown:
-        raise ValueError(f"--datasets must be among {', '.join(preset.TABLE3_DATASETS)}, got {', '.join(unknown)}")
-    return tuple(names)
 
 
 def _cells(args):
@@ -190,30 +183,6 @@ def ppgnn_plot(report) -> bytes:
     fig.savefig(buffer, format="png", dpi=120)
     plt.close(fig)
     return buffer.getvalue()
-
-
-class _progress:
-    """A rich progress bar over runs (done / total, ETA) with the count of completed cells in its label."""
-
-    def __init__(self, console, total: int, enabled: bool):
-        self.console, self.total, self.enabled = console, total, enabled and console.is_terminal
-
-    def __enter__(self):
-        if not self.enabled:
-            return lambda config: None
-        from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn,
-                                   TimeRemainingColumn)
-
-        self.bar = Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
-                            TimeElapsedColumn(), TimeRemainingColumn(), console=self.console, transient=True)
-        self.bar.__enter__()
-        task = self.bar.add_task("training runs", total=self.total)
-        return lambda config: self.bar.advance(task, 1)
-
-    def __exit__(self, *exc):
-        if self.enabled:
-            self.bar.__exit__(*exc)
-        return False
 
 
 def plot(report) -> bytes:

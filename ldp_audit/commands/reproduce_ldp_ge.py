@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 
-from .reproduce import _datasets, _progress
+from ._reproduce_common import RunProgress, paper_datasets
 
 DEFAULT_RESULTS = "ldp-audit-results/ldp-ge-{mode}"
 
@@ -39,7 +39,7 @@ def plan(args):
         runs = args.runs or ldp_ge.QUICK_RUNS
         return (ldp_ge.quick_cells(runs), runs, (),
                 {"paper": "ldp-ge", "tables": "Table III (Cora, HDS/MB, eps 1 and 5) + Fig. 2 point (eps 1)"})
-    names, tables = _datasets(args, ldp_ge), _tables(args)
+    names, tables = paper_datasets(args, ldp_ge), _tables(args)
     missing = tuple(n for n in names if data.load(ldp_ge.TABLE3_DATASETS[n], args.data_dir, args.cache_dir,
                                                   with_features=False).missing_features is not None)
     runs = args.runs or ldp_ge.FULL_RUNS
@@ -62,7 +62,7 @@ def run_ldp_ge(args, console) -> int:
     store = ldp_ge.LdpGeStore(args.results or DEFAULT_RESULTS.format(mode=args.mode))
     configs = list(dict.fromkeys(c for cell in cells for c in cell.configs))
     started = time.perf_counter()
-    with _progress(console, len(configs), enabled=not (args.json or args.markdown)) as advance:
+    with RunProgress(console, len(configs), enabled=not (args.json or args.markdown)) as advance:
         results = run_sweep(configs, store, args.workers, device, args.data_dir, args.cache_dir,
                             on_result=lambda result, fresh: advance(result.config), max_new=args.max_runs,
                             run=ldp_ge.run_with_cache, reuse_key=None)
