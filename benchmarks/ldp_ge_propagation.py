@@ -6,7 +6,7 @@ preset's k, LP, or the non-private features) on the first ``--columns`` feature 
 iteration to 1e-9. Push runs only when its predicted cost is at most ``--push-limit`` times power's (LP's push
 is astronomically expensive). The reference's own truncation error is below 1e-9. CPU seconds are for those columns; "full s" scales them to all d columns.
 
-    python benchmarks/ldp_ge_propagation.py [--dataset facebook] [--columns 256] [--push-limit 20]
+    python benchmarks/ldp_ge_propagation.py [--dataset facebook] [--columns 256] [--push-limit 20] [--tasks link node]
 """
 from __future__ import annotations
 
@@ -35,6 +35,7 @@ def main() -> None:
     parser.add_argument("--dataset", default="facebook")
     parser.add_argument("--columns", type=int, default=256, help="first N feature columns (0: all)")
     parser.add_argument("--push-limit", type=float, default=20.0)
+    parser.add_argument("--tasks", nargs="+", choices=("link", "node"), default=["link", "node"])
     args = parser.parse_args()
     graph = data.load(ldp_ge.TABLE3_DATASETS.get(args.dataset, args.dataset))
     table = Table(title=f"LDP-GE propagation on {args.dataset} ({graph.num_nodes} nodes): CPU seconds, max error "
@@ -42,7 +43,7 @@ def main() -> None:
     for column in ("task", "reports", "alpha", "r", "r_max", "bound", "push s", "push err", "power L", "power s",
                    "power err", "cheb L", "cheb s", "cheb err", "auto picks", "auto full s"):
         table.add_column(column, justify="right")
-    for task in ("link", "node"):
+    for task in args.tasks:
         for mechanism, eps in (("HDS", 1.0), ("LP", 1.0), ("HDS", None)):
             config = ldp_ge.preset(args.dataset, task, mechanism=mechanism, eps=eps)
             reports = ldp_ge.client_reports(graph, config, rng_for(0, Stream.FEATURES))
@@ -62,9 +63,12 @@ def main() -> None:
                 push, push_s = cpu(prop.backward_push, adjacency, x, a, r, r_max)
                 push_cell, push_err = f"{push_s:.2f}", f"{np.abs(push.z - reference).max():.1e}"
             label = "non-private" if eps is None else f"{mechanism} eps={eps:g} k={config.sampled(d)}"
-            table.add_row(task, label, f"{a:g}", f"{r:g}", f"{r_max:g}", f"{auto.error_bound.max():.1e}", push_cell,
-                          push_err, str(steps), f"{power_s:.2f}", f"{np.abs(power.z - reference).max():.1e}",
-                          str(cheb_steps), f"{cheb_s:.2f}", f"{np.abs(cheb.z - reference).max():.1e}", auto.method, f"{auto_s * d / x.shape[1]:.0f}")
+            row = (task, label, f"{a:g}", f"{r:g}", f"{r_max:g}", f"{auto.error_bound.max():.1e}", push_cell,
+                   push_err, str(steps), f"{power_s:.2f}", f"{np.abs(power.z - reference).max():.1e}",
+                   str(cheb_steps), f"{cheb_s:.2f}", f"{np.abs(cheb.z - reference).max():.1e}", auto.method,
+                   f"{auto_s * d / x.shape[1]:.0f}")
+            table.add_row(*row)
+            print(" | ".join(row), flush=True)  # as it goes: the whole table comes at the end
     Console(width=200).print(table)
 
 
