@@ -3,9 +3,9 @@ bound, and the method ``auto`` (ldp_audit.models.propagation.ppr_matched) picks,
 
 For each (task preset, report kind) the server's input is built as the pipeline builds it (HDS with the
 preset's k, LP, or the non-private features) on the first ``--columns`` feature columns; the reference is power
-iteration to 1e-9. Push runs only when its predicted cost is at most ``--push-limit`` times power's (LP's push
-is astronomically expensive). The reference's own truncation error is below 1e-9. CPU seconds are for those columns; "auto full s"
-scales auto's time to all d columns (its 16-column push probe counted once).
+iteration to 1e-9 (its own truncation error is below 1e-9). Push runs only when its predicted cost is at most
+``--push-limit`` times the cheaper iteration's (push on dense reports costs far more). CPU seconds are for those
+columns; "auto full s" scales auto's time to all d columns (its 16-column push probe counted once).
 
     python benchmarks/ldp_ge_propagation.py [--dataset facebook] [--columns 256] [--push-limit 20] [--tasks link node]
 """
