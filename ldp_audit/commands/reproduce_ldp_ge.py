@@ -96,12 +96,13 @@ def figure2_plot(report) -> bytes:
     fig, axes = plt.subplots(1, max(1, len(names)), figsize=(4.2 * max(1, len(names)), 3.4), squeeze=False)
     for ax, name in zip(axes[0], names):
         own = [r for r in rows if r.name.startswith(name + " ")]
-        for mechanism in ("LP", "PM", "MB", "HDS"):
+        for mechanism, colour in (("LP", "tab:green"), ("PM", "tab:red"), ("MB", "tab:blue"), ("HDS", "tab:orange")):
             line = sorted((r for r in own if r.details["mechanism"] == mechanism and r.details["eps"] is not None
                            and "rescaled" not in r.name), key=lambda r: r.details["eps"])
             if line:
                 ax.errorbar([r.details["eps"] for r in line], [r.details["measured_mean"] for r in line],
-                            [r.details["measured_std"] for r in line], fmt="o-", capsize=3, label=mechanism)
+                            [r.details["measured_std"] for r in line], fmt="o-", capsize=3, color=colour,
+                            label=mechanism)
         for r in own:
             if r.details["eps"] is None:
                 ax.axhline(r.details["measured_mean"], color="grey", label="non-private")
