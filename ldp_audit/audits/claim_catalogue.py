@@ -64,13 +64,14 @@ def row_ids(name: str, claim: str) -> list[str]:
 _PIPELINE = "needs: pipeline (training on the datasets)"
 _ATTACKS = "needs: pipeline (attacks; added with the attack audits)"
 _TEXT = "text-only erratum: nothing to compute"
+_REPRODUCE_LDP_GE = "hours of training: rows of `reproduce ldp-ge --full`, not of claims"
 
 #: paper -> spec id -> what it needs before a row can check it (or why no row computes anything). Ids with a
 #: row and no entry here are fully checked; ids with neither show "a check (not written yet)".
 NEEDS: dict[str, dict[str, str]] = {
     "ldp-ge": {
-        "C20": "needs: dataset (statistics of Cora, Citeseer, LastFM, Facebook, ...)",
-        "C21": _PIPELINE + ", Table III", "C22": _PIPELINE + ", figure-only", "C23": _PIPELINE + ", figure-only",
+        "C21": _REPRODUCE_LDP_GE + " (Table III cells, C21a/C21c rows)",
+        "C22": _REPRODUCE_LDP_GE + " (Fig. 2 cells, quoted gaps)", "C23": _REPRODUCE_LDP_GE + " (k sweep)",
         "E3": _TEXT, "E4": _TEXT, "E8": _TEXT + " (b at eps/k is what the mechanism uses; C2 checks it)",
         "E9": _TEXT, "E10": _TEXT,
         "E13": "concerns the released code, not the paper", "E14": _PIPELINE + " (link prediction)",

@@ -19,7 +19,8 @@ from .result import AuditReport, CheckResult, Status
 #: paper name -> providers of its claims, in the order they are reported.
 PROVIDERS: dict[str, tuple[str, ...]] = {
     "ldp-ge": ("ldp_audit.audits.claims_ldp_ge:ldp_ge_claims", "ldp_audit.audits.claims_ldp_ge:ldp_ge_graph_claims",
-               "ldp_audit.audits.claims_ldp_ge:ldp_ge_pipeline_claims"),
+               "ldp_audit.audits.claims_ldp_ge:ldp_ge_pipeline_claims",
+               "ldp_audit.audits.claims_ldp_ge:ldp_ge_dataset_claims"),
     "lpgnn": ("ldp_audit.audits.claims_lpgnn:lpgnn_claims", "ldp_audit.audits.claims_lpgnn:lpgnn_graph_claims",
               "ldp_audit.audits.claims_lpgnn:lpgnn_attack_claims", "ldp_audit.audits.claims_lpgnn:lpgnn_training_claims"),
     "ppgnn": ("ldp_audit.audits.claims_ppgnn:ppgnn_claims", "ldp_audit.audits.claims_ppgnn:ppgnn_graph_claims",

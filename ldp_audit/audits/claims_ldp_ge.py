@@ -1,5 +1,5 @@
 """Claims of LDP-GE (seed 000): mechanism level C1-C10 and errata E1, E7, E11; graph level C11, C12, C14,
-C16-C19 and errata E2, E5 on the karate club."""
+C16-C19 and errata E2, E5 on the karate club; the pipeline's data flow C13; Table II's statistics C20."""
 from __future__ import annotations
 
 import math
@@ -379,3 +379,52 @@ def ldp_ge_pipeline_claims(settings: ClaimSettings) -> list[CheckResult]:
                                      "side, so the check has no teeth"),
             fails_if="the server's training touches the raw feature matrix in any way"))
     return rows
+
+
+# --------------------------------------------------------------------------- Table II's statistics (C20)
+
+def _load_for_statistics(name: str, data_dir=None, cache_dir=None):
+    """The paper dataset ``name`` as the pipeline loads it (features parsed only where they are present)."""
+    from ..models import data
+
+    graph = data.load(name, data_dir, cache_dir, with_features=False)
+    if graph.missing_features is None:
+        graph = data.load(name, data_dir, cache_dir)
+    return graph
+
+
+def check_dataset_statistics(name: str, data_dir=None, cache_dir=None) -> CheckResult:
+    """C20 for one dataset: the loaded graph has Table II's nodes, edges (counted as the papers count them:
+    undirected, deduplicated, torch-geometric's rule for self-loops), features and classes exactly, and the
+    printed average degree equals 2|E|/|V| rounded to 2 places. Features that are missing from the datasets
+    folder are left out of the comparison (said in the row). INCONCLUSIVE when the dataset cannot be loaded."""
+    from ..models import data
+
+    nodes, edges, features, classes, degree = paper.TABLE2[name]
+    claim = f"{paper.TABLE2_CITE}: {name} has {nodes} nodes, {edges} edges, {features} features, {classes} " \
+            f"classes, average degree {degree:.2f} = 2|E|/|V|"
+    try:
+        graph = _load_for_statistics(name, data_dir, cache_dir)
+    except (OSError, ValueError) as exc:
+        return CheckResult(f"C20 {name}", claim, Status.INCONCLUSIVE, explanation=f"cannot load {name}: {exc}")
+    key = data.ALIASES.get(name, name)
+    loaded = {"nodes": graph.num_nodes, "edges": graph.papers_edges(data.DATASETS[key].papers_rule),
+              "classes": graph.num_classes}
+    printed = {"nodes": nodes, "edges": edges, "classes": classes}
+    if graph.missing_features is None:
+        loaded["features"], printed["features"] = graph.num_features, features
+    wrong = [f"{k} {loaded[k]} (printed {printed[k]})" for k in printed if loaded[k] != printed[k]]
+    computed = paper.average_degree(loaded["nodes"], loaded["edges"])
+    if round(computed, 2) != degree:
+        wrong.append(f"average degree 2|E|/|V| = {computed:.3f} (printed {degree:.2f})")
+    note = "" if graph.missing_features is None else "; features not in the datasets folder, not compared"
+    return claim_row(f"C20 {name}", claim, not wrong, computed, "2|E|/|V| of the loaded graph",
+                     ("loaded " + ", ".join(f"{k} {v}" for k, v in loaded.items()) + f", 2|E|/|V| = {computed:.3f}"
+                      if not wrong else "mismatch: " + "; ".join(wrong)) + note,
+                     fails_if="a loaded count differs from Table II or 2|E|/|V| does not round to the printed "
+                              "average degree")
+
+
+def ldp_ge_dataset_claims(settings: ClaimSettings) -> list[CheckResult]:
+    """C20 for the six datasets of Table II (loaded from the datasets folder; seconds)."""
+    return [check_dataset_statistics(name) for name in paper.TABLE2]

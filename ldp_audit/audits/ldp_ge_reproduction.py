@@ -1,9 +1,14 @@
-"""LDP-GE paper versus measured: Table III cells, the quoted Fig. 2 points and C21's ordering, as an AuditReport.
+"""LDP-GE paper versus measured: Table III cells, the quoted Fig. 2 points, C21's orderings, C22's quoted
+gaps and C23's k-sweep statements, as an AuditReport.
 
 A Table III cell matches when |mean_measured - mean_paper| <= max(3, 3 sd_paper) points (spec C21: a two-sample
-test across different seeds, splits and tuning is too strict). A quoted Fig. 2 value allows 3 points (C22).
-C21(a), "HDS has the best AUC in every cell", is one row per (dataset, eps) over the mechanisms measured as the
-paper runs them; cells with rescaled reports (not in the paper) are compared with the printed number only.
+test across different seeds, splits and tuning is too strict). A quoted Fig. 2 value or gap allows 3 points,
+a quoted bound ("less than 7 points") none (C22). C21(a), "HDS has the best AUC in every cell", is one row per
+(dataset, eps) over the mechanisms measured as the paper runs them; cells with rescaled reports (not in the
+paper) are compared with the printed number only, and so is the non-private row on raw features (the released
+code's eps = inf protocol, against the spec's [-1, 1] normalisation: the two differ in the link baseline). The k-sweep statements (C23) are figure-only: "flat" means a
+spread of at most 2 points over k (4 points peak to peak), "better for small k" a higher mean over k <= 5 than
+over k >= 10.
 """
 from __future__ import annotations
 
@@ -25,6 +30,8 @@ def table3_tolerance(paper_std: float) -> float:
 
 def printed_value(cell: LdpGeCell):
     """(mean, spread, tolerance, citation) the paper prints for ``cell``, or None."""
+    if cell.table == "ksweep":
+        return None
     if cell.task == "link":
         rows = paper.TABLE3.get(cell.dataset)
         if rows is None:
@@ -76,7 +83,7 @@ def ordering_rows(cells: Iterable[LdpGeCell], results: dict) -> list[CheckResult
     groups: dict[tuple, dict[str, float]] = {}
     for cell in cells:
         scores = _scores(cell, results)
-        if cell.task == "link" and cell.eps is not None and not cell.rescaled and scores is not None:
+        if cell.table == "table3" and cell.eps is not None and not cell.rescaled and scores is not None:
             groups.setdefault((cell.dataset, cell.eps), {})[cell.mechanism] = float(np.mean(scores))
     rows = []
     for (dataset, eps), means in groups.items():
@@ -93,7 +100,141 @@ def ordering_rows(cells: Iterable[LdpGeCell], results: dict) -> list[CheckResult
     return rows
 
 
+def _means(cells: Iterable[LdpGeCell], results: dict, table: str) -> dict:
+    """{(dataset, task, mechanism, eps, k): mean score in points} of the finished, unrescaled cells of ``table``;
+    the non-private cell has mechanism None."""
+    out = {}
+    for cell in cells:
+        scores = _scores(cell, results)
+        if cell.table == table and not cell.rescaled and not cell.raw_clear and scores is not None:
+            mechanism = None if cell.eps is None else cell.mechanism
+            out[(cell.dataset, cell.task, mechanism, cell.eps, cell.k)] = float(np.mean(scores))
+    return out
+
+
+def _row(name: str, claim: str, holds: bool, value: float, what: str, explanation: str, **details) -> CheckResult:
+    return CheckResult(name, claim, Status.PASS if holds else Status.FAIL, value, what, explanation=explanation,
+                       details=details)
+
+
+def link_text_rows(cells: Iterable[LdpGeCell], results: dict) -> list[CheckResult]:
+    """C21(c): at eps = 1, HDS's AUC is above 90 on LastFM, Facebook and Wikipedia and above the non-private
+    baseline on Facebook and Wikipedia (rows for the datasets measured)."""
+    means, rows = _means(cells, results, "table3"), []
+    for dataset in paper.TABLE3_ABOVE_90:
+        hds = means.get((dataset, "link", "HDS", 1.0, None))
+        if hds is None:
+            continue
+        rows.append(_row(f"C21c {dataset} HDS>90", f"{paper.TABLE3_TEXT_CITE}: HDS AUC > 90 at eps=1 ({dataset})",
+                         hds > 90.0, hds, "HDS AUC at eps=1", f"HDS AUC {hds:.2f} at eps = 1 (claim: above 90)"))
+        clear = means.get((dataset, "link", None, None, None))
+        if dataset in paper.TABLE3_ABOVE_NON_PRIVATE and clear is not None:
+            rows.append(_row(f"C21c {dataset} HDS>non-private", f"{paper.TABLE3_TEXT_CITE}: HDS AUC above the "
+                             f"non-private baseline ({dataset}, eps=1)", hds > clear, hds - clear,
+                             "HDS - non-private (points)", f"HDS {hds:.2f} at eps = 1 vs non-private {clear:.2f}"))
+    return rows
+
+
+def figure2_rows(cells: Iterable[LdpGeCell], results: dict) -> list[CheckResult]:
+    """C22's quoted node-classification gaps at eps = 0.01 (HDS against non-private and against each
+    competitor, within 3 points, or below a quoted bound) and HDS's flatness over eps in [0.01, 1]."""
+    means, rows = _means(cells, results, "fig2"), []
+    small = paper.FIG2_SMALL_EPS
+    for (dataset, other), (quoted, kind) in paper.FIG2_GAPS.items():
+        hds = means.get((dataset, "node", "HDS", small, None))
+        ref = means.get((dataset, "node", other, None if other is None else small, None))
+        if hds is None or ref is None:
+            continue
+        versus = "non-private" if other is None else other
+        if kind == "loss below":
+            loss = ref - hds
+            rows.append(_row(f"C22 {dataset} loss vs {versus}", f"{paper.FIG2_CITE}: HDS at eps={small:g} loses less "
+                             f"than {quoted:g} points to {versus} ({dataset})", loss < quoted, loss,
+                             "accuracy loss (points)", f"HDS {hds:.2f} vs {versus} {ref:.2f}: loss {loss:+.2f} "
+                             f"(claim: below {quoted:g})", quoted=quoted))
+            continue
+        gap = hds - ref
+        rows.append(_row(f"C22 {dataset} HDS-{versus}", f"{paper.FIG2_CITE}: HDS at eps={small:g} is {quoted:+g} "
+                         f"points from {versus} ({dataset})", abs(gap - quoted) <= MIN_TOLERANCE, gap,
+                         "HDS minus reference (points)", f"HDS {hds:.2f} vs {versus} {ref:.2f}: gap {gap:+.2f}, "
+                         f"quoted {quoted:+g}, tolerance {MIN_TOLERANCE:g}", quoted=quoted))
+    for dataset in dict.fromkeys(key[0] for key in means):
+        flat = [means.get((dataset, "node", "HDS", eps, None)) for eps in paper.FIG2_FLAT_EPS]
+        if None in flat:
+            continue
+        spread = max(flat) - min(flat)
+        rows.append(_row(f"C22 {dataset} HDS flat", f"{paper.FIG2_CITE}: HDS accuracy nearly flat for eps in "
+                         f"[0.01, 1] ({dataset})", spread <= MIN_TOLERANCE, spread, "max - min over eps (points)",
+                         "HDS accuracy " + ", ".join(f"{v:.2f}" for v in flat) + f" at eps = "
+                         + ", ".join(f"{e:g}" for e in paper.FIG2_FLAT_EPS)
+                         + f": spread {spread:.2f} (allowed {MIN_TOLERANCE:g})"))
+    return rows
+
+
+def k_sweep_rows(cells: Iterable[LdpGeCell], results: dict) -> list[CheckResult]:
+    """C23 (Figs. 3-4) at eps = 1 with HDS: "flat" datasets have a spread over k of at most 4 points (+-2);
+    "small k" datasets a higher mean over k <= 5 than over k >= 10, "large k" the reverse."""
+    means, rows = _means(cells, results, "ksweep"), []
+    for (dataset, task), shape in paper.K_SWEEP_SHAPES.items():
+        curve = {key[4]: value for key, value in means.items() if key[:2] == (dataset, task)}
+        if len(curve) < 2:
+            continue
+        text = ", ".join(f"k={k}: {v:.2f}" for k, v in sorted(curve.items()))
+        claim = f"{paper.K_SWEEP_CITE}: {task} accuracy {shape} in k ({dataset})"
+        if shape == "flat":
+            spread = max(curve.values()) - min(curve.values())
+            rows.append(_row(f"C23 {dataset} {task} flat in k", claim, spread <= 2 * paper.K_SWEEP_FLAT, spread,
+                             "max - min over k (points)", f"{text}: spread {spread:.2f} (allowed "
+                             f"{2 * paper.K_SWEEP_FLAT:g})", curve=curve))
+            continue
+        low = [v for k, v in curve.items() if k <= 5]
+        high = [v for k, v in curve.items() if k >= 10]
+        if not low or not high:
+            continue
+        lead = float(np.mean(low) - np.mean(high)) * (1 if shape == "better for small k" else -1)
+        rows.append(_row(f"C23 {dataset} {task} {shape}", claim, lead > 0, lead, "mean advantage (points)",
+                         f"{text}: mean over k <= 5 {np.mean(low):.2f}, over k >= 10 {np.mean(high):.2f}",
+                         curve=curve))
+    return rows
+
+
+def baseline_protocol_rows(cells: Iterable[LdpGeCell], results: dict) -> list[CheckResult]:
+    """INFO per dataset: the non-private link AUC on [-1, 1]-normalised features (the spec, A1) next to the one
+    on raw features (the released code at eps = inf) and the printed Table III value. On Cora the normalised
+    baseline is unstable across seeds (81.8 and 48.6 on seeds 0 and 1), the raw one is not (86.4, 86.6); both stay
+    below the printed 93.07. Propagating over the whole graph, validation and test edges included (a leak the
+    pipeline avoids, spec §9), gives 98.8 on seed 0. The printed value lies between the two; the released code
+    reads a preprocessed adjacency whose content is not available, so the gap stays open."""
+    found: dict = {}
+    for cell in cells:
+        scores = _scores(cell, results)
+        if cell.table == "table3" and cell.eps is None and scores is not None:
+            found.setdefault(cell.dataset, {})["raw" if cell.raw_clear else "normalised"] = scores
+    rows = []
+    for dataset, pair in found.items():
+        if len(pair) < 2 or dataset not in paper.TABLE3:
+            continue
+        printed = paper.TABLE3[dataset][None][None][0]
+        text = "; ".join(f"{k} features {np.mean(v):.2f} (min {min(v):.2f}, max {max(v):.2f})"
+                         for k, v in sorted(pair.items()))
+        rows.append(CheckResult(
+            f"{dataset} non-private protocol", f"{paper.TABLE3_CITE}: non-private AUC {printed:.2f} ({dataset}); "
+            "the paper does not say how the clear features enter", Status.INFO, float(np.mean(pair["raw"])),
+            "raw-feature AUC", explanation=f"{text}; paper {printed:.2f}",
+            details={"normalised": pair["normalised"], "raw": pair["raw"], "paper": printed}))
+    return rows
+
+
+def missing_dataset_rows(names: Iterable[str]) -> list[CheckResult]:
+    """One INFO row per paper dataset that cannot run (its features are not in the datasets folder)."""
+    return [CheckResult(f"{name} not run", "ldp-ge Table III / Fig. 2 / C23", Status.INFO,
+                        explanation=f"{name}: node features missing from the datasets folder (see its README); "
+                                    "its cells are not run") for name in names]
+
+
 def ldp_ge_report(title: str, cells: list[LdpGeCell], results: dict, subject: dict | None = None,
-                  settings: dict | None = None) -> AuditReport:
-    return AuditReport.of(title, [cell_row(c, results) for c in cells] + ordering_rows(cells, results),
-                          subject, settings)
+                  settings: dict | None = None, missing: Iterable[str] = ()) -> AuditReport:
+    rows = [cell_row(c, results) for c in cells] + ordering_rows(cells, results) + link_text_rows(cells, results)
+    rows += baseline_protocol_rows(cells, results) + figure2_rows(cells, results) + k_sweep_rows(cells, results)
+    rows += missing_dataset_rows(missing)
+    return AuditReport.of(title, rows, subject, settings)

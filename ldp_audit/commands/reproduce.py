@@ -23,6 +23,9 @@ import time
 
 from ..audits.ppgnn_reproduction import c19_rows, ppgnn_paper_value, ppgnn_rows
 from ._common import add_output_options, emit
+from ._reproduce_common import RunProgress as _progress
+from ._reproduce_common import devices_used
+from ._reproduce_common import paper_datasets as _datasets
 from .data import add_data_options
 from .train import add_device_option, count
 
@@ -30,7 +33,8 @@ DEFAULT_RESULTS = "ldp-audit-results/lpgnn-{mode}"
 
 
 def register(sub) -> None:
-    p = sub.add_parser("reproduce", help="reproduce a paper's result tables (LPGNN Table 3, Drop table; LDP-GE Table III)",
+    p = sub.add_parser("reproduce", help="reproduce a paper's result tables (LPGNN Table 3, Drop table; "
+                                         "LDP-GE Table III, Fig. 2, k sweep)",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("paper", choices=("lpgnn", "ppgnn", "ldp-ge"), help="which paper's tables")
     mode = p.add_mutually_exclusive_group()
@@ -40,12 +44,14 @@ def register(sub) -> None:
     mode.add_argument("--full", dest="mode", action="store_const", const="full",
                       help="lpgnn: every Table 3 dataset, eps in {0.1, 0.5, 1, 2}, K in {1..32}, 10 runs, and the "
                            "Drop table; ppgnn: every Table III dataset, eps in {0.01, 0.1, 1}, K in {0..16}, "
-                           "10 runs, mechanisms 1B, LP, GM, MB, PPM (default: --quick)")
+                           "10 runs, mechanisms 1B, LP, GM, MB, PPM; ldp-ge: every Table III dataset with features, "
+                           "Table III, Fig. 2 and the k sweep, 10 runs (default: --quick)")
     p.set_defaults(mode="quick")
     p.add_argument("--datasets", nargs="+", metavar="NAME", help="restrict to these paper datasets (cora citeseer "
                                                                  "pubmed facebook github lastfm)")
-    p.add_argument("--tables", nargs="+", choices=("table3", "drop"),
-                   help="which tables to fill (default: table3 with --quick, table3 and drop with --full)")
+    p.add_argument("--tables", nargs="+", choices=("table3", "drop", "fig2", "ksweep"), metavar="TABLE",
+                   help="which tables to fill: table3, drop (lpgnn), fig2, ksweep (ldp-ge) (default: table3 with "
+                        "--quick, table3 and drop with --full; ldp-ge --full: table3, fig2 and ksweep)")
     p.add_argument("--runs", type=count("--runs", 1), help="runs per configuration (default 3 quick, 10 full)")
     p.add_argument("--workers", type=count("--workers", 1), default=2,
                    help="training processes, one torch thread each; on CUDA they share the GPU (default 2)")
@@ -59,15 +65,6 @@ def register(sub) -> None:
     add_data_options(p)
     add_output_options(p)
     p.set_defaults(func=run)
-
-
-def _datasets(args, preset) -> tuple:
-    """The datasets of ``--datasets`` (default: the preset's quick or full list), each one the preset knows."""
-    names = args.datasets or (preset.QUICK_DATASETS if args.mode == "quick" else tuple(preset.TABLE3_DATASETS))
-    unknown = [n for n in names if n not in preset.TABLE3_DATASETS]
-    if unknown:
-        raise ValueError(f"--datasets must be among {', '.join(preset.TABLE3_DATASETS)}, got {', '.join(unknown)}")
-    return tuple(names)
 
 
 def _cells(args):
@@ -109,6 +106,8 @@ def _ppgnn_cells(args):
 
 def run(args, console) -> int:
     if args.paper == "ldp-ge":
+        from .reproduce_ldp_ge import run_ldp_ge
+
         return run_ldp_ge(args, console)
     from ..audits.reproduction import reproduction_report
     from ..models.training import RunStore
@@ -198,74 +197,6 @@ def ppgnn_plot(report) -> bytes:
     fig.savefig(buffer, format="png", dpi=120)
     plt.close(fig)
     return buffer.getvalue()
-
-
-def run_ldp_ge(args, console) -> int:
-    """LDP-GE (spec C21, C22): ``--quick`` only; Table III on Cora (HDS, MB at eps 1 and 5) and the Fig. 2 point
-    at eps = 1, with C21(a)'s ordering rows. Runs on CPU, one JSON per run under ``--results``."""
-    from ..audits.ldp_ge_reproduction import ldp_ge_report
-    from ..models.training import ldp_ge
-    from ..models.training.runtime import device_name
-    from ..models.training.sweep import run_sweep
-
-    if args.mode != "quick" or args.datasets or args.tables or args.plot or args.max_runs is not None:
-        raise ValueError("reproduce ldp-ge supports --quick with --runs, --workers and --results only "
-                         "(--full, --datasets, --tables, --plot, --max-runs are not implemented for ldp-ge)")
-    if args.device == "cuda":
-        raise ValueError("--device: reproduce ldp-ge trains on cpu only")
-    runs = args.runs or ldp_ge.QUICK_RUNS
-    cells = ldp_ge.quick_cells(runs)
-    store = ldp_ge.LdpGeStore(args.results or "ldp-audit-results/ldp-ge-quick")
-    configs = [c for cell in cells for c in cell.configs]
-    started = time.perf_counter()
-    with _progress(console, len(configs), enabled=not (args.json or args.markdown)) as advance:
-        results = run_sweep(configs, store, args.workers, "cpu", args.data_dir, args.cache_dir,
-                            on_result=lambda result, fresh: advance(result.config), run=ldp_ge.run_with_cache,
-                            reuse_key=None)
-    report = ldp_ge_report(
-        "ldp-ge reproduction (quick)", cells, results,
-        subject={"paper": "ldp-ge", "tables": "Table III (Cora, HDS/MB, eps 1 and 5) + Fig. 2 point (eps 1)"},
-        settings={"mode": "quick", "runs": runs, "device": f"cpu ({device_name('cpu')})",
-                  "results": str(store.root), "runs finished": f"{len(results)}/{len(configs)}",
-                  "wall time (s)": round(time.perf_counter() - started, 1)})
-    return emit(report, args, console)
-
-
-def devices_used(results, fallback: str) -> str:
-    """Where the results were trained, e.g. ``cuda (NVIDIA H100 80GB HBM3): 1049 runs``, one entry per device
-    (stored runs may come from another machine than this one); ``fallback`` (this process's device) when none."""
-    from collections import Counter
-
-    from ..models.training.runtime import device_name
-
-    counts = Counter(result.device_label for result in results)
-    if not counts:
-        return f"{fallback} ({device_name(fallback)}): no runs"
-    return "; ".join(f"{label}: {count} runs" for label, count in counts.most_common())
-
-
-class _progress:
-    """A rich progress bar over runs (done / total, ETA) with the count of completed cells in its label."""
-
-    def __init__(self, console, total: int, enabled: bool):
-        self.console, self.total, self.enabled = console, total, enabled and console.is_terminal
-
-    def __enter__(self):
-        if not self.enabled:
-            return lambda config: None
-        from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn,
-                                   TimeRemainingColumn)
-
-        self.bar = Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
-                            TimeElapsedColumn(), TimeRemainingColumn(), console=self.console, transient=True)
-        self.bar.__enter__()
-        task = self.bar.add_task("training runs", total=self.total)
-        return lambda config: self.bar.advance(task, 1)
-
-    def __exit__(self, *exc):
-        if self.enabled:
-            self.bar.__exit__(*exc)
-        return False
 
 
 def plot(report) -> bytes:

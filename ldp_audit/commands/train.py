@@ -96,8 +96,9 @@ def register(sub) -> None:
                         help="node classification or link prediction (default link)")
     ldp_ge.add_argument("--sampled", type=count("--sampled", 1),
                         help="k, the sampled coordinates (default: the paper's per dataset / the released rule)")
-    ldp_ge.add_argument("--propagation", choices=("push", "power"), default="push",
-                        help="backward push (A3, default) or power iteration (A2)")
+    ldp_ge.add_argument("--propagation", choices=("push", "power", "auto"), default="push",
+                        help="backward push (A3, default), power iteration (A2) or auto (the cheaper of the two "
+                             "at push's error bound)")
     ldp_ge.add_argument("--rescale", action="store_true",
                         help="divide the reports by a public constant of (mechanism, eps, d, k) before training "
                              "(not in the paper; keeps MB/PM/LP estimates from saturating the link MLP)")
@@ -189,13 +190,13 @@ def _ppgnn_config(args, dataset: str, lpgnn_config, d: int):
 
 
 def run_ldp_ge(args, console) -> int:
-    """``train ldp-ge``: one LDP-GE run (CPU), stored as one JSON; prints accuracy (node) or AUC (link)."""
+    """``train ldp-ge``: one LDP-GE run (MLP on --device, propagation on the CPU), stored as one JSON; prints
+    accuracy (node) or AUC (link)."""
     from ..models import data
     from ..models.training import ldp_ge
-    from ..models.training.runtime import limit_threads
+    from ..models.training.runtime import choose_device, limit_threads
 
-    if args.device == "cuda":
-        raise ValueError("--device: train ldp-ge runs on cpu only")
+    device = choose_device(args.device)
     graph = data.load(args.dataset, args.data_dir, args.cache_dir)
     changes = {k: v for k, v in (("lr", args.lr), ("weight_decay", args.weight_decay), ("dropout", args.dropout))
                if v is not None}
@@ -210,7 +211,7 @@ def run_ldp_ge(args, console) -> int:
     if result is None:
         limit_threads()
         with spinner(console, f"ldp-ge {args.task} on {graph.name}", enabled=not args.json):
-            result, stored = ldp_ge.run_ldp_ge(config, graph), False
+            result, stored = ldp_ge.run_ldp_ge(config, graph, device=device), False
         store.save(result)
     if args.json:
         print(json.dumps(result.to_dict()))

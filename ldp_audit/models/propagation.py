@@ -207,7 +207,9 @@ class PushResult:
     ``z`` approximates Pi X. ``max_residual`` is max |R| at termination (<= r_max), and ``error_bound[v]``
     bounds |z[v, j] - (Pi X)[v, j]| for every column j: d_v^r * max_residual, or (1 - alpha) times that with
     the residual correction (ldp-ge A3, C12). ``pushes`` counts push operations, ``edge_updates`` the
-    neighbour residual updates they made.
+    neighbour residual updates they made; ``sparse_updates`` the part of those made entry by entry (narrow
+    frontier) and ``dense_work`` the multiply-adds of the wide-frontier rounds (nnz(A) times the block width
+    each), the two costs :func:`ppr_matched` weighs.
     """
 
     z: np.ndarray
@@ -215,6 +217,8 @@ class PushResult:
     error_bound: np.ndarray
     pushes: int
     edge_updates: int
+    sparse_updates: int = 0
+    dense_work: int = 0
 
 
 @dataclass(frozen=True)
@@ -305,7 +309,7 @@ def backward_push(adjacency, x, alpha: float, r: float, r_max: float, residual_c
     x = _features(x, n)
     degrees = safe_degrees(a)
     z = np.empty_like(x)
-    pushes = updates = 0
+    pushes = updates = sparse_updates = dense_work = 0
     max_residual = 0.0
     for start in range(0, x.shape[1], block):
         cols = slice(start, min(start + block, x.shape[1]))
@@ -327,6 +331,7 @@ def backward_push(adjacency, x, alpha: float, r: float, r_max: float, residual_c
             per_row = hot.sum(axis=1)
             pushes += int(per_row.sum())
             updates += int(per_row @ np.diff(a.indptr))
+            dense_work += a.nnz * width
             hot = np.abs(residual) > r_max
         active = np.flatnonzero(hot.reshape(-1))
         while active.size:  # narrow frontier: work on the hot entries and the entries they touch only
@@ -339,6 +344,7 @@ def backward_push(adjacency, x, alpha: float, r: float, r_max: float, residual_c
             pushed = sp.csr_matrix((mass, (rows, columns)), shape=(n, width))
             share = (a @ pushed).tocoo()  # every (receiver, column) pair that gets residue, once
             updates += int(share.nnz)
+            sparse_updates += int(share.nnz)
             pushes += int(active.size)
             if divide_by == "receiver":
                 share.data /= degrees[share.row]
@@ -350,7 +356,123 @@ def backward_push(adjacency, x, alpha: float, r: float, r_max: float, residual_c
             reserve += alpha * residual
         z[:, cols] = reserve * degrees[:, None] ** r
     factor = (1.0 - alpha) if residual_correction else 1.0
-    return PushResult(z, max_residual, factor * degrees ** r * max_residual, pushes, updates)
+    return PushResult(z, max_residual, factor * degrees ** r * max_residual, pushes, updates, sparse_updates,
+                      dense_work)
+
+
+@dataclass(frozen=True)
+class ChebyshevResult:
+    """Output of :func:`ppr_chebyshev`: ``z``, the steps run and ``error_bound[v]`` on |z - Pi X| in row v."""
+
+    z: np.ndarray
+    steps: int
+    error_bound: np.ndarray
+
+
+def _chebyshev_setup(adjacency, x, alpha: float, r: float):
+    """S = D^-1/2 A D^-1/2, W = D^(1/2 - r) X, the degrees, and max_j ||W_j||_2 (see :func:`ppr_chebyshev`)."""
+    a = _csr(adjacency)
+    x = _features(x, a.shape[0])
+    degrees = safe_degrees(a)
+    root = degrees ** -0.5
+    s = (sp.diags(root) @ a @ sp.diags(root)).tocsr()
+    w = x * degrees[:, None] ** (0.5 - r)
+    return s, w, degrees, float(np.sqrt((w * w).sum(axis=0)).max(initial=0.0))
+
+
+def chebyshev_steps_matching_push(adjacency, x, alpha: float, r: float, r_max: float) -> int:
+    """Chebyshev steps L whose row bound d_v^(r - 1/2) max_j ||W_j|| / T_L(1 / (1 - alpha)) is within push's
+    d_v^r r_max in every row: T_L(1 / (1 - alpha)) >= max_j ||W_j|| / (d_min^(1/2) r_max)."""
+    _, _, degrees, norm = _chebyshev_setup(adjacency, x, alpha, r)
+    target = norm / (np.sqrt(degrees.min()) * r_max)
+    return 0 if target <= 1.0 else int(np.ceil(np.arccosh(target) / np.arccosh(1.0 / (1.0 - alpha))))
+
+
+def ppr_chebyshev(adjacency, x, alpha: float, r: float, steps: int) -> ChebyshevResult:
+    """Pi X by Chebyshev iteration, power iteration's accelerated twin (A2; Saad, Iterative Methods, Alg. 12.1).
+
+    Pi X = D^(r - 1/2) Y with M Y = alpha W, M = I - (1 - alpha) S, S = D^-1/2 A D^-1/2 symmetric, W =
+    D^(1/2 - r) X. M's spectrum lies in [alpha, 2 - alpha], so ``steps`` = L Chebyshev steps from Y_0 = 0 leave
+    ||Y_j - Y_L,j||_2 <= ||Y_j||_2 / T_L(1 / (1 - alpha)) <= ||W_j||_2 / T_L(1 / (1 - alpha)) per column, and
+    |error(v, j)| <= d_v^(r - 1/2) max_j ||W_j||_2 / T_L. T_L grows like ((1 + sqrt(alpha (2 - alpha))) /
+    (1 - alpha))^L, so L is about sqrt(alpha / 2) times power iteration's for the same error."""
+    alpha = _check_unit("alpha", alpha, True, True)
+    r = _check_unit("r", r, False, False)
+    if not (isinstance(steps, (int, np.integer)) and steps >= 0):
+        raise ValueError(f"steps must be an integer >= 0, got {steps!r}")
+    s, w, degrees, norm = _chebyshev_setup(adjacency, x, alpha, r)
+    delta, sigma = 1.0 - alpha, 1.0 / (1.0 - alpha)  # centre theta = 1, half-width delta of M's spectrum
+    y = np.zeros_like(w)
+    residual = alpha * w
+    rho = 1.0 / sigma
+    direction = residual.copy()  # d_0 = r_0 / theta
+    for _ in range(steps):
+        y += direction
+        residual -= direction - delta * (s @ direction)  # r -= M d
+        rho_next = 1.0 / (2.0 * sigma - rho)
+        direction *= rho_next * rho
+        direction += (2.0 * rho_next / delta) * residual
+        rho = rho_next
+    t_l = np.cosh(steps * np.arccosh(sigma))
+    return ChebyshevResult(y * degrees[:, None] ** (r - 0.5), int(steps), degrees ** (r - 0.5) * norm / t_l)
+
+
+#: Cost of one entry-by-entry neighbour update of :func:`backward_push` in multiply-adds of a sparse-dense
+#: product (measured by benchmarks/propagation.py on Facebook: about 140 ns against 1.2 ns, single core).
+PUSH_UPDATE_COST = 100.0
+#: Feature columns :func:`ppr_matched` pushes to estimate the cost of pushing all of them.
+PROBE_COLUMNS = 16
+
+
+def power_steps_matching_push(adjacency, x, alpha: float, r: float, r_max: float) -> int:
+    """Power-iteration steps L whose row bound is within push's: (1 - alpha)^(L+1) (d_v / d_min)^r max|X| <=
+    d_v^r r_max in every row v, i.e. (1 - alpha)^(L+1) max|X| <= d_min^r r_max (A2, A3; d_v^r cancels)."""
+    degrees = safe_degrees(adjacency)
+    scale = float(np.abs(_features(x, degrees.size)).max(initial=0.0))
+    return _steps_from_tolerance(alpha, r_max * float(degrees.min()) ** r, 1.0, scale)
+
+
+@dataclass(frozen=True)
+class MatchedResult:
+    """Output of :func:`ppr_matched`: ``z``, the ``method`` that ran (push, power or chebyshev), its pushes or
+    steps (``work``), ``error_bound[v]`` (at most d_v^r r_max whichever ran) and the predicted ``costs``."""
+
+    z: np.ndarray
+    method: str
+    error_bound: np.ndarray
+    work: int
+    costs: dict
+
+
+def ppr_matched(adjacency, x, alpha: float, r: float, r_max: float) -> MatchedResult:
+    """Pi X to push's accuracy (|error| <= d_v^r r_max in row v) by whichever of backward push, power iteration
+    and Chebyshev iteration is predicted cheapest. Push's cost is measured by pushing PROBE_COLUMNS evenly
+    spaced columns (entry-by-entry updates weighted by PUSH_UPDATE_COST, plus the wide rounds' multiply-adds),
+    scaled to all columns; power's is L nnz(A) d and Chebyshev's L (nnz(A) + 4 n) d, with L from
+    :func:`power_steps_matching_push` and :func:`chebyshev_steps_matching_push`. The prediction counts
+    operations, never clocks, so the choice is deterministic. Push wins on sparse reports on small graphs,
+    Chebyshev on dense reports (LP, eps = inf) and on large graphs."""
+    alpha = _check_unit("alpha", alpha, True, True)
+    r = _check_unit("r", r, False, False)
+    a = _csr(adjacency)
+    x = _features(x, a.shape[0])
+    n, d = x.shape
+    power_steps = power_steps_matching_push(a, x, alpha, r, r_max)
+    chebyshev_steps = chebyshev_steps_matching_push(a, x, alpha, r, r_max)
+    probe = np.unique(np.linspace(0, d - 1, min(d, PROBE_COLUMNS)).round().astype(int)) if d else np.arange(0)
+    sample = backward_push(a, x[:, probe], alpha, r, r_max) if probe.size else None
+    costs = {"push": 0.0 if sample is None else
+             (PUSH_UPDATE_COST * sample.sparse_updates + sample.dense_work) * d / probe.size,
+             "power": float(power_steps) * a.nnz * d, "chebyshev": float(chebyshev_steps) * (a.nnz + 4 * n) * d}
+    method = min(costs, key=costs.get)
+    if method == "push":
+        out = backward_push(a, x, alpha, r, r_max)
+        return MatchedResult(out.z, method, out.error_bound, out.pushes, costs)
+    if method == "power":
+        out = ppr_power(a, x, alpha, r, steps=power_steps)
+    else:
+        out = ppr_chebyshev(a, x, alpha, r, chebyshev_steps)
+    return MatchedResult(out.z, method, out.error_bound, out.steps, costs)
 
 
 def ppr_rows(adjacency, nodes, alpha: float, r: float, tol: float = 1e-12) -> np.ndarray:

@@ -112,3 +112,44 @@ TABLE3 = {name: {mech: ({None: _pairs(text)[0]} if mech is None else dict(zip(TA
 #: eps = 0.01 and the text's "nearly flat for eps in [0.01, 1]", so the same value stands for eps = 1.
 FIG2_CITE = "ldp-ge §V-B text on Fig. 2 (spec C22)"
 FIG2_HDS_QUOTED = {"cora": 84.2, "lastfm": 89.0}
+
+#: Results text on Table III (spec C21(c)): HDS above 90 at eps = 1 on these, above the non-private row on these.
+TABLE3_TEXT_CITE = "ldp-ge §V-C text on Table III (spec C21c)"
+TABLE3_ABOVE_90 = ("lastfm", "facebook", "wikipedia")
+TABLE3_ABOVE_NON_PRIVATE = ("facebook", "wikipedia")
+
+#: Results text on Fig. 2 (spec C22), all at eps = 0.01: (dataset, reference mechanism or None for non-private)
+#: -> (quoted HDS minus reference in points, "gap") or (quoted bound on the loss, "loss below").
+FIG2_SMALL_EPS = 0.01
+FIG2_GAPS = {
+    ("lastfm", None): (-1.6, "gap"), ("cora", None): (-4.3, "gap"),
+    ("citeseer", None): (7.0, "loss below"), ("pubmed", None): (7.0, "loss below"),
+    ("facebook", None): (1.2, "gap"), ("wikipedia", None): (0.4, "gap"),
+    ("pubmed", "LP"): (8.2, "gap"),
+    ("citeseer", "LP"): (2.0, "gap"), ("citeseer", "PM"): (8.5, "gap"), ("citeseer", "MB"): (9.8, "gap"),
+}
+#: "HDS ... consistently exhibits similar accuracy ... from 0.01 to 1.0".
+FIG2_FLAT_EPS = (0.01, 0.1, 1.0)
+
+#: Parameter analysis (Figs. 3-4, spec C23): (dataset, task) -> the shape of accuracy / AUC over k.
+K_SWEEP_CITE = "ldp-ge §V-D parameter analysis (spec C23)"
+K_SWEEP_FLAT = 2.0
+K_SWEEP_SHAPES = {
+    **{(name, "node"): "flat" for name in ("cora", "citeseer", "lastfm", "facebook")},
+    ("pubmed", "node"): "better for small k", ("wikipedia", "node"): "better for large k",
+    **{(name, "link"): "better for small k" for name in ("cora", "citeseer", "lastfm", "facebook")},
+    ("pubmed", "link"): "better for large k", ("wikipedia", "link"): "flat",
+}
+
+#: Table II of seed 000 (spec §8.1, C20): nodes, edges, features, classes, average degree (printed to 2 places).
+TABLE2_CITE = "ldp-ge Table II"
+TABLE2 = {
+    "cora": (2708, 5278, 1433, 7, 3.90), "citeseer": (3327, 4552, 3703, 6, 2.74),
+    "pubmed": (19717, 44324, 500, 3, 4.50), "lastfm": (7083, 25814, 7842, 10, 7.29),
+    "facebook": (22470, 170912, 4714, 4, 15.21), "wikipedia": (11631, 170845, 13183, 2, 29.38),
+}
+
+
+def average_degree(nodes: int, edges: int) -> float:
+    """Table II's AVG. DEG. column: 2 |E| / |V| (spec C20)."""
+    return 2.0 * edges / nodes

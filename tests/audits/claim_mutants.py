@@ -169,6 +169,15 @@ def _sw(eps):
     return sw_probabilities(eps)
 
 
+def _loader_losing_an_edge(monkeypatch):
+    """ldp-ge C20 mutant: the dataset loader drops one edge (e.g. a bad deduplication)."""
+    from dataclasses import replace
+
+    original = claims_ldp_ge._load_for_statistics
+    monkeypatch.setattr(claims_ldp_ge, "_load_for_statistics",
+                        lambda *a, **k: (lambda g: replace(g, edges=g.edges[:, :-1]))(original(*a, **k)))
+
+
 def _optimal_rule(variance):
     """A corrected m rule: the integer minimiser of ``variance(eps, d, m)``."""
     return lambda eps, d: optimal_k(lambda m: variance(eps, d, m), eps, d)
@@ -259,6 +268,9 @@ MUTANTS = {
         "E16.budget", "wrong ladder", _set(training_stages, "PPM_LEVELS", 4)),
     "ldp-ge E12: push drops isolated nodes": ClaimMutant("E12.isolated-nodes", "wrong corner case",
                                                           _push_dropping_isolated_nodes),
+    "ldp-ge C20: average degree as |E|/|V|": ClaimMutant(
+        "C20 cora", "wrong formula", _scaled(ldp_ge_paper, "average_degree", 0.5)),
+    "ldp-ge C20: a loader that loses one edge": ClaimMutant("C20 cora", "wrong loader", _loader_losing_an_edge),
     "lpgnn E6: covariance with m d instead of m (d - 1)": ClaimMutant(
         "E6", "wrong formula", _set(lpgnn_paper, "covariance_e6", lambda d, m, xi, xj, a, b:
                                     -(d - m) / (m * d) * (xi - (a + b) / 2) * (xj - (a + b) / 2)), "lpgnn"),

@@ -53,6 +53,7 @@ def _rows(row: str, paper: str = "", monkeypatch=None):
         **{name: (lambda name=name: [r for r in seprivgemb_claims.check_rdp_building_blocks() if r.name == name])
            for name in ("C9.gaussian-rdp", "C10.poisson-rdp", "C12.conversion", "C13.composition")},
         "E12.isolated-nodes": lambda: [claims_ldp_ge.check_isolated_nodes()],
+        "C20 cora": lambda: [claims_ldp_ge.check_dataset_statistics("cora")],
         "C15.stop-rule": lambda: seprivgemb_claims.check_stop_rule()[:1],
         "E15.post-update-check": lambda: seprivgemb_claims.check_stop_rule()[1:],
     }[row]()

@@ -182,7 +182,7 @@ def test_reproduce_drop_table_lists_every_cell_with_the_authors_number(tmp_path,
 
 
 def test_report_names_the_devices_the_runs_trained_on_not_this_machine():
-    from ldp_audit.commands.reproduce import devices_used
+    from ldp_audit.commands._reproduce_common import devices_used
 
     def result(device, name):
         return RunResult(RunConfig("cora"), {}, {}, device, name, {}, 1.0)

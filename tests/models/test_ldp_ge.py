@@ -28,9 +28,9 @@ def test_link_propagation_never_sees_held_out_edges(monkeypatch):
     graph, seen = _graph(), {}
     original = ldp_ge.server_embedding
 
-    def spy(reports, adjacency, config):
+    def spy(reports, adjacency, config, info=None):
         seen["adjacency"] = adjacency
-        return original(reports, adjacency, config)
+        return original(reports, adjacency, config, info)
 
     monkeypatch.setattr(ldp_ge, "server_embedding", spy)
     config = _config()
@@ -127,7 +127,9 @@ def test_bad_config_names_the_parameter(change, name):
 @pytest.mark.parametrize("argv, flag", [(["train", "ldp-ge", "--task", "edges"], "--task"),
                                         (["train", "ldp-ge", "--sampled", "0"], "--sampled"),
                                         (["train", "ldp-ge", "--eps-x", "0"], "--eps-x"),
-                                        (["reproduce", "ldp-ge", "--full"], "--full")])
+                                        (["reproduce", "ldp-ge", "--full", "--datasets", "twitch"], "--datasets"),
+                                        (["reproduce", "ldp-ge", "--full", "--tables", "drop"], "--tables"),
+                                        (["reproduce", "ldp-ge", "--tables", "fig2"], "--tables")])
 def test_cli_bad_input_exits_2_naming_the_parameter(argv, flag, capsys):
     assert _exit_code(argv) == 2
     assert flag in capsys.readouterr().err

@@ -29,7 +29,7 @@ from scipy.stats import rankdata
 from ...seeding import rng_for
 from .. import data as datasets
 from ..perturbation import as_dense, server_estimates, unit_box_mechanism
-from ..propagation import PPR
+from ..propagation import PPR, ppr_matched
 from . import runtime
 from .runtime import Stream
 from .store import RunStore
@@ -37,7 +37,7 @@ from .store import RunStore
 TASKS = ("node", "link")
 #: Paper name -> registry name of the feature mechanism (ldp-ge M2-M7).
 MECHANISMS = {"HDS": "hds", "LP": "laplace_hd", "PM": "piecewise_hd", "MB": "multibit"}
-METHODS = ("push", "power")
+METHODS = ("push", "power", "auto")
 
 #: Spec §7 table (released scripts, tuned at eps = 1 with HDS):
 #: (lr, batch, layers, hidden, dropout, weight decay, alpha, r_max, r, HDS k) per (task, dataset).
@@ -45,9 +45,15 @@ SETTINGS = {
     ("node", "cora"): (0.01, 64, 2, 128, 0.7, 5e-4, 0.1, 1e-5, 0.1, 20),
     ("node", "citeseer"): (0.01, 128, 2, 128, 0.7, 5e-4, 0.05, 1e-4, 0.5, 5),
     ("node", "pubmed"): (0.01, 64, 3, 128, 0.5, 0.0, 0.05, 1e-5, 0.1, 1),
+    ("node", "lastfm"): (0.01, 16, 2, 64, 0.5, 5e-4, 0.1, 1e-5, 0.1, 5),
+    ("node", "facebook"): (0.01, 256, 3, 256, 0.1, 5e-4, 0.05, 1e-5, 0.1, 50),
+    ("node", "wikipedia"): (0.01, 16, 2, 64, 0.1, 5e-4, 0.05, 1e-4, 0.1, 20),
     ("link", "cora"): (0.01, 128, 2, 64, 0.3, 0.05, 0.1, 5e-4, 0.5, 1),
     ("link", "citeseer"): (0.01, 128, 2, 64, 0.7, 0.0, 0.1, 1e-4, 0.2, 1),
     ("link", "pubmed"): (0.01, 128, 2, 64, 0.1, 0.0, 0.1, 1e-5, 0.3, 1),
+    ("link", "lastfm"): (0.01, 128, 2, 64, 0.7, 0.0, 0.1, 1e-5, 0.1, 1),
+    ("link", "facebook"): (0.01, 128, 2, 64, 0.1, 0.0, 0.1, 1e-4, 0.1, 1),
+    ("link", "wikipedia"): (0.001, 512, 3, 64, 0.1, 0.0, 0.1, 5e-5, 0.5, 3),
 }
 #: Spec §9 defaults for datasets the table does not list.
 DEFAULT_SETTINGS = {"node": (0.01, 64, 2, 128, 0.5, 5e-4, 0.1, 1e-4, 0.5, 5),
@@ -71,9 +77,12 @@ def _check(name: str, ok: bool, allowed: str, value) -> None:
 @dataclass(frozen=True)
 class LdpGeConfig:
     """Everything that decides one LDP-GE run. ``k=None``: the paper's k for HDS (§7 table), the released rule for
-    PM/MB (:func:`baseline_k`). ``eps=None``: non-private baseline. ``method``: push (A3) or power iteration (A2).
-    ``rescale`` (not in the paper): the server divides the reports by :func:`public_scale`, a constant fixed by
-    (mechanism, eps, d, k) alone, i.e. post-processing that only conditions the numbers for the MLP."""
+    PM/MB (:func:`baseline_k`). ``eps=None``: non-private baseline. ``method``: push (A3), power iteration (A2)
+    to 1e-10, or auto (the cheapest of push, power and Chebyshev iteration at push's error bound; the result
+    records which ran). ``rescale`` (not in the paper): the server divides the reports by :func:`public_scale`, a
+    constant fixed by (mechanism, eps, d, k) alone, i.e. post-processing that only conditions the numbers for the
+    MLP. ``raw_clear`` (non-private only): the raw feature values instead of their [-1, 1] normalisation, as the
+    released code's eps = inf baseline does (it returns the features unchanged)."""
 
     dataset: str
     task: str = "link"
@@ -95,6 +104,7 @@ class LdpGeConfig:
     split_seed: int = 12345
     seed: int = 0
     rescale: bool = False
+    raw_clear: bool = False
 
     def __post_init__(self):
         _check("dataset", isinstance(self.dataset, str) and bool(self.dataset), "a dataset name", self.dataset)
@@ -105,6 +115,8 @@ class LdpGeConfig:
         if self.eps is not None and math.isinf(self.eps) and self.eps > 0:
             object.__setattr__(self, "eps", None)
         _check("eps", self.eps is None or (math.isfinite(self.eps) and self.eps > 0), "> 0 (or inf)", self.eps)
+        _check("raw_clear", not self.raw_clear or self.eps is None, "False unless eps is inf (non-private)",
+               self.raw_clear)
         _check("k", self.k is None or (isinstance(self.k, int) and self.k >= 1), "an integer >= 1", self.k)
         _check("alpha", 0 < self.alpha < 1, "in (0, 1)", self.alpha)
         _check("r", 0 <= self.r <= 1, "in [0, 1]", self.r)
@@ -127,8 +139,9 @@ class LdpGeConfig:
         return cls(**{k: v for k, v in data.items() if k in known})
 
     def key(self) -> str:
-        """Readable prefix + hash of the seedless config; ``rescale`` enters only when on (keys stay stable)."""
-        body = {k: v for k, v in replace(self, seed=0).to_dict().items() if k != "rescale" or v}
+        """Readable prefix + hash of the seedless config; ``rescale`` and ``raw_clear`` enter only when on (keys
+        stay stable)."""
+        body = {k: v for k, v in replace(self, seed=0).to_dict().items() if k not in ("rescale", "raw_clear") or v}
         body = json.dumps(body, sort_keys=True)
         eps = "inf" if self.eps is None else f"{self.eps:g}"
         return f"{self.task}-{self.mechanism}-eps{eps}-{hashlib.sha256(body.encode()).hexdigest()[:10]}"
@@ -172,7 +185,9 @@ def preset(dataset: str, task: str, **changes) -> LdpGeConfig:
 
 def client_reports(graph: datasets.Graph, config: LdpGeConfig, rng: np.random.Generator) -> np.ndarray:
     """What the users send: x in [-1, 1]^d by public bounds (A1), then one report each (M2-M7); dense (n, d).
-    The only function of the pipeline that reads raw features."""
+    The only function of the pipeline that reads raw features. ``raw_clear``: the raw values, unperturbed."""
+    if config.raw_clear:
+        return as_dense(graph.x)
     x = graph.normalized_features(clip=True)
     k = config.sampled(x.shape[1])
     if k is None:
@@ -192,9 +207,21 @@ def conditioned(reports: np.ndarray, config: LdpGeConfig) -> np.ndarray:
 
 # ------------------------------------------------------------------------------------------------- server side
 
-def server_embedding(reports: np.ndarray, adjacency, config: LdpGeConfig) -> np.ndarray:
-    """Z~ = Pi X~ (A2/A3) from the reports and the graph only (C13)."""
-    return PPR(config.alpha, config.r, config.method, config.r_max).apply(adjacency, reports)
+def server_embedding(reports: np.ndarray, adjacency, config: LdpGeConfig, info: dict | None = None) -> np.ndarray:
+    """Z~ = Pi X~ (A2/A3) from the reports and the graph only (C13). ``method="auto"``: push, power or Chebyshev
+    iteration at push's error bound, whichever is predicted cheapest (:func:`~ldp_audit.models.propagation.ppr_matched`).
+    ``info``, when given, receives the method that ran (and for auto its work, bound and predicted costs)."""
+    if config.method != "auto":
+        z = PPR(config.alpha, config.r, config.method, config.r_max).apply(adjacency, reports)
+        detail = {"method": config.method}
+    else:
+        out = ppr_matched(adjacency, reports, config.alpha, config.r, config.r_max)
+        z = out.z
+        detail = {"method": out.method, "work": out.work, "error_bound": float(out.error_bound.max(initial=0.0)),
+                  "predicted_costs": out.costs}
+    if info is not None:
+        info.update(detail)
+    return z
 
 
 def auc(positive_scores, negative_scores) -> float:
@@ -270,21 +297,22 @@ def _early_stopping(config: LdpGeConfig, epoch_step: Callable[[], None], evaluat
     return {"val": best[0], "test": best[1], "epoch": best_epoch, "epochs_run": len(curve)}, curve
 
 
-def _train_node(z, graph: datasets.Graph, config: LdpGeConfig, torch_rng):
+def _train_node(z, graph: datasets.Graph, config: LdpGeConfig, torch_rng, device: str):
     import torch
     import torch.nn.functional as F
 
     if graph.y is None:
         raise ValueError(f"dataset {graph.name!r} has no node labels for --task node")
-    train, val, test = (torch.as_tensor(p) for p in datasets.node_split(graph.num_nodes, config.split_seed))
-    x = torch.as_tensor(z, dtype=torch.float32)
-    y = torch.as_tensor(graph.y, dtype=torch.long)
-    model = _node_mlp(x.shape[1], config, graph.num_classes)
+    train, val, test = (torch.as_tensor(p, device=device) for p in
+                        datasets.node_split(graph.num_nodes, config.split_seed))
+    x = torch.as_tensor(z, dtype=torch.float32, device=device)
+    y = torch.as_tensor(graph.y, dtype=torch.long, device=device)
+    model = _node_mlp(x.shape[1], config, graph.num_classes).to(device)
     optimizer = torch.optim.Adam(model.parameters(), lr=config.lr, weight_decay=config.weight_decay)
 
     def epoch_step():
         model.train()
-        for chunk in train[torch.randperm(train.numel(), generator=torch_rng)].split(config.batch):
+        for chunk in train[torch.randperm(train.numel(), generator=torch_rng).to(device)].split(config.batch):
             optimizer.zero_grad()
             F.cross_entropy(model(x[chunk]), y[chunk]).backward()
             optimizer.step()
@@ -298,20 +326,20 @@ def _train_node(z, graph: datasets.Graph, config: LdpGeConfig, torch_rng):
     return _early_stopping(config, epoch_step, evaluate)
 
 
-def _train_link(z, split: datasets.EdgeSplit, num_nodes: int, config: LdpGeConfig, torch_rng, rng):
+def _train_link(z, split: datasets.EdgeSplit, num_nodes: int, config: LdpGeConfig, torch_rng, rng, device: str):
     import torch
 
-    x = torch.as_tensor(z, dtype=torch.float32)
-    model = _link_mlp(x.shape[1], config)
+    x = torch.as_tensor(z, dtype=torch.float32, device=device)
+    model = _link_mlp(x.shape[1], config).to(device)
     optimizer = torch.optim.Adam(model.parameters(), lr=config.lr, weight_decay=config.weight_decay)
-    positives = torch.as_tensor(split.train_pos)
+    positives = torch.as_tensor(split.train_pos, device=device)
     train_keys = np.sort(split.train_pos[0] * num_nodes + split.train_pos[1])
     score = lambda pairs: model(x[pairs[0]] * x[pairs[1]]).squeeze(1)  # noqa: E731
 
     def epoch_step():
         model.train()
-        negatives = torch.as_tensor(sample_non_edges(num_nodes, train_keys, positives.shape[1], rng))
-        order = torch.randperm(positives.shape[1], generator=torch_rng)
+        negatives = torch.as_tensor(sample_non_edges(num_nodes, train_keys, positives.shape[1], rng), device=device)
+        order = torch.randperm(positives.shape[1], generator=torch_rng).to(device)
         for chunk in order.split(config.batch):
             optimizer.zero_grad()
             ((1.0 - (score(positives[:, chunk]) - score(negatives[:, chunk]))) ** 2).sum().backward()
@@ -320,27 +348,30 @@ def _train_link(z, split: datasets.EdgeSplit, num_nodes: int, config: LdpGeConfi
     def evaluate():
         model.eval()
         with torch.no_grad():
-            return tuple(auc(score(torch.as_tensor(p)).numpy(), score(torch.as_tensor(n)).numpy())
+            return tuple(auc(score(torch.as_tensor(p, device=device)).cpu().numpy(),
+                             score(torch.as_tensor(n, device=device)).cpu().numpy())
                          for p, n in ((split.val_pos, split.val_neg), (split.test_pos, split.test_neg)))
 
     return _early_stopping(config, epoch_step, evaluate)
 
 
-def train_on_reports(graph: datasets.Graph, reports: np.ndarray, config: LdpGeConfig) -> tuple[dict, list]:
+def train_on_reports(graph: datasets.Graph, reports: np.ndarray, config: LdpGeConfig, device: str = "cpu",
+                     info: dict | None = None) -> tuple[dict, list]:
     """The server's whole job (C13): it is handed the reports, the edges and the labels; ``graph.x`` is never read.
-    Returns the metrics at the epoch chosen on validation (accuracy or AUC, fractions in [0, 1]) and the
-    validation curve."""
+    Propagation runs on the CPU (numpy/scipy), the MLP on ``device``. Returns the metrics at the epoch chosen on
+    validation (accuracy or AUC, fractions in [0, 1]) and the validation curve; ``info``, when given, receives
+    what the propagation did (:func:`server_embedding`)."""
     import torch
 
     reports = conditioned(reports, config)
     torch_rng = torch.Generator().manual_seed(runtime.torch_seed(config.seed, Stream.INIT))
     torch.manual_seed(runtime.torch_seed(config.seed, Stream.INIT, 1))
     if config.task == "node":
-        z = server_embedding(reports, graph.adjacency, config)
-        return _train_node(z, graph, config, torch_rng)
+        z = server_embedding(reports, graph.adjacency, config, info)
+        return _train_node(z, graph, config, torch_rng, device)
     split = datasets.edge_split(graph, config.split_seed)
-    z = server_embedding(reports, split.train_graph.adjacency, config)
-    return _train_link(z, split, graph.num_nodes, config, torch_rng, rng_for(config.seed, Stream.LABELS))
+    z = server_embedding(reports, split.train_graph.adjacency, config, info)
+    return _train_link(z, split, graph.num_nodes, config, torch_rng, rng_for(config.seed, Stream.LABELS), device)
 
 
 @dataclass(frozen=True)
@@ -352,6 +383,10 @@ class LdpGeResult:
     metrics: dict
     curve: list
     extra: dict = field(default_factory=dict)
+
+    @property
+    def device_label(self) -> str:
+        return f"{self.extra.get('device', 'cpu')} ({self.extra.get('device_name', 'unrecorded')})"
 
     @property
     def test_score(self) -> float:
@@ -368,18 +403,22 @@ class LdpGeResult:
         return cls(LdpGeConfig.from_dict(data["config"]), data["metrics"], data["val_curve"], data.get("extra", {}))
 
 
-def run_ldp_ge(config: LdpGeConfig, graph: datasets.Graph | None = None, data_dir=None, cache_dir=None) -> LdpGeResult:
-    """Load, perturb once (client side), train (server side); deterministic per config on CPU."""
-    started = time.perf_counter()
+def run_ldp_ge(config: LdpGeConfig, graph: datasets.Graph | None = None, data_dir=None, cache_dir=None,
+               device: str = "cpu") -> LdpGeResult:
+    """Load, perturb once (client side), train (server side) with the MLP on ``device`` (cpu or cuda; the
+    propagation is always numpy on the CPU); deterministic per config on CPU."""
+    device = runtime.choose_device(device)
+    started, cpu_started = time.perf_counter(), time.process_time()
     graph = graph if graph is not None else datasets.load(config.dataset, data_dir, cache_dir)
     if graph.x is None:
         raise ValueError(f"dataset {graph.name!r} has no features: {graph.missing_features}")
     reports = client_reports(graph, config, rng_for(config.seed, Stream.FEATURES))
-    metrics, curve = train_on_reports(replace(graph, x=None), reports, config)
-    extra = {"propagation": config.method, "k": config.sampled(reports.shape[1]), "device": "cpu",
-             "device_name": runtime.device_name("cpu"), "versions": runtime.versions(),
+    info: dict = {}
+    metrics, curve = train_on_reports(replace(graph, x=None), reports, config, device, info)
+    extra = {"propagation": info.pop("method"), "propagation_detail": info, "k": config.sampled(reports.shape[1]),
+             "device": device, "device_name": runtime.device_name(device), "versions": runtime.versions(),
              "wall_time_s": round(time.perf_counter() - started, 3),
-             "private": config.eps is not None}
+             "cpu_time_s": round(time.process_time() - cpu_started, 3), "private": config.eps is not None}
     return LdpGeResult(config, metrics, curve, extra)
 
 
@@ -391,10 +430,8 @@ class LdpGeStore(RunStore):
 
 def run_with_cache(config: LdpGeConfig, device: str, cache) -> LdpGeResult:
     """:func:`run_ldp_ge` as a sweep runner (``training.sweep.run_sweep(..., run=run_with_cache)``): the graph
-    comes from the worker's cache. LDP-GE trains on CPU (``device`` must be ``"cpu"``)."""
-    if device != "cpu":
-        raise ValueError(f"device: LDP-GE trains on cpu only, got {device!r}")
-    return run_ldp_ge(config, cache.graph(config.dataset))
+    comes from the worker's cache; the MLP trains on ``device``."""
+    return run_ldp_ge(config, cache.graph(config.dataset), device=device)
 
 
 # ------------------------------------------------------------------------------------------------- the grids
@@ -404,25 +441,81 @@ QUICK_MECHANISMS = ("HDS", "MB")
 QUICK_RUNS = 3
 
 
+#: ``reproduce ldp-ge --full`` (spec §8.2, C21-C23): the paper's datasets (name -> loader), eps grids, 10 runs.
+TABLE3_DATASETS = {"cora": "cora", "citeseer": "citeseer", "pubmed": "pubmed", "lastfm": "lastfm",
+                   "facebook": "facebook", "wikipedia": "wikipedia"}
+QUICK_DATASETS = ("cora",)
+FULL_RUNS = 10
+TABLE3_MECHANISMS = ("LP", "PM", "MB", "HDS")
+TABLE3_EPS = (1.0, 2.0, 3.0, 5.0)
+FIG2_EPS = (0.01, 0.1, 1.0, 2.0, 3.0, 5.0)
+#: C23's k grid, run with HDS at K_SWEEP_EPS on both tasks (the paper also plots eps = 2 and 3).
+K_SWEEP = (1, 3, 5, 10, 20, 30, 50)
+K_SWEEP_EPS = 1.0
+TABLES = ("table3", "fig2", "ksweep")
+
+
 @dataclass(frozen=True)
 class LdpGeCell:
-    """One entry to fill: Table III (``task`` link) or the Fig. 2 point (``task`` node), one config per seed."""
+    """One entry to fill, one config per seed: a Table III cell (``table`` "table3", link), a Fig. 2 point
+    ("fig2", node) or a point of the k sweep ("ksweep", either task, ``k`` set)."""
 
     dataset: str
     task: str
     mechanism: str
     eps: float | None
     configs: tuple
+    table: str = "table3"
+    k: int | None = None
 
     @property
     def rescaled(self) -> bool:
         return self.configs[0].rescale
 
     @property
+    def raw_clear(self) -> bool:
+        return self.configs[0].raw_clear
+
+    @property
     def name(self) -> str:
         eps = "inf" if self.eps is None else f"{self.eps:g}"
-        label = self.mechanism + (" rescaled" if self.rescaled else "") if self.eps is not None else "non-private"
-        return f"{self.dataset} {self.task} {label} eps={eps}"
+        label = self.mechanism + (" rescaled" if self.rescaled else "") if self.eps is not None else \
+            "non-private" + (" raw" if self.raw_clear else "")
+        return f"{self.dataset} {self.task} {label}{'' if self.k is None else f' k={self.k}'} eps={eps}"
+
+
+def _cell(dataset: str, task: str, mechanism: str, eps, runs: int, table: str, k: int | None = None,
+          **changes) -> LdpGeCell:
+    """A cell of ``runs`` seeds; a sweep k equal to the paper's k runs as k=None, so it shares the other tables'
+    runs."""
+    default_k = SETTINGS.get((task, dataset), DEFAULT_SETTINGS[task])[9]
+    config_k = None if k is None or k == default_k else k
+    configs = tuple(preset(dataset, task, mechanism=mechanism, eps=eps, k=config_k, seed=s, **changes)
+                    for s in range(runs))
+    return LdpGeCell(dataset, task, mechanism if eps is not None else "HDS", eps, configs, table, k)
+
+
+def full_cells(datasets_: tuple, runs: int = FULL_RUNS, tables: tuple = TABLES, method: str = "auto"
+               ) -> list[LdpGeCell]:
+    """``reproduce ldp-ge --full``: per dataset, Table III (link: LP/PM/MB/HDS at eps 1, 2, 3, 5, the
+    non-private row, and the non-private row on raw features as the released code runs it), Fig. 2 (node: the four mechanisms at eps 0.01 ... 5 and non-private) and the k sweep (HDS
+    at eps = 1, k in K_SWEEP, both tasks); propagation ``method`` auto by default (push or power at push's
+    error, whichever is cheaper)."""
+    cells = []
+    for name in datasets_:
+        if "table3" in tables:
+            cells += [_cell(name, "link", m, eps, runs, "table3", method=method)
+                      for eps in TABLE3_EPS for m in TABLE3_MECHANISMS]
+            cells.append(_cell(name, "link", "HDS", None, runs, "table3", method=method))
+            cells.append(_cell(name, "link", "HDS", None, runs, "table3", method=method, raw_clear=True))
+        if "fig2" in tables:
+            cells += [_cell(name, "node", m, eps, runs, "fig2", method=method)
+                      for eps in FIG2_EPS for m in TABLE3_MECHANISMS]
+            cells.append(_cell(name, "node", "HDS", None, runs, "fig2", method=method))
+        if "ksweep" in tables:
+            cells += [_cell(name, task, "HDS", K_SWEEP_EPS, runs, "ksweep", k, method=method)
+                      for task in TASKS for k in K_SWEEP]
+    return cells
 
 
 def quick_cells(runs: int = QUICK_RUNS, dataset: str = "cora") -> list[LdpGeCell]:
@@ -437,5 +530,5 @@ def quick_cells(runs: int = QUICK_RUNS, dataset: str = "cora") -> list[LdpGeCell
                 for s in range(runs))))
     for mechanism in QUICK_MECHANISMS:
         cells.append(LdpGeCell(dataset, "node", mechanism, 1.0, tuple(
-            preset(dataset, "node", mechanism=mechanism, eps=1.0, seed=s) for s in range(runs))))
+            preset(dataset, "node", mechanism=mechanism, eps=1.0, seed=s) for s in range(runs)), "fig2"))
     return cells
