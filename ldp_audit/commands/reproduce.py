@@ -58,6 +58,9 @@ def register(sub) -> None:
     p.add_argument("--max-runs", type=count("--max-runs", 0),
                    help="start at most this many new runs, then report (resume later)")
     p.add_argument("--results", metavar="DIR", help="folder of run JSONs (default ldp-audit-results/lpgnn-MODE)")
+    p.add_argument("--mechanisms", nargs="+", metavar="NAME", type=str.upper,
+                   help="ppgnn only: restrict to these Table III mechanisms (1B LP GM MB PPM; default MB PPM with "
+                        "--quick, all five with --full)")
     p.add_argument("--backbone", choices=("gcn", "sage", "gat"), default="gcn",
                    help="ppgnn only: two-layer backbone (default gcn)")
     p.add_argument("--plot", metavar="FILE.png", help="plot accuracy against eps with the paper's points")
@@ -68,7 +71,6 @@ def register(sub) -> None:
 
 
 def _cells(args):
-    from ..models import data
     from ..models.training import lpgnn
 
     quick = args.mode == "quick"
@@ -78,16 +80,23 @@ def _cells(args):
     drop_names = [n for n in names if n in lpgnn.DROP_DATASETS] if "drop" in tables else []
     loaders = {lpgnn.TABLE3_DATASETS[n] for n in names} if "table3" in tables else set()
     loaders |= {lpgnn.DROP_DATASETS[n] for n in drop_names}
-    # a feature file's presence is read without parsing it (with_features=False); Planetoid always has features
-    has_features = {name: name in ("cora", "citeseer", "pubmed") or
-                    data.load(name, args.data_dir, args.cache_dir, with_features=False).missing_features is None
-                    for name in sorted(loaders)}
+    has_features = _has_features(loaders, args)
     cells = []
     if "table3" in tables:
         cells += lpgnn.table3_cells(names, lpgnn.EPS_QUICK if quick else lpgnn.EPS_FULL,
                                     lpgnn.K_QUICK if quick else lpgnn.K_FULL, runs, has_features)
     cells += lpgnn.drop_cells(drop_names, runs, has_features=has_features)
     return cells, runs, tables
+
+
+def _has_features(loaders, args) -> dict:
+    """{loader name: whether its feature file is present}, read without parsing the features (Planetoid always
+    has them)."""
+    from ..models import data
+
+    return {name: name in ("cora", "citeseer", "pubmed") or
+            data.load(name, args.data_dir, args.cache_dir, with_features=False).missing_features is None
+            for name in sorted(loaders)}
 
 
 def _ppgnn_cells(args):
@@ -97,14 +106,20 @@ def _ppgnn_cells(args):
     names = _datasets(args, ppgnn)
     if args.tables and set(args.tables) != {"table3"}:
         raise ValueError("--tables: ppgnn has only table3 (Table III)")
+    mechanisms = args.mechanisms or (ppgnn.MECHANISMS_QUICK if quick else tuple(ppgnn.MECHANISMS))
+    unknown = [m for m in mechanisms if m not in ppgnn.MECHANISMS]
+    if unknown:
+        raise ValueError(f"--mechanisms must be among {', '.join(ppgnn.MECHANISMS)}, got {', '.join(unknown)}")
     runs = args.runs or (ppgnn.RUNS_QUICK if quick else ppgnn.RUNS_FULL)
-    cells = ppgnn.table3_cells(names, ppgnn.EPS_QUICK if quick else ppgnn.EPS_FULL,
-                               ppgnn.MECHANISMS_QUICK if quick else tuple(ppgnn.MECHANISMS),
-                               k_grid=ppgnn.K_QUICK if quick else ppgnn.K_FULL, runs=runs, model=args.backbone)
+    cells = ppgnn.table3_cells(names, ppgnn.EPS_QUICK if quick else ppgnn.EPS_FULL, tuple(mechanisms),
+                               k_grid=ppgnn.K_QUICK if quick else ppgnn.K_FULL, runs=runs, model=args.backbone,
+                               has_features=_has_features({ppgnn.TABLE3_DATASETS[n] for n in names}, args))
     return cells, runs, {"table3"}
 
 
 def run(args, console) -> int:
+    if args.mechanisms and args.paper != "ppgnn":
+        raise ValueError("--mechanisms: ppgnn only (lpgnn and ldp-ge tables have fixed columns)")
     if args.paper == "ldp-ge":
         from .reproduce_ldp_ge import run_ldp_ge
 

@@ -4,6 +4,7 @@ PPM's larger mean feature budget; the C19 trend rows pass on conforming and fail
 are fabricated (no training)."""
 from __future__ import annotations
 
+import json
 from types import SimpleNamespace
 
 import numpy as np
@@ -35,6 +36,8 @@ def _exit_code(argv) -> int:
     (["reproduce", "ppgnn", "--datasets", "imaginary", "--max-runs", "0"], "--datasets"),
     (["reproduce", "ppgnn", "--tables", "drop", "--max-runs", "0"], "--tables"),
     (["reproduce", "ppgnn", "--backbone", "mlp"], "--backbone"),
+    (["reproduce", "ppgnn", "--mechanisms", "MB", "PM", "--max-runs", "0"], "--mechanisms"),
+    (["reproduce", "lpgnn", "--mechanisms", "MB", "--max-runs", "0"], "--mechanisms"),
 ])
 def test_bad_input_exits_2_naming_the_parameter(argv, parameter, capsys):
     assert _exit_code([*argv, "--epochs", "2"] if argv[0] == "train" else argv) == 2
@@ -155,3 +158,14 @@ def test_train_ppgnn_runs_a_table3_baseline(tmp_path, capsys):
     config = json.loads(capsys.readouterr().out)["config"]
     assert (config["mechanism"], config["m"], config["aggregator"], config["self_loops"]) == \
         ("laplace_hd", "all", "mean", True)
+
+
+def test_full_restricts_to_chosen_mechanisms_and_skips_datasets_without_features(tmp_path, capsys):
+    argv = ["reproduce", "ppgnn", "--full", "--datasets", "cora", "lastfm", "--mechanisms", "mb", "--max-runs", "0",
+            "--results", str(tmp_path), "--json"]
+    assert _exit_code(argv) in (0, 1)
+    rows = {r["name"]: r for r in json.loads(capsys.readouterr().out)["results"]}
+    table = [name for name, r in rows.items() if r["details"].get("table") == "ppgnn_table3" and " eps=" in name
+             and "C1" not in name and "E16" not in name]
+    assert table and all(" MB eps=" in name for name in table)
+    assert any(name.startswith("lastfm") and "not runnable" in rows[name]["explanation"] for name in table)
