@@ -10,6 +10,15 @@ import tempfile
 from pathlib import Path
 
 
+def _read_umask() -> int:
+    mask = os.umask(0)  # the only way to read it; done once, at import, before any worker thread exists
+    os.umask(mask)
+    return mask
+
+
+_UMASK = _read_umask()
+
+
 def write_atomic(path: str | os.PathLike, text: str | bytes) -> Path:
     """Write ``text`` (str or bytes) to ``path`` through a temporary file in the same folder and ``os.replace``;
     missing parent folders are created."""
@@ -21,6 +30,7 @@ def write_atomic(path: str | os.PathLike, text: str | bytes) -> Path:
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())
+        os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp makes the file private (0600); give it the usual mode
         os.replace(tmp, target)
     except BaseException:
         if os.path.exists(tmp):
