@@ -418,8 +418,9 @@ def ppr_chebyshev(adjacency, x, alpha: float, r: float, steps: int) -> Chebyshev
 
 
 #: Cost of one entry-by-entry neighbour update of :func:`backward_push` in multiply-adds of a sparse-dense
-#: product (measured by benchmarks/propagation.py on Facebook: about 140 ns against 1.2 ns, single core).
-PUSH_UPDATE_COST = 100.0
+#: product. Measured on Facebook with the link settings, single core: push made 3.1e8 such updates in 86 CPU-s
+#: (about 280 ns each), Chebyshev iteration about 1.1 ns per multiply-add (benchmarks/ldp_ge_propagation.py).
+PUSH_UPDATE_COST = 250.0
 #: Feature columns :func:`ppr_matched` pushes to estimate the cost of pushing all of them.
 PROBE_COLUMNS = 16
 
