@@ -396,8 +396,8 @@ def ppr_chebyshev(adjacency, x, alpha: float, r: float, steps: int, block: int =
     ||Y_j - Y_L,j||_2 <= ||Y_j||_2 / T_L(1 / (1 - alpha)) <= ||W_j||_2 / T_L(1 / (1 - alpha)) per column, and
     |error(v, j)| <= d_v^(r - 1/2) max_j ||W_j||_2 / T_L. T_L grows like ((1 + sqrt(alpha (2 - alpha))) /
     (1 - alpha))^L, so L is about sqrt(alpha / 2) times power iteration's for the same error. Columns run in
-    blocks of ``block``: at Facebook's whole width (4,714 columns) one run took 330 CPU-s, against about 120 s
-    extrapolated from 128 columns at a time (the whole-width arrays do not stay in cache)."""
+    blocks of ``block``: on Facebook (node settings, 4,714 columns) all columns at once took 330 CPU-s, blocks of
+    128 took 124 CPU-s (the whole-width arrays do not stay in cache)."""
     alpha = _check_unit("alpha", alpha, True, True)
     r = _check_unit("r", r, False, False)
     if not (isinstance(steps, (int, np.integer)) and steps >= 0):
