@@ -66,8 +66,12 @@ def test_chebyshev_meets_its_bound_and_needs_fewer_steps_than_power(alpha, r):
         assert np.all(np.abs(out.z - exact) <= out.error_bound[:, None] * (1 + 1e-9) + 1e-13)
     matched = prop.chebyshev_steps_matching_push(graph.adjacency, x, alpha, r, 1e-4)
     assert matched < prop.power_steps_matching_push(graph.adjacency, x, alpha, r, 1e-4) / 2
+    blocked = prop.ppr_chebyshev(graph.adjacency, x, alpha, r, 15, block=5)  # 24 columns in 5 blocks
+    assert np.allclose(blocked.z, prop.ppr_chebyshev(graph.adjacency, x, alpha, r, 15).z, rtol=0, atol=1e-12)
     with pytest.raises(ValueError, match="steps"):
         prop.ppr_chebyshev(graph.adjacency, x, alpha, r, -1)
+    with pytest.raises(ValueError, match="block"):
+        prop.ppr_chebyshev(graph.adjacency, x, alpha, r, 3, block=0)
 
 
 def test_auto_run_records_method_device_and_cpu_time_and_trains_through_the_device_path():
