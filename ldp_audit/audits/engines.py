@@ -172,7 +172,7 @@ def scheduler_address(scheduler: str | None) -> str | None:
 
 def _local_cluster(workers: int):
     """A LocalCluster of ``workers`` single-threaded worker processes, started like a process pool's (Ctrl-C is
-    the driver's alone, see :func:`_sigint_ignored`).
+    the driver's alone, see :func:`_sigint_deferred`).
 
     On Linux its workers are forked from this driver, as a process pool's are: they start with ldp-audit and the
     mechanism's module already imported (a spawned worker imports numpy, scipy and ldp-audit first: seconds, a
@@ -186,23 +186,34 @@ def _local_cluster(workers: int):
     settings = {"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}
     if sys.platform.startswith("linux"):
         settings["distributed.worker.multiprocessing-method"] = "fork"
-    with dask.config.set(settings), _sigint_ignored():
-        return LocalCluster(n_workers=workers, threads_per_worker=1, dashboard_address=":0")
+    cluster = None
+    try:
+        with dask.config.set(settings), _sigint_deferred():
+            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, dashboard_address=":0")
+    except KeyboardInterrupt:  # Ctrl-C while the workers started: honoured now, with the workers closed
+        if cluster is not None:
+            cluster.close()
+        raise
+    return cluster
 
 
 @contextmanager
-def _sigint_ignored():
-    """Ctrl-C ignored while worker processes are started, so that they inherit it (as process-pool workers ignore
-    it): the terminal sends SIGINT to the whole process group, and only the driver should act on it (cancel, close
-    the cluster), with one traceback instead of one per worker."""
+def _sigint_deferred():
+    """Ctrl-C held back while worker processes are started, so that the workers forked meanwhile inherit a handler
+    that only takes note (as process-pool workers ignore it): the terminal sends SIGINT to the whole process group,
+    and only the driver should act on it (cancel, close the cluster), with one message instead of one traceback
+    per worker. A Ctrl-C that arrived meanwhile is raised in the driver on leaving the block, never lost."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    interrupted = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: interrupted.append(signum))
     try:
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
+    if interrupted:
+        raise KeyboardInterrupt
 
 
 class DaskEngine(Engine):

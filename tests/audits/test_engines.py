@@ -319,7 +319,8 @@ def test_ctrl_c_on_a_dask_local_cluster_leaves_no_worker_and_one_message():
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
         raise AssertionError("the driver did not stop on Ctrl-C")
-    assert proc.returncode == 130 and "Traceback" not in err, err[-2000:]
+    # 130, or killed by the SIGINT itself (-2) when it lands during interpreter shutdown: a shell shows 130 for both
+    assert proc.returncode in (130, -signal.SIGINT) and "Traceback" not in err, err[-2000:]
     deadline = time.monotonic() + 5.0
     while [pid for pid in workers if _alive(pid)] and time.monotonic() < deadline:
         time.sleep(0.1)
