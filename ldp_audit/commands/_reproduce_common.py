@@ -1,5 +1,6 @@
 """What every ``reproduce`` paper shares: picking ``--datasets`` from a preset module, the progress bar over
-training runs, and naming the devices the stored runs trained on."""
+training runs, naming the devices the stored runs trained on, and the accuracy-against-eps figure (one panel per
+dataset)."""
 from __future__ import annotations
 
 
@@ -47,3 +48,34 @@ def devices_used(results, fallback: str) -> str:
     if not counts:
         return f"{fallback} ({device_name(fallback)}): no runs"
     return "; ".join(f"{label}: {count} runs" for label, count in counts.most_common())
+
+
+def dataset_panels(names: list):
+    """A figure with one titled panel per dataset (matplotlib's Agg backend): ``(figure, [(axis, name), ...])``."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, max(1, len(names)), figsize=(4.2 * max(1, len(names)), 3.4), squeeze=False)
+    for ax, name in zip(axes[0], names):
+        ax.set_title(name)
+    return fig, list(zip(axes[0], names))
+
+
+def panels_png(fig, ylabel: str) -> bytes:
+    """Every panel on a log eps axis with ``ylabel``, the legend on the first, and the figure as PNG bytes."""
+    import io
+
+    import matplotlib.pyplot as plt
+
+    for ax in fig.axes:
+        ax.set_xscale("log")
+        ax.set_xlabel("eps")
+        ax.set_ylabel(ylabel)
+    fig.axes[0].legend(fontsize=7)
+    fig.tight_layout()
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=120)
+    plt.close(fig)
+    return buffer.getvalue()

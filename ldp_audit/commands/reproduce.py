@@ -24,7 +24,7 @@ import time
 from ..audits.ppgnn_reproduction import c19_rows, ppgnn_paper_value, ppgnn_rows
 from ._common import add_output_options, emit
 from ._reproduce_common import RunProgress as _progress
-from ._reproduce_common import devices_used
+from ._reproduce_common import dataset_panels, devices_used, panels_png
 from ._reproduce_common import paper_datasets as _datasets
 from .data import add_data_options
 from .train import add_device_option, count
@@ -180,19 +180,11 @@ def _ppgnn_report(args, console, cells, measured, results, settings) -> int:
 def ppgnn_plot(report) -> bytes:
     """PNG: Table III accuracy against eps per dataset, each mechanism measured (mean ± std) with the paper's
     points in the same colour."""
-    import io
-
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     from ..models.training.ppgnn import MECHANISMS as TABLE3_MECHANISMS
 
     rows = [r for r in report.results if r.details.get("table") == "ppgnn_table3" and "measured_mean" in r.details]
-    datasets = list(dict.fromkeys(r.name.split(" ")[0] for r in rows))
-    fig, axes = plt.subplots(1, max(1, len(datasets)), figsize=(4.2 * max(1, len(datasets)), 3.4), squeeze=False)
-    for ax, name in zip(axes[0], datasets):
+    fig, panels = dataset_panels(list(dict.fromkeys(r.name.split(" ")[0] for r in rows)))
+    for ax, name in panels:
         for mechanism, colour in zip(TABLE3_MECHANISMS, ("tab:grey", "tab:green", "tab:purple", "tab:blue",
                                                           "tab:orange")):
             own = [r for r in rows if r.name.startswith(f"{name} {mechanism} eps=")]
@@ -202,32 +194,15 @@ def ppgnn_plot(report) -> bytes:
             ax.errorbar(eps, [r.details["measured_mean"] for r in own], [r.details["measured_std"] for r in own],
                         fmt="o-", color=colour, capsize=3, label=f"{mechanism} measured")
             ax.plot(eps, [r.details["paper_mean"] for r in own], "s--", color=colour, label=f"{mechanism} paper")
-        ax.set_xscale("log")
-        ax.set_title(name)
-        ax.set_xlabel("eps")
-        ax.set_ylabel("test accuracy (%)")
-    axes[0][0].legend(fontsize=7)
-    fig.tight_layout()
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=120)
-    plt.close(fig)
-    return buffer.getvalue()
+    return panels_png(fig, "test accuracy (%)")
 
 
 def plot(report) -> bytes:
     """PNG: LPGNN test accuracy against eps per dataset (measured: mean ± std, K on validation), with the
     paper's points; GCN+Raw measured / printed and the structure-only control as horizontal lines."""
-    import io
-
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     rows = [r for r in report.results if r.details.get("table") == "table3" and "measured_mean" in r.details]
-    datasets = list(dict.fromkeys(r.name.split(" ")[0] for r in rows))
-    fig, axes = plt.subplots(1, max(1, len(datasets)), figsize=(4.2 * max(1, len(datasets)), 3.4), squeeze=False)
-    for ax, name in zip(axes[0], datasets):
+    fig, panels = dataset_panels(list(dict.fromkeys(r.name.split(" ")[0] for r in rows)))
+    for ax, name in panels:
         lpgnn = [r for r in rows if r.name.startswith(name + " LPGNN")]
         eps = [float(r.name.split("eps=")[1]) for r in lpgnn]
         ax.errorbar(eps, [r.details["measured_mean"] for r in lpgnn], [r.details["measured_std"] for r in lpgnn],
@@ -240,13 +215,4 @@ def plot(report) -> bytes:
             if r.name == f"{name} GCN+Raw":
                 ax.axhline(r.details["measured_mean"], color="grey", label="GCN+Raw measured")
                 ax.axhline(r.details["paper_mean"], color="grey", linestyle="--", label="GCN+Raw paper")
-        ax.set_xscale("log")
-        ax.set_title(name)
-        ax.set_xlabel("eps")
-        ax.set_ylabel("micro-F1 (%)")
-    axes[0][0].legend(fontsize=7)
-    fig.tight_layout()
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=120)
-    plt.close(fig)
-    return buffer.getvalue()
+    return panels_png(fig, "micro-F1 (%)")

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 
-from ._reproduce_common import RunProgress, devices_used, paper_datasets
+from ._reproduce_common import RunProgress, dataset_panels, devices_used, panels_png, paper_datasets
 
 DEFAULT_RESULTS = "ldp-audit-results/ldp-ge-{mode}"
 
@@ -81,20 +81,12 @@ def run_ldp_ge(args, console) -> int:
 def figure2_plot(report) -> bytes:
     """PNG: node-classification accuracy against eps per dataset, one line per mechanism (mean ± std; the
     non-private accuracy as a horizontal line), with the paper's quoted HDS points (C22)."""
-    import io
-
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     from ..papers import ldp_ge as paper
 
     rows = [r for r in report.results if r.details.get("task") == "node" and "measured_mean" in r.details
             and " k=" not in r.name]
-    names = list(dict.fromkeys(r.name.split(" ")[0] for r in rows))
-    fig, axes = plt.subplots(1, max(1, len(names)), figsize=(4.2 * max(1, len(names)), 3.4), squeeze=False)
-    for ax, name in zip(axes[0], names):
+    fig, panels = dataset_panels(list(dict.fromkeys(r.name.split(" ")[0] for r in rows)))
+    for ax, name in panels:
         own = [r for r in rows if r.name.startswith(name + " ")]
         for mechanism, colour in (("LP", "tab:green"), ("PM", "tab:red"), ("MB", "tab:blue"), ("HDS", "tab:orange")):
             line = sorted((r for r in own if r.details["mechanism"] == mechanism and r.details["eps"] is not None
@@ -114,13 +106,4 @@ def figure2_plot(report) -> bytes:
         if clear is not None and gap is not None and gap[1] == "gap":
             ax.plot([paper.FIG2_SMALL_EPS], [clear + gap[0]], "kx", markersize=9,
                     label="paper gap to non-private, applied to ours")
-        ax.set_xscale("log")
-        ax.set_title(name)
-        ax.set_xlabel("eps")
-        ax.set_ylabel("test accuracy (%)")
-    axes[0][0].legend(fontsize=7)
-    fig.tight_layout()
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=120)
-    plt.close(fig)
-    return buffer.getvalue()
+    return panels_png(fig, "test accuracy (%)")
