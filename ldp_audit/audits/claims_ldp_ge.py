@@ -17,6 +17,7 @@ from ..papers import ldp_ge as paper
 from ..seeding import rng_for
 from .claims import ClaimSettings, audited_row, claim_row
 from .compare import crossings, figure1_curves
+from .feature_guard import RawFeatureAccess, RawFeatureGuard
 from .graph_bounds import BoundSetting, check_eps_rate, check_error_bound, check_pi_properties, check_push
 from .privacy import whitebox_privacy
 from .result import CheckResult, Status
@@ -329,23 +330,6 @@ def _figure1_rows() -> list:
 
 
 # --------------------------------------------------------------------------- the pipeline's data flow (C13)
-
-class RawFeatureAccess(Exception):
-    """Raised when code handed the :class:`RawFeatureGuard` touches the raw features."""
-
-
-class RawFeatureGuard:
-    """Stands in for a graph's raw feature matrix: any attribute, indexing or array conversion raises."""
-
-    def __getattr__(self, name):
-        raise RawFeatureAccess(f"raw features read (.{name})")
-
-    def __getitem__(self, item):
-        raise RawFeatureAccess("raw features read (indexing)")
-
-    def __array__(self, *args, **kwargs):
-        raise RawFeatureAccess("raw features read (as an array)")
-
 
 def ldp_ge_pipeline_claims(settings: ClaimSettings) -> list[CheckResult]:
     """C13: the server of the LDP-GE pipeline (A4) never sees raw X. The users' reports are made from the real

@@ -337,7 +337,7 @@ def c10_per_node_ldp(graph, epochs: int = 5) -> CheckResult:
     from dataclasses import replace
 
     from ..models.training import RunCache, ppgnn, stages, train_run
-    from .claims_ldp_ge import RawFeatureAccess, RawFeatureGuard
+    from .feature_guard import RawFeatureAccess, RawFeatureGuard
 
     small = PersonalisedMechanism(1.0, 3, h=3)
     slack = max(enumerate_max_ratio(small.feature_mechanism(t))[0] - float(small.budget(t)) for t in (1, 2, 3))
