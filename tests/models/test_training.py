@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from concurrent.futures import Future
 from dataclasses import replace
 
 import numpy as np
@@ -136,17 +137,42 @@ def test_sweep_resumes_and_skips_finished_runs(tmp_path, monkeypatch):
     assert set(sweep.run_sweep(configs, store, device="cpu", run=retrain)) == set(configs)
 
 
-def test_an_interrupted_sweep_cancels_its_queue(tmp_path):
+class _HeldPool:
+    """A stand-in for the process pool whose queue never moves: the first group submitted runs at once, every
+    later one stays pending, so what an interrupt does to the queue is seen without racing real workers."""
+
+    def __init__(self, *args):
+        self.futures = []
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def submit(self, fn, *args):
+        future = Future()
+        if not self.futures:
+            future.set_result(fn(*args))
+        self.futures.append(future)
+        return future
+
+
+def test_an_interrupted_sweep_cancels_its_queue(tmp_path, monkeypatch):
     store = RunStore(tmp_path)
-    configs = [_config(epochs=2, seed=s) for s in range(24)]
+    configs = [_config(epochs=2, seed=s) for s in range(6)]
+    pools = []
+    monkeypatch.setattr(sweep, "ProcessPoolExecutor", lambda *a: pools.append(_HeldPool()) or pools[-1])
+    monkeypatch.setattr(sweep, "_WORKER_CACHE", _cache())
 
     def interrupt(result, fresh):
         raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
         sweep.run_sweep(configs, store, workers=2, device="cpu", on_result=interrupt)
-    saved = sum(store.done(c) for c in configs)
-    assert 1 <= saved < len(configs) // 2  # the runs in flight and a few queued ones; the rest were cancelled
+    queued = pools[0].futures[1:]
+    assert len(queued) == 5 and all(future.cancelled() for future in queued)
+    assert [store.done(c) for c in configs] == [True] + [False] * 5
 
 
 def test_runs_sharing_a_perturbation_travel_together():
