@@ -41,8 +41,21 @@ def _choice(name: str, value, allowed) -> None:
         raise ValueError(f"{name} must be one of {', '.join(allowed)}, got {value!r}")
 
 
+class StoredFields:
+    """A dataclass config as stored in a run's JSON: ``to_dict`` its fields, ``from_dict`` back (keys this
+    version does not know are dropped, so older readers take newer files)."""
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict):
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+
 @dataclass(frozen=True)
-class RunConfig:
+class RunConfig(StoredFields):
     """Everything that decides one training run.
 
     Attributes:
@@ -109,14 +122,6 @@ class RunConfig:
                              "needs k_y=0")
 
     # ----- identity ------------------------------------------------------------------------------------------
-    def to_dict(self) -> dict:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: dict) -> "RunConfig":
-        known = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in known})
-
     def without_seed(self) -> "RunConfig":
         return replace(self, seed=0)
 

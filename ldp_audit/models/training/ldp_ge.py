@@ -20,7 +20,7 @@ import hashlib
 import json
 import math
 import time
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 import numpy as np
@@ -31,6 +31,7 @@ from .. import data as datasets
 from ..perturbation import as_dense, server_estimates, unit_box_mechanism
 from ..propagation import PPR, ppr_matched
 from . import runtime
+from .config import StoredFields
 from .runtime import Stream
 from .store import RunStore
 
@@ -75,7 +76,7 @@ def _check(name: str, ok: bool, allowed: str, value) -> None:
 
 
 @dataclass(frozen=True)
-class LdpGeConfig:
+class LdpGeConfig(StoredFields):
     """Everything that decides one LDP-GE run. ``k=None``: the paper's k for HDS (§7 table), the released rule for
     PM/MB (:func:`baseline_k`). ``eps=None``: non-private baseline. ``method``: push (A3), power iteration (A2)
     to 1e-10, or auto (the cheapest of push, power and Chebyshev iteration at push's error bound; the result
@@ -129,14 +130,6 @@ class LdpGeConfig:
             value = getattr(self, name)
             _check(name, isinstance(value, int) and not isinstance(value, bool) and value >= low,
                    f"an integer >= {low}", value)
-
-    def to_dict(self) -> dict:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: dict) -> "LdpGeConfig":
-        known = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in known})
 
     def key(self) -> str:
         """Readable prefix + hash of the seedless config; ``rescale`` and ``raw_clear`` enter only when on (keys
