@@ -1,4 +1,4 @@
-"""ldp-audit reproduce lpgnn|ppgnn [--quick|--full]: fill a paper's tables
+"""ldp-audit reproduce lpgnn|ppgnn|ldp-ge [--quick|--full]: fill a paper's tables
 cell by cell, then compare with the printed numbers.
 
 Every run is one JSON under --results. A rerun skips finished runs, and
@@ -13,8 +13,14 @@ and E16 (PPM's mean feature budget against MB's), and the C19 trends: accuracy
 rises then falls with K (Fig. 6, PPM cells) and rises with eps (per mechanism),
 by paired bootstrap CIs. --quick: Cora, 3 runs, eps in {0.01, 1}, K in {2, 8},
 MB and PPM, GCN (C17 and C19 then say INCONCLUSIVE: too few runs / K values).
---full: the six datasets, eps in {0.01, 0.1, 1}, K in {0, 2, 4, 8, 16}, 10 runs,
-all five mechanisms 1B, LP, GM (corrected sigma, delta 1e-5), MB and PPM.
+--full: the six datasets (LastFM and Wikipedia lack features: not runnable),
+eps in {0.01, 0.1, 1}, K in {0, 2, 4, 8, 16}, 10 runs, all five mechanisms 1B,
+LP, GM (corrected sigma, delta 1e-5), MB and PPM; --mechanisms picks columns.
+
+ldp-ge: Table III (link AUC), Fig. 2 (node accuracy, --plot) and the k sweep
+(--tables table3 fig2 ksweep), with C21-C23 as rows. --quick: Cora link at
+eps in {1, 5} with HDS, MB and MB rescaled, node at eps = 1 with HDS and MB,
+3 runs.
 """
 from __future__ import annotations
 
@@ -40,7 +46,8 @@ def register(sub) -> None:
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--quick", dest="mode", action="store_const", const="quick",
                       help="CPU minutes. lpgnn: Cora and CiteSeer, 3 runs, eps in {0.1, 1}, K in {2, 8, 16, 32}; "
-                           "ppgnn: Cora, 3 runs, eps in {0.01, 1}, K in {2, 8}, MB and PPM (default)")
+                           "ppgnn: Cora, 3 runs, eps in {0.01, 1}, K in {2, 8}, MB and PPM; ldp-ge: Cora, 3 runs, "
+                           "link at eps in {1, 5} (HDS, MB, MB rescaled), node at eps = 1 (HDS, MB) (default)")
     mode.add_argument("--full", dest="mode", action="store_const", const="full",
                       help="lpgnn: every Table 3 dataset, eps in {0.1, 0.5, 1, 2}, K in {1..32}, 10 runs, and the "
                            "Drop table; ppgnn: every Table III dataset, eps in {0.01, 0.1, 1}, K in {0..16}, "
