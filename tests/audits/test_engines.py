@@ -340,3 +340,15 @@ def _session(sid: int) -> list[int]:
             if int(fields[3]) == sid and fields[0] != "Z":
                 found.append(int(entry))
     return found
+
+
+def test_ctrl_c_while_workers_start_is_held_then_raised():
+    from ldp_audit.audits.engines import _sigint_deferred
+
+    reached_end = False
+    with pytest.raises(KeyboardInterrupt):
+        with _sigint_deferred():
+            os.kill(os.getpid(), signal.SIGINT)  # would interrupt a cluster start half-way
+            time.sleep(0.05)
+            reached_end = True
+    assert reached_end and signal.getsignal(signal.SIGINT) is signal.default_int_handler
