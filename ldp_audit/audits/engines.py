@@ -15,6 +15,7 @@ retries: a lost task runs again with the same seeds, so the same numbers.
 """
 from __future__ import annotations
 
+import logging
 import os
 import signal
 import sys
@@ -179,7 +180,9 @@ def _local_cluster(workers: int):
     large share of a 2e8-draw audit) and close at once. Dask also starts its workers with
     MALLOC_TRIM_THRESHOLD_=65536, which turns off glibc's adaptive mmap threshold, so that every chunk-sized array
     is mmapped and page-faulted anew (about 25 % more CPU per task than in a pool worker); a cluster started here
-    keeps glibc's default. A user's cluster (``--scheduler``) is configured by its owner."""
+    keeps glibc's default. Its workers log only CRITICAL records: a task's error reaches the driver through its
+    future anyway, and a worker still sending a heartbeat while a Ctrl-C closes the scheduler printed a traceback
+    per worker. A user's cluster (``--scheduler``) is configured by its owner."""
     import dask
     from distributed import LocalCluster
 
@@ -187,6 +190,9 @@ def _local_cluster(workers: int):
     if sys.platform.startswith("linux"):
         settings["distributed.worker.multiprocessing-method"] = "fork"
     cluster = None
+    worker_log = logging.getLogger("distributed.worker")
+    level = worker_log.level
+    worker_log.setLevel(logging.CRITICAL)  # inherited by the forked workers only (see the docstring)
     try:
         with dask.config.set(settings), _sigint_deferred():
             cluster = LocalCluster(n_workers=workers, threads_per_worker=1, dashboard_address=":0")
@@ -194,6 +200,8 @@ def _local_cluster(workers: int):
         if cluster is not None:
             cluster.close()
         raise
+    finally:
+        worker_log.setLevel(level)
     return cluster
 
 
