@@ -4,7 +4,8 @@ false-alarm rate.
 It reads only the :class:`ldp_audit.mechanisms.base.Auditable` interface, so a built-in and the same mechanism
 handed in by a user (adapted by :func:`ldp_audit.external.as_mechanism`) get the same rows. What runs:
 
-* ``sanity.*`` (exact, always): shape, finiteness, declared support, determinism given the seed;
+* ``sanity.*`` (exact, always): shape, finiteness, declared support, determinism given the seed (a sampler with
+  its own unseedable generator gets a WARN row and is audited on fresh draws; ``require_seeded`` makes it a FAIL);
 * privacy (``checks`` holds "privacy"): with a law, the exact ``law.mass`` and ``privacy.whitebox`` rows; always
   the black-box search on the mechanism's own samples (``privacy.blackbox``), with the law's events added as
   candidates, and ``privacy.budget`` when the law has events of maximal ratio;
@@ -44,22 +45,26 @@ CHECKS = ("privacy", "moments", "distribution")
 
 @dataclass(frozen=True)
 class AuditSettings:
-    """Samples per input, seed, family-wise false-alarm rate alpha (confidence 1 - alpha), worker processes."""
+    """Samples per input, seed, family-wise false-alarm rate alpha (confidence 1 - alpha), worker processes, and
+    whether a sampler not reproducible from its seed fails (``require_seeded``) or gets a WARN row."""
 
     samples: int = DEFAULT_SAMPLES
     seed: int = DEFAULT_SEED
     alpha: float = DEFAULT_ALPHA
     workers: int = 1
+    require_seeded: bool = False
 
     def __post_init__(self):
         object.__setattr__(self, "samples", check_int(self.samples, "samples", 1000))
         object.__setattr__(self, "seed", check_int(self.seed, "seed", 0))
         object.__setattr__(self, "alpha", check_open_unit(self.alpha, "alpha (1 - confidence)"))
         object.__setattr__(self, "workers", check_int(self.workers, "workers", 1, 64))
+        if not isinstance(self.require_seeded, bool):
+            raise ValueError(f"require_seeded must be True or False, got {self.require_seeded!r}")
 
     def as_dict(self) -> dict:
         return {"samples": self.samples, "seed": self.seed, "alpha": self.alpha, "confidence": 1.0 - self.alpha,
-                "workers": self.workers}
+                "workers": self.workers, **({"require_seeded": True} if self.require_seeded else {})}
 
 
 def parse_checks(checks: str | Iterable[str] | None) -> tuple[str, ...]:
@@ -112,7 +117,7 @@ def run_checks(mechanism, settings: AuditSettings, checks=None,
         except Exception as exc:
             raise ValueError(f"workers={settings.workers} needs a picklable mechanism (module-level functions and "
                              f"classes, no lambdas or closures); pickling failed: {exc}") from exc
-    results, runnable = sanity_checks(mechanism, settings.seed)
+    results, runnable = sanity_checks(mechanism, settings.seed, settings.require_seeded)
     if not runnable:
         return results
     run = families(mechanism, checks)
