@@ -31,6 +31,7 @@ from scipy import integrate
 from ..mechanisms.laws import Law, Smooth
 from .result import CheckResult, Status
 from .sampling import Plan, run_plan
+from .reports import ReportFormat
 from .search import Candidate, KeyEvent, ScoreOf, ceiling, pilot_pairs, search_plan
 from .stats import expected_ratio_lower_bound, ratio_upper_bound
 
@@ -367,7 +368,8 @@ def search_pairs(mechanism, seed: int) -> list:
     fixed = list(mechanism.privacy_inputs)
     pairs = [(a, b) for i, a in enumerate(fixed) for j, b in enumerate(fixed) if i != j]
     if len(mechanism.pilot_inputs):
-        pairs += pilot_pairs(mechanism.sample, list(mechanism.pilot_inputs), seed, set(pairs))
+        pairs += pilot_pairs(mechanism.sample, list(mechanism.pilot_inputs), seed, set(pairs),
+                             fmt=ReportFormat(ReportFormat.of(mechanism).universe))
     return pairs
 
 
@@ -404,8 +406,9 @@ def blackbox_plan(mechanism, n: int, seed: int, alpha: float, pairs=None) -> Pla
     tight = [t for t, c in enumerate(planned) if c.family == "law-tight" and delta == 0.0]
     search_alpha = alpha / 2.0 if tight else alpha
     scores = _likelihood_scores(mechanism, inputs, pair_ids) if mechanism.report_loglik is not None else None
+    fmt = ReportFormat.of(mechanism, inputs)
     finding = yield from search_plan(mechanism.sample, inputs, pair_ids, n, seed, search_alpha, delta, planned,
-                                     scores)
+                                     scores, fmt)
     if mechanism.has_law and mechanism.sampling is None:
         finding = _weigh_exact_events(mechanism, inputs, finding)
     top = ceiling(mechanism.eps, finding.n_final, finding.alpha_each, delta)
@@ -430,8 +433,26 @@ def _weigh_exact_events(mechanism, inputs, finding):
     return replace(finding, candidates=tuple(marked))
 
 
+#: What a user does when the search cannot see into the reports.
+REMEDY = ("declare how the server reads a report (supports(reports, item) and/or key(reports)), or report a numeric "
+          "encoding (numbers, an indicator vector, a tuple of numbers)")
+
+
+def _blind_row(mechanism, finding, n, seed, alpha, reason: str) -> CheckResult:
+    """INCONCLUSIVE, never a blind PASS: the search had nothing it could see into."""
+    eps, delta = mechanism.eps, mechanism.delta
+    return CheckResult(
+        "privacy.blackbox", f"{mechanism.reference}: {eps:g}-LDP" + (f" (delta={delta:g})" if delta else ""),
+        Status.INCONCLUSIVE, None, "eps_lower", threshold=eps, n=n, seed=seed, alpha=alpha,
+        explanation=f"the search cannot see into these reports: {reason}; to audit them, {REMEDY}",
+        details={"blind": reason, "remedy": REMEDY, "tests": len(finding.candidates), "pilot": finding.pilot,
+                 "final_draws": finding.n_final})
+
+
 def _blackbox_row(mechanism, inputs, finding, n, seed, alpha, top: float) -> CheckResult:
     eps, delta = mechanism.eps, mechanism.delta
+    if not finding.candidates:
+        return _blind_row(mechanism, finding, n, seed, alpha, finding.blind or "no family found an event to test")
     bounds = finding.bounds()
     counts = lambda t: (int(finding.counts[finding.candidates[t].i1][t]), int(finding.counts[finding.candidates[t].i0][t]))
     # infinite loss by the law: an event the declared law gives probability 0 under x0, seen under x1
@@ -442,6 +463,8 @@ def _blackbox_row(mechanism, inputs, finding, n, seed, alpha, top: float) -> Che
     c1, c0 = counts(best)
     x1, x0 = _show(inputs[cand.i1]), _show(inputs[cand.i0])
     violated = raw > eps * (1.0 + _EXACT_TOL) or bool(impossible)
+    if finding.blind and not violated:  # an event found anyway may still prove a violation; a pass it cannot
+        return _blind_row(mechanism, finding, n, seed, alpha, finding.blind)
     where = f"inputs {x1} vs {x0}, {cand.family} event {cand.event.describe()}"
     if impossible:
         finding_text = (f"UNBOUNDED loss: {where} has probability 0 under {x0} by the declared law and occurred {c1} "

@@ -1,7 +1,9 @@
 """Exact checks of a sampler's contract, run before any statistics (they cost no false alarms).
 
 * ``sanity.shape``: ``sample(x, n, rng)`` returns n reports of one shape at every probe input (numbers, vectors,
-  sparse rows, tuples of arrays or categorical objects; see :mod:`ldp_audit.audits.reports`);
+  sparse rows, tuples or dicts of arrays, report objects; see :mod:`ldp_audit.audits.reports`), and the declared
+  ``supports`` / ``key`` return one boolean / integer per report. A failure is a protocol error (``verify``
+  exits 2), not a privacy finding;
 * ``sanity.finite``: no NaN or infinite number in a report;
 * ``sanity.support``: every report lies in the declared output support (when one is declared);
 * ``sanity.determinism``: the reports are a function of the ``rng`` argument alone: the same seed gives the
@@ -21,7 +23,7 @@ import random
 
 import numpy as np
 
-from .reports import as_rows
+from .reports import ReportFormat, as_rows
 from .result import CheckResult, Status
 from .sampling import rng_for
 
@@ -36,8 +38,8 @@ def _show(x) -> str:
     return np.array2string(x, precision=4, threshold=8) if x.ndim else f"{x.item()!r}"
 
 
-def _draw(mechanism, x, seed: int, index: int):
-    return mechanism.sample(x, SANITY_DRAWS, rng_for(seed, _STREAM, index))
+def _draw(mechanism, x, seed: int, index: int, fmt: ReportFormat):
+    return as_rows(mechanism.sample(x, SANITY_DRAWS, rng_for(seed, _STREAM, index)), SANITY_DRAWS, fmt)
 
 
 def sanity_checks(mechanism, seed: int, require_seeded: bool = False) -> tuple[list[CheckResult], bool]:
@@ -46,9 +48,10 @@ def sanity_checks(mechanism, seed: int, require_seeded: bool = False) -> tuple[l
     ref, n = mechanism.reference, SANITY_DRAWS
     probes = list(mechanism.privacy_inputs)
     rows, problems = [], []
+    fmt = ReportFormat.of(mechanism, probes)  # the declared supports / key are called here first, and checked
     for i, x in enumerate(probes):
         try:
-            rows.append(as_rows(_draw(mechanism, x, seed, i), n))
+            rows.append(_draw(mechanism, x, seed, i, fmt))
         except (Exception, SystemExit) as exc:  # the mechanism's code failed: report it, do not crash the audit
             problems.append(f"sample({_show(x)}, {n}, rng) failed: {type(exc).__name__}: {exc}")
             break
@@ -74,22 +77,23 @@ def sanity_checks(mechanism, seed: int, require_seeded: bool = False) -> tuple[l
             Status.FAIL if outside else Status.PASS, float(outside), "outside", threshold=0.0, n=n * len(probes),
             seed=seed, explanation=(f"{outside} report(s) outside {support.describe()}" if outside
                                     else f"every report lies in {support.describe()}")))
-    results.append(determinism_check(mechanism, probes[0], rows[0], seed, require_seeded))
+    results.append(determinism_check(mechanism, probes[0], rows[0], seed, require_seeded, fmt))
     return results, not bad
 
 
-def determinism_check(mechanism, x, first, seed: int, require_seeded: bool = False) -> CheckResult:
+def determinism_check(mechanism, x, first, seed: int, require_seeded: bool = False,
+                      fmt: ReportFormat | None = None) -> CheckResult:
     """Same seed -> same reports whatever the global RNG states; another seed -> other reports (if random).
     Not reproducible: WARN, or FAIL with ``require_seeded``; ignoring the rng: always FAIL."""
     saved_np, saved_py = np.random.get_state(), random.getstate()
     try:
         np.random.seed(12345)
         random.seed(12345)
-        again = as_rows(_draw(mechanism, x, seed, 0), SANITY_DRAWS)
+        again = _draw(mechanism, x, seed, 0, fmt)
         np.random.seed(54321)
         random.seed(54321)
-        third = as_rows(_draw(mechanism, x, seed, 0), SANITY_DRAWS)
-        other = as_rows(_draw(mechanism, x, seed + 1, 0), SANITY_DRAWS)
+        third = _draw(mechanism, x, seed, 0, fmt)
+        other = _draw(mechanism, x, seed + 1, 0, fmt)
     finally:
         np.random.set_state(saved_np)
         random.setstate(saved_py)

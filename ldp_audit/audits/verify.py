@@ -93,23 +93,26 @@ def families(mechanism, checks: tuple[str, ...]) -> list[str]:
     return out
 
 
-def planned_draws(mechanism, settings: AuditSettings, checks=None) -> int:
-    """How many reports ``verify`` will draw in its seeded chunks (the total of its progress bar; the search's
-    extra pairs are picked on a short pilot of their own, run here too, so the count is exact)."""
+def planned_draws(mechanism, settings: AuditSettings, checks=None, pairs=None) -> int:
+    """How many reports ``verify`` will draw in its seeded chunks (the total of its progress bar), given the
+    search's input ``pairs`` (default: picked here by :func:`search_pairs`, whose short pilot run then runs)."""
     checks = parse_checks(checks)
     run = families(mechanism, checks)
     total = 0
     if "privacy" in run:
-        total = settings.samples * len(distinct_inputs(search_pairs(mechanism, settings.seed)))
+        pairs = search_pairs(mechanism, settings.seed) if pairs is None else pairs
+        total = settings.samples * len(distinct_inputs(pairs))
     probed = ("moments" in run) + ("distribution" in run)
     if probed:
         total += settings.samples * probed * (1 if mechanism.sampling is not None else len(mechanism.audit_inputs))
     return total
 
 
-def run_checks(mechanism, settings: AuditSettings, checks=None,
-               progress: Callable[[int], None] | None = None) -> list[CheckResult]:
-    """The rows of ``verify`` (see the module docstring) for the selected ``checks``."""
+def run_checks(mechanism, settings: AuditSettings, checks=None, progress: Callable[[int], None] | None = None,
+               planned: Callable[[int], None] | None = None) -> list[CheckResult]:
+    """The rows of ``verify`` (see the module docstring) for the selected ``checks``; ``planned`` is told the
+    number of draws once the plan is known (after the sanity checks and the search's pair pilot, which runs
+    once)."""
     checks = parse_checks(checks)
     if settings.workers > 1:
         try:
@@ -124,12 +127,16 @@ def run_checks(mechanism, settings: AuditSettings, checks=None,
     share = settings.alpha / max(len(run), 1)
     s = settings
     plans = []
+    pairs = None
     if "privacy" in run:
         if mechanism.eps is None:
             raise ValueError(f"{mechanism.name} declares no eps: a privacy audit needs the claimed eps")
+        pairs = search_pairs(mechanism, s.seed)
         if mechanism.has_law:
             plans.append(_exact(whitebox_privacy, mechanism))
-        plans.append(blackbox_plan(mechanism, s.samples, s.seed, share))
+        plans.append(blackbox_plan(mechanism, s.samples, s.seed, share, pairs))
+    if planned is not None:
+        planned(planned_draws(mechanism, s, checks, pairs))
     if "moments" in run:
         plans.append(moment_plan(mechanism, s.samples, s.seed, share))
     if "distribution" in run:
@@ -150,12 +157,12 @@ def subject_of(mechanism) -> dict:
 
 
 def verify(mechanism, settings: AuditSettings | None = None, progress: Callable[[int], None] | None = None,
-           checks=None, title: str | None = None) -> AuditReport:
+           checks=None, title: str | None = None, planned: Callable[[int], None] | None = None) -> AuditReport:
     """Run the selected audits (``checks``: "all", "privacy", "moments", "distribution" or a list of them) of
     ``mechanism`` (anything implementing the audit interface) and return the report (titled ``title``, by
-    default "verify NAME")."""
+    default "verify NAME"); ``progress`` is told each batch of draws, ``planned`` their total once known."""
     s = settings or AuditSettings()
     selected = parse_checks(checks)
-    results = run_checks(mechanism, s, selected, progress)
+    results = run_checks(mechanism, s, selected, progress, planned)
     return AuditReport.of(title or f"verify {mechanism.name}", results, subject=subject_of(mechanism),
                           settings={**s.as_dict(), "checks": ",".join(selected)})

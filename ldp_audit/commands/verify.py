@@ -24,8 +24,7 @@ from dataclasses import replace
 
 from ..audits.result import Status
 from ..audits.sampling import CHUNK
-from ..audits.verify import (CHECKS, DEFAULT_ALPHA, DEFAULT_SAMPLES, DEFAULT_SEED, AuditSettings, parse_checks,
-                             planned_draws, verify)
+from ..audits.verify import CHECKS, DEFAULT_ALPHA, DEFAULT_SAMPLES, DEFAULT_SEED, AuditSettings, parse_checks, verify
 from ..mechanisms import make
 from ._common import add_engine_options, add_output_options, emit, engine_for, parse_param, progress_bar
 from .options import check_memory, integer, probability, real, seed
@@ -119,10 +118,8 @@ def run(args, console) -> int:
         check_memory("--d", 8.0 * 1.2 * held * d, f"{held} reports of dimension {d} (fewer --samples, or "
                      "--checks privacy, which samples in chunks)")
 
-    total = planned_draws(mechanism, settings, args.checks)
     with engine_for(args, mechanism) as engine, progress_bar(
-            console, total=total, enabled=not (args.json or args.markdown),
-            description=f"auditing {args.mechanism}") as advance:
-        report = verify(mechanism, settings, progress=advance, checks=args.checks)
+            console, enabled=not (args.json or args.markdown), description=f"auditing {args.mechanism}") as advance:
+        report = verify(mechanism, settings, progress=advance, checks=args.checks, planned=advance.plan)
     report = replace(report, settings={**report.settings, **engine.settings()})
     return _exit_code(report, emit(report, args, console))
