@@ -44,7 +44,7 @@ from ..mechanisms.base import Mechanism, contrast_points, pilot_points
 from ..mechanisms.laws import Law
 from ..mechanisms.validation import check_eps
 from .domains import Box, Domain, FiniteSet, Interval, parse_domain
-from .laws import density_law, pmf_law, to_law
+from .laws import FLOAT64_RESOLUTION, density_law, float_resolution, pmf_law, to_law
 
 #: Names a user may give each optional claim (first match wins).
 _ALIASES = {
@@ -212,6 +212,14 @@ class ExternalMechanism:
         reports = np.asarray(reports, dtype=np.float64)
         return reports if self.estimator is None else np.asarray(self.estimator(reports), dtype=np.float64)
 
+    @property
+    def law_resolution(self) -> float:
+        """Machine epsilon of the float type the user's law is written in (float32 tables: 1.2e-7), so the white-box
+        audit compares ratios with a tolerance fitted to it; probed at the first audit input."""
+        if self.law_fn is None:
+            return FLOAT64_RESOLUTION
+        return self.law_fn.resolution(self.value_of(self.audit_inputs[0]))
+
     def law(self, x) -> Law:
         if self.law_fn is None:
             raise ValueError(f"{self.name} declares no law: give law(x), pmf(y, x) or pdf(y, x) with a support")
@@ -286,6 +294,9 @@ class _FromFamily:
             return to_law(dist, "the family's distribution")
         return float(getattr(dist, self.part)())
 
+    def resolution(self, x) -> float:
+        return FLOAT64_RESOLUTION  # scipy distributions compute in float64
+
 
 class _LawOf:
     """law(x) of a user object, converted to an ldp_audit Law."""
@@ -300,6 +311,17 @@ class _LawOf:
             return pmf_law(self.fn, self.extra.values, x)
         pdf, cdf = self.fn
         return density_law(pdf, cdf, self.extra.lo, self.extra.hi, x)
+
+    def resolution(self, x) -> float:
+        """The float type of what the user's law returns at x (float64 for functions of scalars only)."""
+        try:
+            if self.kind == "law":
+                return float_resolution(self.fn(x))
+            if self.kind == "pmf":
+                return float_resolution(np.asarray(self.fn(self.extra.values, x)))
+            return float_resolution(np.asarray(self.fn[0](np.linspace(self.extra.lo, self.extra.hi, 5), x)))
+        except (TypeError, ValueError):
+            return FLOAT64_RESOLUTION
 
 
 def _required_positional(fn) -> int | None:

@@ -138,6 +138,8 @@ class Mechanism(ABC):
     supports: ClassVar[Callable | None] = None
     key: ClassVar[Callable | None] = None
     categories: ClassVar[Sequence | None] = None
+    #: machine epsilon of the float type the law is computed in (the white-box ratio tolerance is fitted to it)
+    law_resolution: ClassVar[float] = float(np.finfo(np.float64).eps)
 
     @property
     def sampling(self) -> Sampling | None:
