@@ -11,7 +11,15 @@ family on the pilot alone:
 * ``score``: cells of a naive-Bayes score, the sum over coordinates of each coordinate's estimated log
   likelihood ratio (the likelihood-ratio test of DP-Sniper, learned on the pilot, for reports whose
   coordinates are (conditionally) independent, as in HDS, multi-bit and unary encoding);
-* ``law``: events given by the caller from a declared law (chosen before any sampling).
+* ``law``: events given by the caller from a declared law (chosen before any sampling);
+* ``supports`` (when the mechanism declares ``supports(reports, item)``, the frequency oracle's support test):
+  joint cells of "report supports x1" and "report supports x0", e.g. "supports x1, not x0", whose ratio is e^eps
+  for local hashing (OLH, BLH) whatever the size of the hash-seed space;
+* ``keyed`` (when the mechanism declares a public ``key(reports)``, e.g. a cohort id or a hash seed): a
+  naive-Bayes score whose per-coordinate weights are estimated separately for every key value seen at least
+  ``KEY_MIN_COUNT`` times in the pilot (other key values score 0), over the ``KEYED_COLUMNS`` coordinates most
+  different within key values; its cells are a union over key values of per-key events, so the event stays well
+  defined and keeps the whole mass (RAPPOR's cohorts: a bit means another Bloom position in every cohort).
 
 Coordinates enter the ``marginal``, ``pair`` and ``score`` families only when their pilot means differ between
 x1 and x0 by more than ``SCREEN_Z`` standard errors. Within a family the cells are ranked by their pilot ratio
@@ -20,9 +28,16 @@ and the prefix union maximising the bound the final sample is expected to give i
 ``BLOCK_ENTRIES`` numbers per sampler call) then counts every chosen event, and each event's Clopper-Pearson
 ratio bound is taken at alpha / (number of events), so the reported maximum holds with confidence 1 - alpha.
 
-What it cannot see: an event that no family expresses, e.g. the relation between a hash seed and the hashed
-value in local hashing with a large seed space (each (seed, value) report then occurs once and no coordinate
-alone differs), or a difference confined to coordinates whose means agree.
+What it can and cannot see. It sees numbers (every coordinate, after :mod:`ldp_audit.audits.reports` decoded
+dicts, tuples, complex numbers and item sets into columns), exact reports that repeat, and what the mechanism
+declares about how its server reads a report (``supports``, ``key``). It cannot see an event that no family
+expresses: the relation between a hash seed and the hashed value in local hashing with a large seed space
+(each (seed, value) report occurs once and no coordinate alone differs) unless ``supports`` is declared; a
+key-dependent meaning (cohorts) unless ``key`` is declared and its values repeat; a difference confined to
+coordinates whose means agree; the content of opaque objects (strings, ids: only their equality). When it can see
+nothing at all (every coordinate opaque, exact reports seen ``MIN_KEY_COUNT`` times holding less than
+``SEEN_MASS`` of the pilot, nothing declared) the finding says so (``Finding.blind``) and the privacy row is
+INCONCLUSIVE with the remedy, never a PASS at 0.
 """
 from __future__ import annotations
 
