@@ -491,6 +491,10 @@ def _blackbox_row(mechanism, inputs, finding, n, seed, alpha, top: float) -> Che
         finding_text = (f"{where}: eps >= {lower:.4f} with confidence 1 - {alpha:.3g}"
                         + (f", ABOVE the claimed {eps:g}" if violated else
                            f" (tightness {lower / eps:.3f}; ceiling {top:.4f} at this n and confidence)"))
+    if finding.id_like and not violated:
+        finding_text += (f"; coordinate(s) {list(finding.id_like)[:4]} take a fresh integer in nearly every report (a "
+                         f"hash seed or id?): if the server reads reports through them, declare supports(reports, "
+                         f"item) and/or key(reports) so the search can too")
     per_family = {}
     for t, c in enumerate(finding.candidates):
         per_family[c.family] = max(per_family.get(c.family, -math.inf), float(bounds[t]))
@@ -502,7 +506,7 @@ def _blackbox_row(mechanism, inputs, finding, n, seed, alpha, top: float) -> Che
                  "unbounded": bool(impossible), "never_seen_under_x0": finding.never_seen_under_x0(best),
                  "family": cand.family, "event": cand.event.describe(), "counts": [c1, c0],
                  "tests": len(finding.candidates), "alpha_each": finding.alpha_each, "pairs": len({(c.i1, c.i0) for c in finding.candidates}),
-                 "pilot": finding.pilot, "final_draws": finding.n_final,
+                 "pilot": finding.pilot, "final_draws": finding.n_final, "id_like_columns": list(finding.id_like),
                  "eps_lower_per_family": {k: (v if math.isfinite(v) else None) for k, v in per_family.items()}})
 
 

@@ -599,6 +599,9 @@ class Finding:
     #: why the search could see nothing in the reports (no repeated report, no numeric coordinate, no declared
     #: support or key), or None when it could
     blind: str | None = None
+    #: numeric coordinates that take a fresh value in nearly every pilot report (a hash seed, a nonce, an id)
+    #: while the mechanism declares neither supports nor key: reports the server may read through them
+    id_like: tuple[int, ...] = ()
 
     def bounds(self) -> np.ndarray:
         return np.array([ratio_lower_bound(self.counts[c.i1][t], self.counts[c.i0][t], self.n_final, self.n_final,
@@ -659,14 +662,28 @@ def search_plan(sample: Callable, inputs: Sequence, pairs: Sequence[tuple[int, i
                                            support_columns, labels).items():
             candidates.append(Candidate(i1, i0, family, event))
     blind = None if (planned or scores or fmt.declared) else _blindness(pilots)
+    id_like = () if fmt.declared else _id_like(pilots[used[0]])
     events = [c.event for c in candidates]
     totals = yield [Stream(_Draw(sample, inputs[i], block, events, fmt), n_final, seed, _FINAL + i) for i in used]
-    return Finding(tuple(candidates), dict(zip(used, totals)), n_final, m, alpha_each, delta, blind)
+    return Finding(tuple(candidates), dict(zip(used, totals)), n_final, m, alpha_each, delta, blind, id_like)
 
 
 def _label(x) -> str:
     x = np.asarray(x)
     return f"{x.item():g}" if x.ndim == 0 and x.dtype.kind in "biuf" else np.array2string(x, precision=3, threshold=4)
+
+
+#: A numeric coordinate with at least this share of distinct values in a pilot looks like a key (seed, id).
+ID_LIKE_SHARE = 0.99
+
+
+def _id_like(rows: Rows) -> tuple[int, ...]:
+    """Numeric, integer-valued coordinates whose pilot values are nearly all distinct."""
+    values = np.sort(rows.values, axis=0)
+    distinct = 1 + np.count_nonzero(np.diff(values, axis=0) != 0, axis=0)
+    integral = np.all(values == np.round(values), axis=0)
+    numeric = np.array(rows.numeric, dtype=bool) if rows.numeric else np.ones(rows.width, dtype=bool)
+    return tuple(int(j) for j in np.flatnonzero(numeric & integral & (distinct >= ID_LIKE_SHARE * rows.n)))
 
 
 def _blindness(pilots: dict) -> str | None:

@@ -110,6 +110,7 @@ def test_local_hashing_without_a_support_test_says_nothing_the_search_can_see():
     row = _blackbox(audit(local_hashing(1.0, spend=2.0, declare=False), checks="privacy", samples=50_000,
                           alpha=ALPHA))
     assert "supports" not in row.details["eps_lower_per_family"] and row.statistic < 0.1
+    assert row.details["id_like_columns"] == [0] and "declare supports(reports, item)" in row.explanation
 
 
 # ----- RAPPOR with cohorts ----------------------------------------------------------------------------------------
