@@ -377,6 +377,17 @@ def _show(x) -> str:
     return np.array2string(x, precision=4) if x.ndim else f"{float(x):g}"
 
 
+def _input_label(mechanism, x) -> str:
+    """An input as the user writes it: the category (e.g. 'red') for a finite domain of declared categories."""
+    categories = mechanism.categories
+    if categories is not None and np.ndim(x) == 0:
+        j = int(round(float(x) - mechanism.domain[0]))
+        if 0 <= j < len(categories):
+            value = categories[j]
+            return repr(value) if isinstance(value, str) else f"{float(value):g}"
+    return _show(x)
+
+
 def search_pairs(mechanism, seed: int) -> list:
     """The ordered input pairs the black-box search contrasts: every ordered pair of ``mechanism.privacy_inputs``,
     plus the pairs of ``mechanism.pilot_inputs`` that a short seeded pilot run finds most different."""
@@ -476,7 +487,7 @@ def _blackbox_row(mechanism, inputs, finding, n, seed, alpha, top: float) -> Che
     cand, raw = finding.candidates[best], float(bounds[best])
     lower = max(raw, 0.0)
     c1, c0 = counts(best)
-    x1, x0 = _show(inputs[cand.i1]), _show(inputs[cand.i0])
+    x1, x0 = _input_label(mechanism, inputs[cand.i1]), _input_label(mechanism, inputs[cand.i0])
     violated = raw > eps * (1.0 + _EXACT_TOL) or bool(impossible)
     if finding.blind and not violated:  # an event found anyway may still prove a violation; a pass it cannot
         return _blind_row(mechanism, finding, n, seed, alpha, finding.blind)

@@ -410,6 +410,8 @@ def _exact_event(r1: Rows, r0: Rows, n_final, alpha, delta):
     first = np.unique(inverse, return_index=True)[1]  # a report of each distinct key
     rows = pooled[first[frequent[chosen]]]
     example = np.array2string(rows[0][:12], precision=4) + (" ..." if rows.shape[1] > 12 else "")
+    if not all(r1.numeric or (True,)):
+        example += " (opaque entries are shown by their codes)"
     values = np.sort(rows[:, 0]) if rows.shape[1] == 1 else np.empty(0)
     return KeyEvent(np.sort(keys[frequent[chosen]]), example, values), predicted
 
