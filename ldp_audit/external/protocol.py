@@ -2,9 +2,12 @@
 
 Two levels (issue 6):
 
-**Black-box** — a sampler and a claim: ``sample(x, n, rng) -> reports`` (n reports of ONE input x, as an array
-whose first axis has length n), the claimed ``eps`` (and ``delta``, default 0) and the input ``domain``
-(an interval, a box or a finite set; see :mod:`ldp_audit.external.domains`). Optionally the output
+**Black-box** — a sampler and a claim: ``sample(x, n, rng) -> reports`` (n reports of ONE input x: an array
+whose first axis has length n, a tuple or dict of such arrays, or a list of n report objects such as dicts,
+tuples, complex numbers, strings or sets of item ids; see :mod:`ldp_audit.audits.reports` for how each is read),
+the claimed ``eps`` (and ``delta``, default 0) and the input ``domain`` (an interval, a box or a finite set of
+numbers or strings; see :mod:`ldp_audit.external.domains`). A sampler that cannot be seeded (its own secure
+generator) is audited on fresh draws, with a WARN row. Optionally the output
 ``support`` (an interval or a finite set). Audited by the data-driven black-box privacy search and the sanity
 checks (shape, finiteness, support, determinism given the seed).
 

@@ -143,3 +143,23 @@ def test_a_parameter_given_twice_is_a_usage_error(capsys):
     assert "--param eps=2" in capsys.readouterr().err
     assert main(["verify", "hds", "--eps", "1", "--d", "4", "--param", "d=3"]) == 2
     assert "already given by --d" in capsys.readouterr().err
+
+
+def test_string_category_domains_are_read_and_bad_ones_named():
+    from ldp_audit.external import FiniteSet, as_mechanism
+
+    domain = FiniteSet(["b", "a", "c"])
+    assert domain.describe() == "{'a', 'b', 'c'}" and list(domain.contains(["a", "z", 1])) == [True, False, False]
+    mech = as_mechanism(string_grr(1.0), eps=1.0, domain=COLOURS)
+    assert mech.value_of(0) == "blue" and mech.categories == sorted(COLOURS) and mech.domain == (0.0, 3.0)
+    with pytest.raises(ValueError, match="numbers or strings"):
+        FiniteSet(["a", 1])
+    with pytest.raises(ValueError, match="at least two distinct values"):
+        FiniteSet(["a", "a"])
+
+
+def test_require_seeded_must_be_a_bool():
+    from ldp_audit.audits.verify import AuditSettings
+
+    with pytest.raises(ValueError, match="require_seeded must be True or False"):
+        AuditSettings(require_seeded="yes")
