@@ -546,8 +546,7 @@ def pilot_pairs(sample: Callable, candidates: Sequence, seed: int, exclude=(), c
     their own) finds most different: by the bound their best exact-report union would give on the pilot, pairs
     in ``exclude`` skipped. The search then treats them like the fixed pairs: events chosen on its own pilot,
     bounded on fresh draws, so choosing the pairs on other data costs no confidence beyond the extra tests."""
-    rows = [as_rows(sample(x, PAIR_PILOT, rng_for(seed, _PAIR_PILOT, i)), PAIR_PILOT, fmt)
-            for i, x in enumerate(candidates)]
+    rows = [read_reports(sample, x, PAIR_PILOT, rng_for(seed, _PAIR_PILOT, i), fmt) for i, x in enumerate(candidates)]
     _, inverse = np.unique(np.concatenate([r.keys for r in rows]), return_inverse=True)
     counts = np.stack([np.bincount(part, minlength=inverse.max() + 1) for part in np.split(inverse, len(rows))])
     counts = counts[:, counts.sum(axis=0) >= MIN_KEY_COUNT]  # exact reports seen often enough to compare
@@ -566,6 +565,19 @@ def pilot_pairs(sample: Callable, candidates: Sequence, seed: int, exclude=(), c
 
 
 # ----- sampling --------------------------------------------------------------------------------------------------
+def read_reports(sample: Callable, x, n: int, rng: np.random.Generator, fmt: ReportFormat | None) -> Rows:
+    """``as_rows(sample(x, n, rng))``; an error in the sampler (or in reading its reports) becomes a ValueError
+    that names the call, so the user sees what failed instead of a traceback from deep inside the engine."""
+    try:
+        return as_rows(sample(x, n, rng), n, fmt)
+    except (Exception, SystemExit) as exc:
+        if isinstance(exc, ValueError):
+            raise
+        raise ValueError(f"sample({_label(x)}, {n}, rng) failed during the privacy search: "
+                         f"{type(exc).__name__}: {exc}") from exc
+
+
+
 class _Draw:
     """Picklable chunk reducer: ``size`` reports of input x, in blocks of ``block`` rows, read as ``fmt`` says;
     the rows themselves, or the count of each of ``events``."""
@@ -577,7 +589,7 @@ class _Draw:
         parts = []
         for start in range(0, size, self.block):
             rows_n = min(self.block, size - start)
-            rows = as_rows(self.sample(self.x, rows_n, rng), rows_n, self.fmt)
+            rows = read_reports(self.sample, self.x, rows_n, rng, self.fmt)
             if self.events is None:
                 parts.append(rows)
             else:

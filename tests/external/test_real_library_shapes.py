@@ -163,3 +163,12 @@ def test_require_seeded_must_be_a_bool():
 
     with pytest.raises(ValueError, match="require_seeded must be True or False"):
         AuditSettings(require_seeded="yes")
+
+
+def test_a_sampler_failing_only_at_a_pilot_input_exits_2_naming_the_call(tmp_path, monkeypatch, capsys):
+    """Categories 0, 2, 5, 7 pass the sanity checks; category 1 is drawn only by the search's pair pilot."""
+    _module(tmp_path, monkeypatch, "fails_at_one",
+            "def make(eps):\n    def sample(x, n, rng):\n        if x == 1:\n            raise KeyError('no table for 1')\n"
+            "        return rng.integers(0, 8, n)\n    return {'sample': sample, 'eps': eps, 'domain': list(range(8))}\n")
+    assert main(["verify", "fails_at_one:make", "--eps", "1", "--samples", "2000", "--checks", "privacy"]) == 2
+    assert "failed during the privacy search: KeyError" in capsys.readouterr().err
