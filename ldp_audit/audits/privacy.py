@@ -434,7 +434,7 @@ def blackbox_plan(mechanism, n: int, seed: int, alpha: float, pairs=None) -> Pla
     scores = _likelihood_scores(mechanism, inputs, pair_ids) if mechanism.report_loglik is not None else None
     fmt = ReportFormat.of(mechanism, inputs)
     finding = yield from search_plan(mechanism.sample, inputs, pair_ids, n, seed, search_alpha, delta, planned,
-                                     scores, fmt)
+                                     scores, fmt, [_input_label(mechanism, x) for x in inputs])
     if mechanism.has_law and mechanism.sampling is None:
         finding = _weigh_exact_events(mechanism, inputs, finding)
     top = ceiling(mechanism.eps, finding.n_final, finding.alpha_each, delta)

@@ -644,13 +644,15 @@ def search(sample: Callable, inputs: Sequence, pairs: Sequence[tuple[int, int]],
 
 def search_plan(sample: Callable, inputs: Sequence, pairs: Sequence[tuple[int, int]], n: int, seed: int,
                 alpha: float, delta: float = 0.0, planned: Sequence[Candidate] = (),
-                scores: dict | None = None, fmt: ReportFormat | None = None) -> Plan:
+                scores: dict | None = None, fmt: ReportFormat | None = None,
+                labels: Sequence[str] | None = None) -> Plan:
     """Pilot, choose events for each ordered pair of ``inputs`` (indices in ``pairs``), count them on fresh draws:
     a sampling plan (``sampling.Plan``) of two rounds, the pilots of every input, then their final counts.
 
     ``planned`` are events fixed in advance (from a declared law); ``scores`` maps a pair to extra score
     functions (a declared law's log likelihood ratio) whose cells form the ``law`` family. ``fmt`` says how to
-    read a report (set-valued reports, a declared support test, whose items are ``inputs``, and public key).
+    read a report (set-valued reports, a declared support test, whose items are ``inputs``, and public key);
+    ``labels`` name the inputs in event descriptions (default: their values).
     """
     fmt = fmt or ReportFormat()
     probe = as_rows(sample(inputs[0], 64, rng_for(seed, _PROBE)), 64, fmt)
@@ -671,9 +673,9 @@ def search_plan(sample: Callable, inputs: Sequence, pairs: Sequence[tuple[int, i
     for i1, i0 in pairs:
         extra = (scores or {}).get((i1, i0), ())
         support_columns = (i1, i0) if probe.derived is not None else None
-        labels = (_label(inputs[i1]), _label(inputs[i0]))
+        named = (labels[i1], labels[i0]) if labels is not None else (_label(inputs[i1]), _label(inputs[i0]))
         for family, event in choose_events(pilots[i1], pilots[i0], n_final, alpha_each, delta, extra,
-                                           support_columns, labels).items():
+                                           support_columns, named).items():
             candidates.append(Candidate(i1, i0, family, event))
     blind = None if (planned or scores or fmt.declared) else _blindness(pilots)
     id_like = () if fmt.declared else _id_like(pilots[used[0]])
