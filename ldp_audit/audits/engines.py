@@ -16,12 +16,14 @@ retries: a lost task runs again with the same seeds, so the same numbers.
 from __future__ import annotations
 
 import logging
+import multiprocessing
 import os
 import signal
 import sys
 import threading
 import time
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor
+from concurrent.futures import wait as wait_futures
 from contextlib import contextmanager
 from typing import Any, Callable, Iterable
 
@@ -86,6 +88,11 @@ class Engine:
         for future in futures:
             future.cancel()
 
+    def wait_any(self, futures: Iterable, timeout: float | None = None) -> tuple[set, set]:
+        """``(done, pending)`` once at least one of ``futures`` is done, or after ``timeout`` seconds."""
+        done, pending = wait_futures(list(futures), timeout, FIRST_COMPLETED)
+        return done, pending
+
     def share(self, obj: Any) -> Any:
         """A handle to pass in place of ``obj`` to many tasks (sent to the workers once where the engine can)."""
         return obj
@@ -143,15 +150,18 @@ def _watch_driver(driver: int, interval: float = 0.2) -> None:
 
 
 class ProcessEngine(Engine):
-    """A local pool of worker processes (``reduce_chunk`` must be picklable)."""
+    """A local pool of worker processes (``reduce_chunk`` must be picklable). ``start_method``: how the workers
+    start (None: the platform's default; ``"spawn"`` where the driver may have started CUDA or torch's threads,
+    which a forked worker cannot use)."""
 
     name = "processes"
 
-    def __init__(self, workers: int, block: int | None = None):
+    def __init__(self, workers: int, block: int | None = None, start_method: str | None = None):
         if not (isinstance(workers, int) and workers >= 1):
             raise EngineError(f"--workers must be an integer >= 1, got {workers!r}")
         self.workers, self.block = workers, block
-        self._pool = ProcessPoolExecutor(workers, initializer=_watch_driver, initargs=(os.getpid(),))
+        context = multiprocessing.get_context(start_method) if start_method else None
+        self._pool = ProcessPoolExecutor(workers, context, initializer=_watch_driver, initargs=(os.getpid(),))
 
     def submit(self, fn, *args):
         return self._pool.submit(fn, *args)
@@ -287,6 +297,16 @@ class DaskEngine(Engine):
         if futures:
             self.client.cancel(futures)  # one message to the scheduler for all of them
 
+    def wait_any(self, futures, timeout=None):
+        from distributed import wait
+
+        futures = list(futures)
+        try:
+            done, pending = wait(futures, timeout, return_when="FIRST_COMPLETED")
+        except TimeoutError:
+            return set(), set(futures)
+        return set(done), set(pending)
+
     def share(self, obj):
         [sent] = self.client.scatter([obj], broadcast=True, hash=False)  # on every worker, once
         return sent
@@ -305,8 +325,9 @@ class DaskEngine(Engine):
 
 
 def make_engine(name: str | None, workers: int = 1, scheduler: str | None = None,
-                block: int | None = None) -> Engine:
-    """The engine for ``--engine NAME`` (None: ``processes`` for more than one worker, else ``local``)."""
+                block: int | None = None, start_method: str | None = None) -> Engine:
+    """The engine for ``--engine NAME`` (None: ``processes`` for more than one worker, else ``local``);
+    ``start_method`` goes to a process pool (:class:`ProcessEngine`)."""
     name = name or ("processes" if workers > 1 else "local")
     if name not in ENGINES:
         raise EngineError(f"--engine must be one of {', '.join(ENGINES)}, got {name!r}")
@@ -315,5 +336,5 @@ def make_engine(name: str | None, workers: int = 1, scheduler: str | None = None
     if name == "dask":
         return DaskEngine(scheduler, workers, block)
     if name == "processes":
-        return ProcessEngine(workers, block)
+        return ProcessEngine(workers, block, start_method)
     return LocalEngine(block)

@@ -1,7 +1,128 @@
-"""What every ``reproduce`` paper shares: picking ``--datasets`` from a preset module, the progress bar over
-training runs, naming the devices the stored runs trained on, and the accuracy-against-eps figure (one panel per
-dataset)."""
+"""What ``train`` and every ``reproduce`` paper share: the sweep's engine options and its engine, the results
+folder (a user data folder by default, never the working directory) and the paths checked before any work,
+picking ``--datasets`` from a preset module, the plan (``--plan``: runs, tasks, measured cost, estimate), the
+progress bar over training runs, naming the devices the stored runs trained on, and the accuracy-against-eps
+figure (one panel per dataset)."""
 from __future__ import annotations
+
+import heapq
+import os
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+#: Where results go without --results: $XDG_DATA_HOME/ldp-audit, else ~/.local/share/ldp-audit.
+DATA_HOME_HELP = "$XDG_DATA_HOME/ldp-audit, else ~/.local/share/ldp-audit"
+
+
+def user_data_folder() -> Path:
+    """The user's data folder for ldp-audit's results (XDG base directories), never the working directory."""
+    base = os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share"
+    return Path(base).expanduser() / "ldp-audit"
+
+
+def add_sweep_options(parser, workers: int) -> None:
+    """--engine, --scheduler and --workers of a training sweep (the audits' engines; no number depends on them)."""
+    from ..audits.engines import ENGINES
+    from .options import integer, scheduler
+
+    parser.add_argument("--engine", choices=ENGINES, default=None,
+                        help="where the training tasks (one batch of runs each) run: local, processes (default "
+                             "with --workers > 1) or dask (a LocalCluster of --workers workers, or --scheduler); "
+                             "results do not depend on it")
+    parser.add_argument("--scheduler", type=scheduler, default=None, metavar="tcp://HOST:PORT",
+                        help="Dask scheduler for --engine dask (default: $DASK_SCHEDULER_ADDRESS, else a "
+                             "LocalCluster)")
+    parser.add_argument("--workers", type=integer(1, 1024), default=workers,
+                        help=f"training processes, one torch thread each; on CUDA they share the GPU "
+                             f"(default {workers})")
+
+
+@contextmanager
+def sweep_engine(args):
+    """The engine of --engine/--scheduler/--workers; a process pool's workers are spawned (the driver may have
+    started CUDA or torch's threads, which a forked worker cannot use). Closed, with its workers, on the way out
+    (at once when the block is left by Ctrl-C)."""
+    from ..audits.engines import make_engine
+
+    with make_engine(args.engine, args.workers, args.scheduler, start_method="spawn") as engine:
+        yield engine
+
+
+def check_paths(args, results: Path) -> None:
+    """Before any work: the results folder and the dataset cache folder can be written (exit 2 naming the
+    option and the path otherwise). --out and --plot are checked by the CLI itself."""
+    from ..models.data import ENV_CACHE
+    from .options import check_output_folder
+
+    check_output_folder("--results", results)
+    if args.cache_dir:
+        check_output_folder("--cache-dir", args.cache_dir)
+    elif os.environ.get(ENV_CACHE):
+        check_output_folder(f"${ENV_CACHE}", os.environ[ENV_CACHE])
+    else:
+        check_output_folder("the dataset cache (--cache-dir)", Path.home() / ".cache" / "ldp-audit")
+
+
+def simulated_wall_s(task_costs: list, workers: int) -> float:
+    """Seconds until the last task ends when tasks go, in order, to the first free of ``workers`` workers (the
+    sweep driver's policy)."""
+    free = [0.0] * max(1, min(workers, len(task_costs)))
+    for cost in task_costs:
+        heapq.heappush(free, heapq.heappop(free) + cost)
+    return max(free, default=0.0)
+
+
+def estimate(groups, cost_of, workers: int) -> dict:
+    """CPU-seconds and wall seconds of the tasks ``groups`` (each a list of configs; ``cost_of(config)``: one
+    run's measured CPU-seconds) on ``workers`` workers."""
+    costs = [sum(cost_of(config) for config in group) for group in groups]
+    cpu = sum(costs)
+    return {"cpu_s": cpu, "cpu_hours": cpu / 3600, "wall_s": simulated_wall_s(costs, workers)}
+
+
+def probe_costs(configs, shape_of, run_batch, device: str, data_dir, cache_dir) -> dict:
+    """{shape: CPU-seconds of one run}: one real run of each shape's first config (dataset loading not counted),
+    trained in this process with one torch thread, timed with process CPU time. Nothing is stored."""
+    from ..models.training.runtime import limit_threads
+    from ..models.training.train import RunCache
+
+    limit_threads()
+    cache, first = RunCache(data_dir, cache_dir), {}
+    for config in configs:
+        first.setdefault(shape_of(config), config)
+    costs = {}
+    for shape, config in first.items():
+        cache.graph(config.dataset)
+        started = time.process_time()
+        run_batch([config], device, cache)
+        costs[shape] = time.process_time() - started
+    return costs
+
+
+def print_plan(console, title: str, plan, costs: dict, shape_of, engine: str, workers: int, json_out: bool) -> int:
+    """The plan of a sweep (``--plan``): runs, tasks, the measured cost per run and the estimate; trains nothing."""
+    import json
+
+    numbers = estimate(plan.groups, lambda config: costs[shape_of(config)], workers)
+    summary = {"plan": title, "runs": plan.total, "stored": plan.stored, "to_train": plan.todo,
+               "tasks": len(plan.groups), "largest_task": max((len(g) for g in plan.groups), default=0),
+               "cpu_s_per_run": {"/".join(map(str, shape)): round(cost, 3) for shape, cost in costs.items()},
+               "engine": engine, "workers": workers, **{k: round(v, 3) for k, v in numbers.items()}}
+    if json_out:
+        print(json.dumps(summary))
+        return 0
+    lines = [f"plan: {title}",
+             f"  runs: {plan.total} ({plan.stored} stored, {plan.todo} to train) in {len(plan.groups)} tasks of at "
+             f"most {summary['largest_task']} runs",
+             "  CPU seconds per run, measured here (one run per shape, one torch thread): " +
+             (", ".join(f"{k} {v:.2f}" for k, v in summary["cpu_s_per_run"].items()) or "nothing to probe"),
+             f"  estimate: {numbers['cpu_hours']:.3g} CPU-hours; wall {numbers['wall_s'] / 3600:.3g} h "
+             f"({numbers['wall_s']:.0f} s) on {engine} with {workers} worker{'s' if workers != 1 else ''}",
+             "  nothing was trained or stored; drop --plan to run it"]
+    for line in lines:
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
+    return 0
 
 
 def paper_datasets(args, preset) -> tuple:
@@ -79,3 +200,30 @@ def panels_png(fig, ylabel: str) -> bytes:
     fig.savefig(buffer, format="png", dpi=120)
     plt.close(fig)
     return buffer.getvalue()
+
+
+def add_plan_option(parser) -> None:
+    parser.add_argument("--plan", action="store_true",
+                        help="print the grid before anything trains: runs (stored and to train), tasks, the CPU "
+                             "seconds per run measured here by a short probe (one real run per dataset and model "
+                             "shape, not stored), and the CPU-hours and wall time estimated for --engine and "
+                             "--workers; then exit without training")
+
+
+def run_or_plan(args, console, title: str, configs: list, store, device: str, shape_of, run_batch, batch_key):
+    """Train the configs on the chosen engine (resuming from ``store``) and return ``{config: result}``; with
+    --plan print the plan instead and return None (nothing is stored)."""
+    from ..models.training import sweep
+
+    if args.plan:
+        plan, _ = sweep.plan_sweep(configs, store, args.max_runs, batch_key)
+        costs = probe_costs([c for group in plan.groups for c in group], shape_of, run_batch, device,
+                            args.data_dir, args.cache_dir)
+        engine = args.engine or ("processes" if args.workers > 1 else "local")
+        print_plan(console, title, plan, costs, shape_of, engine, args.workers, args.json)
+        return None
+    with RunProgress(console, len(configs), enabled=not (args.json or getattr(args, "markdown", False))) as advance, \
+            sweep_engine(args) as engine:
+        return sweep.run_sweep(configs, store, engine, device, args.data_dir, args.cache_dir,
+                               on_result=lambda result, fresh: advance(result.config), max_new=args.max_runs,
+                               run_batch=run_batch, batch_key=batch_key)
