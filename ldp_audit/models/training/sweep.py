@@ -54,16 +54,20 @@ TRAIN_BATCH_KEY: BatchKey = RunConfig.perturbation_key
 
 #: One cache per worker process (per data and cache folder), kept across the tasks it runs.
 _CACHES: dict = {}
+#: A run seeds torch's process-wide generator, so two tasks never train at once in one process (a Dask worker
+#: with several threads, or a lost worker's task still running beside its retry): each waits for the other.
+_ONE_TASK_AT_A_TIME = threading.Lock()
 
 
 def run_task(run_batch: BatchRunner, configs: list, device: str, data_dir=None, cache_dir=None) -> list:
     """One task, on a worker: the group through ``run_batch`` with this process's cache (one torch thread)."""
     key = (None if data_dir is None else str(data_dir), None if cache_dir is None else str(cache_dir))
-    if key not in _CACHES:
-        runtime.limit_threads()
-        _CACHES.clear()  # one dataset folder at a time: a worker's memory holds one cache
-        _CACHES[key] = RunCache(data_dir, cache_dir)
-    return run_batch(list(configs), device, _CACHES[key])
+    with _ONE_TASK_AT_A_TIME:
+        if key not in _CACHES:
+            runtime.limit_threads()
+            _CACHES.clear()  # one dataset folder at a time: a worker's memory holds one cache
+            _CACHES[key] = RunCache(data_dir, cache_dir)
+        return run_batch(list(configs), device, _CACHES[key])
 
 
 def group_for_reuse(configs: Iterable, reuse_key: BatchKey | None) -> list[list]:
@@ -114,7 +118,8 @@ class _Stop:
         if self.requested:
             raise KeyboardInterrupt
         self.requested = True
-        self.say(f"stopping: {self.in_flight} runs in flight; Ctrl-C again to abandon them")
+        runs = f"{self.in_flight} run{'' if self.in_flight == 1 else 's'}"
+        self.say(f"stopping: {runs} in flight; Ctrl-C again to abandon them")
 
 
 def _to_stderr(text: str) -> None:
