@@ -1,5 +1,7 @@
 """Where the seeded chunks of :mod:`ldp_audit.audits.sampling` run: in this process (``local``), in a pool of
-worker processes (``processes``) or on a Dask cluster (``dask``).
+worker processes (``processes``) or on a Dask cluster (``dask``). Training sweeps use the same engines
+(``models.training.sweep.run_sweep`` is handed one by the command; a task there is one batch of runs, and
+``wait_any`` hands back whichever task finishes first).
 
 An engine only submits tasks and hands back futures; the caller (``sampling.run_plans``) keeps a bounded window
 of them in flight (``window``), generates the tasks lazily (so 1e12 draws cost no memory up front), folds the

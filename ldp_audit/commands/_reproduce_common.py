@@ -135,7 +135,8 @@ def paper_datasets(args, preset) -> tuple:
 
 
 class RunProgress:
-    """A rich progress bar over runs (done / total, ETA) with the count of completed cells in its label."""
+    """A rich progress bar over runs (done / total, ETA) with the count of completed cells in its label; ``say``
+    prints a notice above it (or on stderr when there is no bar)."""
 
     def __init__(self, console, total: int, enabled: bool):
         self.console, self.total, self.enabled = console, total, enabled and console.is_terminal
@@ -151,6 +152,12 @@ class RunProgress:
         self.bar.__enter__()
         task = self.bar.add_task("training runs", total=self.total)
         return lambda config: self.bar.advance(task, 1)
+
+    def say(self, text: str) -> None:
+        if self.enabled:
+            self.bar.console.print(f"ldp-audit: {text}", markup=False, highlight=False)
+        else:
+            os.write(2, f"ldp-audit: {text}\n".encode())  # a plain write: safe inside a signal handler
 
     def __exit__(self, *exc):
         if self.enabled:
@@ -222,8 +229,8 @@ def run_or_plan(args, console, title: str, configs: list, store, device: str, sh
         engine = args.engine or ("processes" if args.workers > 1 else "local")
         print_plan(console, title, plan, costs, shape_of, engine, args.workers, args.json)
         return None
-    with RunProgress(console, len(configs), enabled=not (args.json or getattr(args, "markdown", False))) as advance, \
-            sweep_engine(args) as engine:
+    progress = RunProgress(console, len(configs), enabled=not (args.json or getattr(args, "markdown", False)))
+    with progress as advance, sweep_engine(args) as engine:
         return sweep.run_sweep(configs, store, engine, device, args.data_dir, args.cache_dir,
                                on_result=lambda result, fresh: advance(result.config), max_new=args.max_runs,
-                               run_batch=run_batch, batch_key=batch_key)
+                               run_batch=run_batch, batch_key=batch_key, say=progress.say)
