@@ -227,7 +227,8 @@ def run_or_plan(args, console, title: str, configs: list, store, device: str, sh
         costs = probe_costs([c for group in plan.groups for c in group], shape_of, run_batch, device,
                             args.data_dir, args.cache_dir)
         engine = args.engine or ("processes" if args.workers > 1 else "local")
-        print_plan(console, title, plan, costs, shape_of, engine, args.workers, args.json)
+        print_plan(console, title, plan, costs, shape_of, engine, 1 if engine == "local" else args.workers,
+                   args.json)
         return None
     progress = RunProgress(console, len(configs), enabled=not (args.json or getattr(args, "markdown", False)))
     with progress as advance, sweep_engine(args) as engine:

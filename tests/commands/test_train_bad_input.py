@@ -147,6 +147,9 @@ def test_plan_prints_the_grid_and_trains_nothing(tmp_path, capsys, monkeypatch):
     assert plan["tasks"] < plan["runs"]  # runs sharing a perturbation travel together
     assert plan["cpu_s"] / 3 <= plan["wall_s"] <= plan["cpu_s"]
     assert not results.exists() or not any(results.rglob("*.json"))
+    assert main([*argv, "--engine", "local"]) == 0  # one worker, whatever --workers says
+    local = json.loads(capsys.readouterr().out)
+    assert local["workers"] == 1 and local["wall_s"] == pytest.approx(local["cpu_s"])
 
 
 def test_the_probe_times_real_runs_and_stores_nothing(tmp_path):
