@@ -154,6 +154,7 @@ def pipeline_options(args) -> None:
         raise ValueError(f"--eps and --eps-x name the same budget of {args.pipeline}; give one")
     if "eps" in given:
         args.eps_x = args.eps
+        given.append("eps_x")
     args.budget_flag = "--eps" if "eps" in given else "--eps-x"  # the spelling the user chose, for messages
     for name, default in DEFAULTS.items():
         if name not in given:

@@ -101,11 +101,13 @@ def test_options_of_another_pipeline_or_table_and_oversized_ones_are_refused(arg
     _refused([*argv, "--results", str(tmp_path)], capsys, *names)
 
 
-def test_ppgnn_takes_its_one_budget_as_eps(tmp_path, capsys):
-    argv = ["train", "ppgnn", "--dataset", "csbm", "--eps", "1", "--k", "1", "--epochs", "2", "--results",
+@pytest.mark.parametrize("pipeline, extra, field", [("ppgnn", ["--k", "1"], "eps_x"),
+                                                     ("ldp-ge", ["--task", "node"], "eps")])
+def test_a_pipeline_with_one_budget_takes_it_as_eps(pipeline, extra, field, tmp_path, capsys):
+    argv = ["train", pipeline, "--dataset", "csbm", "--eps", "2", *extra, "--epochs", "2", "--results",
             str(tmp_path), "--json"]
     assert main(argv) == 0
-    assert json.loads(capsys.readouterr().out)["config"]["eps_x"] == 1.0
+    assert json.loads(capsys.readouterr().out)["config"][field] == 2.0
 
 
 def test_results_default_to_the_user_data_folder_never_the_working_directory(tmp_path, capsys, monkeypatch):
