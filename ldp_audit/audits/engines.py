@@ -26,6 +26,7 @@ import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor
 from concurrent.futures import wait as wait_futures
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from typing import Any, Callable, Iterable
 
@@ -99,6 +100,12 @@ class Engine:
         """A handle to pass in place of ``obj`` to many tasks (sent to the workers once where the engine can)."""
         return obj
 
+    def revive(self, error: BaseException) -> bool:
+        """Whether ``error`` (raised by a task's future) means that its worker was lost, and the engine is ready
+        to take the task again (same arguments, so the same seeds and numbers). Dask retries lost tasks on its
+        own; a process pool is restarted here."""
+        return False
+
     def release(self, handle: Any) -> None:
         """The tasks using ``handle`` are done."""
 
@@ -161,12 +168,24 @@ class ProcessEngine(Engine):
     def __init__(self, workers: int, block: int | None = None, start_method: str | None = None):
         if not (isinstance(workers, int) and workers >= 1):
             raise EngineError(f"--workers must be an integer >= 1, got {workers!r}")
-        self.workers, self.block = workers, block
-        context = multiprocessing.get_context(start_method) if start_method else None
-        self._pool = ProcessPoolExecutor(workers, context, initializer=_watch_driver, initargs=(os.getpid(),))
+        self.workers, self.block, self._start_method = workers, block, start_method
+        self._pool = self._new_pool()
+
+    def _new_pool(self) -> ProcessPoolExecutor:
+        context = multiprocessing.get_context(self._start_method) if self._start_method else None
+        return ProcessPoolExecutor(self.workers, context, initializer=_watch_driver, initargs=(os.getpid(),))
 
     def submit(self, fn, *args):
         return self._pool.submit(fn, *args)
+
+    def revive(self, error):
+        """A worker that died (killed, out of memory) breaks the whole pool: start a fresh one."""
+        if not isinstance(error, BrokenProcessPool):
+            return False
+        if getattr(self._pool, "_broken", False):  # not yet replaced (every future of the old pool reports it)
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = self._new_pool()
+        return True
 
     def close(self, abort=False):
         workers = list(getattr(self._pool, "_processes", {}).values())  # before shutdown forgets them

@@ -11,6 +11,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -65,6 +66,24 @@ def test_a_task_lost_with_its_dask_worker_is_run_again_with_the_same_seeds(tmp_p
                                       on_result=lose_a_busy_worker)
         assert lost and len(client.nthreads()) == 1
     assert _numbers(results) == reference
+
+
+def _dies_once(marker: str, configs, device, cache):
+    """Trains the group, except that the worker holding the seed-1 group dies the first time (as if killed)."""
+    if configs[0].seed == 1 and not os.path.exists(marker):
+        open(marker, "w").close()
+        os._exit(1)
+    return [train_run(c, device, cache) for c in configs]
+
+
+def test_a_task_lost_with_its_pool_worker_is_run_again_with_the_same_seeds(tmp_path):
+    configs = _configs()
+    with LocalEngine() as engine:
+        reference = _numbers(sweep.run_sweep(configs, RunStore(tmp_path / "local"), engine, "cpu"))
+    with ProcessEngine(2, start_method="fork") as engine:
+        results = sweep.run_sweep(configs, RunStore(tmp_path / "pool"), engine, "cpu",
+                                  run_batch=partial(_dies_once, str(tmp_path / "died")))
+    assert (tmp_path / "died").exists() and _numbers(results) == reference
 
 
 def _fail(configs, device, cache):

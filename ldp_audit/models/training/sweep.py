@@ -7,7 +7,8 @@ the models layer sits below the audits and never imports them. A task is ``run_t
 the worker runs the group through ``run_batch(configs, device, cache) -> results`` (in config order) with its
 own :class:`RunCache`, and sends the results back; only the driver writes to the results folder. Results never
 depend on the engine, the number of workers or the grouping: every run draws only from its own seeded streams,
-so a task lost with its worker and run again (Dask's retries) gives the same numbers.
+so a task lost with its worker and run again (Dask's retries, or a restarted process pool: ``engine.revive``)
+gives the same numbers.
 
 Interrupts: the first Ctrl-C (or a failed run) stops sending tasks; the runs in flight finish and are saved, and
 the sweep then raises KeyboardInterrupt (or the error). A second Ctrl-C abandons the runs in flight at once.
@@ -52,6 +53,8 @@ def one_by_one(run: Runner) -> BatchRunner:
 TRAIN_BATCH: BatchRunner = one_by_one(train_run)
 TRAIN_BATCH_KEY: BatchKey = RunConfig.perturbation_key
 
+#: A task whose worker was lost is run again at most this many times (then its error stops the sweep).
+LOST_RETRIES = 3
 #: One cache per worker process (per data and cache folder), kept across the tasks it runs.
 _CACHES: dict = {}
 #: A run seeds torch's process-wide generator, so two tasks never train at once in one process (a Dask worker
@@ -156,7 +159,7 @@ def run_sweep(configs: Iterable, store: RunStore, engine, device: str | None = N
     if on_result:
         for result in results.values():
             on_result(result, False)
-    queue, in_flight, failure = deque(plan.groups), {}, None
+    queue, in_flight, failure, lost = deque(plan.groups), {}, None, {}
     with _ctrl_c(say) as stop:
         while in_flight or (queue and not stop.requested and failure is None):
             while queue and len(in_flight) < engine.workers and not stop.requested and failure is None:
@@ -169,8 +172,12 @@ def run_sweep(configs: Iterable, store: RunStore, engine, device: str | None = N
                 stop.in_flight -= len(group)
                 try:
                     group_results = future.result()
-                except Exception as exc:  # the runs in flight still finish and are saved
-                    failure = failure or exc
+                except Exception as exc:
+                    lost[group] = lost.get(group, 0) + 1
+                    if lost[group] <= LOST_RETRIES and engine.revive(exc):
+                        queue.appendleft(group)  # its worker was lost: run it again, same seeds
+                    else:  # a failed run: the runs in flight still finish and are saved
+                        failure = failure or exc
                     continue
                 for result in group_results:
                     store.save(result)
