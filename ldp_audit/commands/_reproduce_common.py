@@ -50,12 +50,16 @@ def sweep_engine(args):
 
 
 def check_paths(args, results: Path) -> None:
-    """Before any work: the results folder and the dataset cache folder can be written (exit 2 naming the
-    option and the path otherwise). --out and --plot are checked by the CLI itself."""
+    """Before any work: the results folder, the dataset cache folder and the folders of --out and --plot can be
+    written and their disks are not full (exit 2 naming the option and the path otherwise; the CLI has already
+    checked --out and --plot as files)."""
     from ..models.data import ENV_CACHE
     from .options import check_output_folder
 
     check_output_folder("--results", results)
+    for option in ("out", "plot"):
+        if getattr(args, option, None):
+            check_output_folder(f"--{option}", Path(getattr(args, option)).expanduser().parent)
     if args.cache_dir:
         check_output_folder("--cache-dir", args.cache_dir)
     elif os.environ.get(ENV_CACHE):

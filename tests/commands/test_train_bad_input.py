@@ -60,8 +60,13 @@ def test_a_file_given_as_results_folder_is_refused(tmp_path, capsys, no_training
 
 def test_a_full_disk_is_refused_before_any_work(tmp_path, capsys, monkeypatch, no_training):
     Status = namedtuple("Status", "f_bavail f_frsize")
-    monkeypatch.setattr(os, "statvfs", lambda path: Status(3, 4096))
-    _refused([*KARATE, "--results", str(tmp_path / "r")], capsys, "--results", "full")
+    full = tmp_path / "full-disk"
+    full.mkdir()
+    monkeypatch.setattr(os, "statvfs", lambda path: Status(3 if str(path).startswith(str(full)) else 10 ** 9, 4096))
+    _refused([*KARATE, "--results", str(full / "r")], capsys, "--results", "full")
+    for option in ("--out", "--plot"):
+        _refused(["reproduce", "lpgnn", "--results", str(tmp_path / "r"), option, str(full / "f.png")], capsys,
+                 option, "full")
 
 
 def test_bad_cache_folders_are_refused_naming_the_option_or_variable(tmp_path, capsys, monkeypatch, no_training):
