@@ -123,6 +123,21 @@ def test_the_first_ctrl_c_finishes_and_saves_the_runs_in_flight_then_stops(tmp_p
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
+def _interrupting_run(config, device, cache):
+    if config.k_x == 1:
+        os.kill(os.getpid(), signal.SIGINT)
+    return train_run(config, device, cache)
+
+
+def test_a_group_trained_run_by_run_stops_after_the_run_in_progress(tmp_path):
+    store, configs = RunStore(tmp_path), _configs()  # two groups of two runs (k 1 and 2 share a perturbation)
+    with pytest.raises(KeyboardInterrupt):
+        sweep.run_sweep(configs, store, LocalEngine(), "cpu", run_batch=sweep.one_by_one(_interrupting_run),
+                        say=lambda text: None)
+    assert [store.done(c) for c in configs] == [True, False, False, False]
+    assert len(sweep.run_sweep(configs, store, LocalEngine(), "cpu")) == 4  # the next sweep is not stopped
+
+
 def test_a_second_ctrl_c_abandons_the_runs_in_flight(tmp_path):
     store, configs = RunStore(tmp_path), _configs()
     with pytest.raises(KeyboardInterrupt):
@@ -232,7 +247,7 @@ def test_ctrl_c_of_a_process_pool_sweep(tmp_path, presses):
     """Ctrl-C as a terminal sends it (SIGINT to the whole process group): once, the sweep says what it does,
     saves the runs in flight and exits 130; twice, it exits at once. No worker survives, nothing half-written.
     (Forked workers, for a quick start; the spawned ones of ``reproduce`` are seen in the SIGKILL test.)"""
-    proc = subprocess.Popen([sys.executable, "-c", DRIVER.replace("EPOCHS", "150"), str(tmp_path)],
+    proc = subprocess.Popen([sys.executable, "-c", DRIVER.replace("EPOCHS", "400"), str(tmp_path)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV,
                             start_new_session=True)
     try:
@@ -256,4 +271,4 @@ def test_ctrl_c_of_a_process_pool_sweep(tmp_path, presses):
     saved = list(tmp_path.rglob("seed*.json"))
     assert 1 <= len(saved) < 6 and not list(tmp_path.rglob("*.tmp"))
     store = RunStore(tmp_path)
-    assert all(store.load(RunConfig("csbm", eps_x=1.0, k_x=1, epochs=150, seed=int(p.stem[4:]))) for p in saved)
+    assert all(store.load(RunConfig("csbm", eps_x=1.0, k_x=1, epochs=400, seed=int(p.stem[4:]))) for p in saved)

@@ -11,8 +11,10 @@ so a task lost with its worker and run again (Dask's retries, or a restarted pro
 gives the same numbers.
 
 Interrupts: the first Ctrl-C (or a failed run) stops sending tasks; the runs in flight finish and are saved, and
-the sweep then raises KeyboardInterrupt (or the error). A second Ctrl-C abandons the runs in flight at once.
-Nothing is ever half-written, so a rerun resumes.
+the sweep then raises KeyboardInterrupt (or the error). A group trained one run after the other ends after its
+run in progress (in this process, and in pool workers, which see the terminal's Ctrl-C too); the runs it did not
+start are left to a rerun. A second Ctrl-C abandons the runs in flight at once. Nothing is ever half-written, so
+a rerun resumes.
 """
 from __future__ import annotations
 
@@ -38,13 +40,35 @@ BatchRunner = Callable[[list, str, RunCache], list]
 BatchKey = Callable[[object], Hashable]
 
 
+#: Set in a process once a Ctrl-C asked the sweep to stop (see :func:`_listen_for_ctrl_c`).
+_STOP_ASKED = threading.Event()
+
+
 def _one_by_one(run: Runner, configs: list, device: str, cache: RunCache) -> list:
-    return [run(config, device, cache) for config in configs]
+    results = []
+    for config in configs:
+        if _STOP_ASKED.is_set():  # Ctrl-C: the group ends after the run in progress; the rest is left to a rerun
+            break
+        results.append(run(config, device, cache))
+    return results
 
 
 def one_by_one(run: Runner) -> BatchRunner:
-    """A batch runner that trains the group's runs one after the other with ``run`` (picklable)."""
+    """A batch runner that trains the group's runs one after the other with ``run`` (picklable). After a
+    Ctrl-C it returns the runs finished so far: the sweep saves those, and a rerun does the rest."""
     return partial(_one_by_one, run)
+
+
+def _note_ctrl_c(signum, frame) -> None:
+    _STOP_ASKED.set()
+
+
+def _listen_for_ctrl_c(driver: int | None) -> None:
+    """In a pool worker's main thread: the terminal sends Ctrl-C to the whole process group, so note it (the
+    worker's pool ignored it until now) and let a group of runs end after the run in progress. Not in the driver
+    (its own handler decides) nor in a Dask worker's task thread (its driver decides alone)."""
+    if driver is not None and os.getpid() != driver and threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, _note_ctrl_c)
 
 
 #: The training core's batch runner and grouping. Runs sharing a perturbation travel together, so one worker's
@@ -62,11 +86,14 @@ _CACHES: dict = {}
 _ONE_TASK_AT_A_TIME = threading.Lock()
 
 
-def run_task(run_batch: BatchRunner, configs: list, device: str, data_dir=None, cache_dir=None) -> list:
-    """One task, on a worker: the group through ``run_batch`` with this process's cache (one torch thread)."""
+def run_task(run_batch: BatchRunner, configs: list, device: str, data_dir=None, cache_dir=None,
+             driver: int | None = None) -> list:
+    """One task, on a worker: the group through ``run_batch`` with this process's cache (one torch thread);
+    ``driver``: the sweep driver's process id."""
     key = (None if data_dir is None else str(data_dir), None if cache_dir is None else str(cache_dir))
     with _ONE_TASK_AT_A_TIME:
         if key not in _CACHES:
+            _listen_for_ctrl_c(driver)
             runtime.limit_threads()
             _CACHES.clear()  # one dataset folder at a time: a worker's memory holds one cache
             _CACHES[key] = RunCache(data_dir, cache_dir)
@@ -121,6 +148,7 @@ class _Stop:
         if self.requested:
             raise KeyboardInterrupt
         self.requested = True
+        _STOP_ASKED.set()  # a group running in this process (local engine) ends after its run in progress
         runs = f"{self.in_flight} run{'' if self.in_flight == 1 else 's'}"
         self.say(f"stopping: {runs} in flight; Ctrl-C again to abandon them")
 
@@ -160,12 +188,14 @@ def run_sweep(configs: Iterable, store: RunStore, engine, device: str | None = N
         for result in results.values():
             on_result(result, False)
     queue, in_flight, failure, lost = deque(plan.groups), {}, None, {}
+    _STOP_ASKED.clear()
     with _ctrl_c(say) as stop:
         while in_flight or (queue and not stop.requested and failure is None):
             while queue and len(in_flight) < engine.workers and not stop.requested and failure is None:
                 group = queue.popleft()
                 stop.in_flight += len(group)  # before submit: a local engine runs the task inside it
-                in_flight[engine.submit(run_task, run_batch, group, device, data_dir, cache_dir)] = group
+                in_flight[engine.submit(run_task, run_batch, group, device, data_dir, cache_dir,
+                                        os.getpid())] = group
             done, _ = engine.wait_any(list(in_flight), poll_s)
             for future in done:
                 group = in_flight.pop(future)
