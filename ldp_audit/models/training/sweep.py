@@ -142,7 +142,7 @@ class _Stop:
     """The sweep's Ctrl-C: the first asks to stop (and says how many runs are in flight), the second abandons."""
 
     def __init__(self, say: Callable[[str], None]):
-        self.say, self.requested, self.in_flight = say, False, 0
+        self.say, self.requested, self.in_flight, self.saved = say, False, 0, 0
 
     def __call__(self, signum, frame):
         if self.requested:
@@ -211,12 +211,14 @@ def run_sweep(configs: Iterable, store: RunStore, engine, device: str | None = N
                     continue
                 for result in group_results:
                     store.save(result)
+                    stop.saved += stop.requested
                     results[result.config] = result
                     if on_result:
                         on_result(result, True)
     if failure is not None:
         raise failure
     if stop.requested:
-        say("stopped: the runs in flight were saved; run the same command again to resume")
+        say(f"stopped: {stop.saved} run{'' if stop.saved == 1 else 's'} finished and saved since Ctrl-C; run the "
+            "same command again to resume")
         raise KeyboardInterrupt
     return results
