@@ -1,8 +1,13 @@
 """ldp-audit reproduce lpgnn|ppgnn|ldp-ge [--quick|--full]: fill a paper's tables
 cell by cell, then compare with the printed numbers.
 
-Every run is one JSON under --results. A rerun skips finished runs, and
---max-runs stops after a chunk. LPGNN cells take K on validation (lpgnn E14);
+Every run is one JSON under --results (default: PAPER-MODE in
+$XDG_DATA_HOME/ldp-audit, else ~/.local/share/ldp-audit). A rerun skips
+finished runs, and --max-runs stops after a chunk. --plan prints the runs,
+tasks and an estimate of CPU-hours and wall time (from a short probe) and
+trains nothing. The runs go to --engine (local, processes or dask), one task
+per batch of runs; the first Ctrl-C finishes the runs in progress and saves
+them, a second abandons them. LPGNN cells take K on validation (lpgnn E14);
 the K the paper would have taken on test is shown beside it. The report prints
 paper vs measured per cell with gap, tolerance (spec 7.4) and PASS/FAIL; the
 exit code is 1 when a cell is out of tolerance.

@@ -157,6 +157,11 @@ def test_plan_prints_the_grid_and_trains_nothing(tmp_path, capsys, monkeypatch):
     assert main([*argv, "--engine", "local"]) == 0  # one worker, whatever --workers says
     local = json.loads(capsys.readouterr().out)
     assert local["workers"] == 1 and local["wall_s"] == pytest.approx(local["cpu_s"])
+    probed.clear()
+    assert main(["reproduce", "ldp-ge", "--quick", "--results", str(results), "--plan", "--json"]) == 0
+    ldp_ge = json.loads(capsys.readouterr().out)  # one task per run; its shapes are (dataset, task)
+    assert ldp_ge["tasks"] == ldp_ge["runs"] == len(probed) and set(ldp_ge["cpu_s_per_run"]) == {"cora/link",
+                                                                                                   "cora/node"}
 
 
 def test_the_probe_times_real_runs_and_stores_nothing(tmp_path):
