@@ -9,6 +9,7 @@ import heapq
 import os
 import time
 from contextlib import contextmanager
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 #: Where results go without --results: $XDG_DATA_HOME/ldp-audit, else ~/.local/share/ldp-audit.
@@ -85,22 +86,45 @@ def estimate(groups, cost_of, workers: int) -> dict:
     return {"cpu_s": cpu, "cpu_hours": cpu / 3600, "wall_s": simulated_wall_s(costs, workers)}
 
 
+#: The probe trains each shape's representative run twice, this many epochs each: the difference gives the cost of
+#: an epoch, the rest the set-up (perturbation, propagation, model), so no probe trains a whole run.
+PROBE_EPOCHS = (10, 40)
+
+
+@dataclass(frozen=True)
+class RunCost:
+    """Measured CPU-seconds of one run of a shape: ``setup_s + epoch_s * epochs``."""
+
+    setup_s: float
+    epoch_s: float
+
+    def __call__(self, epochs: int) -> float:
+        return self.setup_s + self.epoch_s * epochs
+
+
 def probe_costs(configs, shape_of, run_batch, device: str, data_dir, cache_dir) -> dict:
-    """{shape: CPU-seconds of one run}: one real run of each shape's first config (dataset loading not counted),
-    trained in this process with one torch thread, timed with process CPU time. Nothing is stored."""
+    """{shape: :class:`RunCost`}: each shape's first config trained for the two :data:`PROBE_EPOCHS` in this
+    process with one torch thread, each from a fresh cache (dataset loading and an untimed 1-epoch warm-up not
+    counted), timed with process CPU time; nothing is stored. Pipelines that stop early are charged every epoch (an upper bound)."""
     from ..models.training.runtime import limit_threads
     from ..models.training.train import RunCache
 
     limit_threads()
-    cache, first = RunCache(data_dir, cache_dir), {}
+    first, graphs, costs = {}, RunCache(data_dir, cache_dir), {}
     for config in configs:
         first.setdefault(shape_of(config), config)
-    costs = {}
     for shape, config in first.items():
-        cache.graph(config.dataset)
-        started = time.process_time()
-        run_batch([config], device, cache)
-        costs[shape] = time.process_time() - started
+        graph = graphs.graph(config.dataset)
+        epochs = sorted({min(e, config.epochs) for e in PROBE_EPOCHS})
+        seconds = []
+        for count in (1, *epochs):  # an untimed 1-epoch run first: torch's one-off start-up is no run's cost
+            cache = RunCache(data_dir, cache_dir, graphs={config.dataset: graph})
+            started = time.process_time()
+            run_batch([replace(config, epochs=count)], device, cache)
+            seconds.append(time.process_time() - started)
+        seconds = seconds[1:]
+        epoch_s = max(0.0, (seconds[-1] - seconds[0]) / (epochs[-1] - epochs[0])) if len(epochs) > 1 else 0.0
+        costs[shape] = RunCost(max(0.0, seconds[0] - epoch_s * epochs[0]), epoch_s)
     return costs
 
 
@@ -108,10 +132,15 @@ def print_plan(console, title: str, plan, costs: dict, shape_of, engine: str, wo
     """The plan of a sweep (``--plan``): runs, tasks, the measured cost per run and the estimate; trains nothing."""
     import json
 
-    numbers = estimate(plan.groups, lambda config: costs[shape_of(config)], workers)
+    numbers = estimate(plan.groups, lambda config: costs[shape_of(config)](config.epochs), workers)
+    epochs = {shape_of(c): c.epochs for group in plan.groups for c in group}
     summary = {"plan": title, "runs": plan.total, "stored": plan.stored, "to_train": plan.todo,
                "tasks": len(plan.groups), "largest_task": max((len(g) for g in plan.groups), default=0),
-               "cpu_s_per_run": {"/".join(map(str, shape)): round(cost, 3) for shape, cost in costs.items()},
+               "cpu_s_per_run": {"/".join(map(str, shape)): round(cost(epochs[shape]), 3)
+                                 for shape, cost in costs.items()},
+               "cpu_s_setup_and_per_epoch": {"/".join(map(str, shape)): [round(cost.setup_s, 4),
+                                                                          round(cost.epoch_s, 5)]
+                                             for shape, cost in costs.items()},
                "engine": engine, "workers": workers, **{k: round(v, 3) for k, v in numbers.items()}}
     if json_out:
         print(json.dumps(summary))
@@ -119,7 +148,8 @@ def print_plan(console, title: str, plan, costs: dict, shape_of, engine: str, wo
     lines = [f"plan: {title}",
              f"  runs: {plan.total} ({plan.stored} stored, {plan.todo} to train) in {len(plan.groups)} tasks of at "
              f"most {summary['largest_task']} runs",
-             "  CPU seconds per run, measured here (one run per shape, one torch thread): " +
+             f"  CPU seconds per run, measured here (a {PROBE_EPOCHS[0]}- and a {PROBE_EPOCHS[1]}-epoch run per "
+             "shape, one torch thread): " +
              (", ".join(f"{k} {v:.2f}" for k, v in summary["cpu_s_per_run"].items()) or "nothing to probe"),
              f"  estimate: {numbers['cpu_hours']:.3g} CPU-hours; wall {numbers['wall_s'] / 3600:.3g} h "
              f"({numbers['wall_s']:.0f} s) on {engine} with {workers} worker{'s' if workers != 1 else ''}",
@@ -216,9 +246,9 @@ def panels_png(fig, ylabel: str) -> bytes:
 def add_plan_option(parser) -> None:
     parser.add_argument("--plan", action="store_true",
                         help="print the grid before anything trains: runs (stored and to train), tasks, the CPU "
-                             "seconds per run measured here by a short probe (one real run per dataset and model "
-                             "shape, not stored), and the CPU-hours and wall time estimated for --engine and "
-                             "--workers; then exit without training")
+                             "seconds per run measured here by a short probe (two short real runs per dataset and "
+                             "model shape, not stored), and the CPU-hours and wall time estimated for --engine "
+                             "and --workers; then exit without training")
 
 
 def run_or_plan(args, console, title: str, configs: list, store, device: str, shape_of, run_batch, batch_key):

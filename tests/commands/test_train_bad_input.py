@@ -12,6 +12,7 @@ import pytest
 from ldp_audit.cli import main
 from ldp_audit.commands import _reproduce_common as common
 from ldp_audit.models.training import RunConfig, RunStore, sweep
+from ldp_audit.models.training.train import train_run
 
 KARATE = ["train", "lpgnn", "--dataset", "karate", "--features", "ohd", "--epochs", "2", "--json"]
 
@@ -140,7 +141,7 @@ def test_plan_prints_the_grid_and_trains_nothing(tmp_path, capsys, monkeypatch):
 
     def probe(configs, shape_of, run_batch, device, data_dir, cache_dir):
         probed.extend(configs)
-        return {shape_of(c): 2.5 for c in configs}
+        return {shape_of(c): common.RunCost(0.5, 2.0 / c.epochs) for c in configs}  # 2.5 CPU-s a run
 
     monkeypatch.setattr(common, "probe_costs", probe)
     monkeypatch.setattr(sweep, "run_sweep", lambda *a, **k: pytest.fail("--plan trained"))
@@ -164,8 +165,13 @@ def test_plan_prints_the_grid_and_trains_nothing(tmp_path, capsys, monkeypatch):
                                                                                                    "cora/node"}
 
 
-def test_the_probe_times_real_runs_and_stores_nothing(tmp_path):
-    configs = [RunConfig("csbm", eps_x=1.0, k_x=k, epochs=3, seed=s) for k in (1, 2) for s in (0, 1)]
-    costs = common.probe_costs(configs, lambda c: (c.dataset, c.model), sweep.TRAIN_BATCH, "cpu", None, None)
-    assert list(costs) == [("csbm", "lpgnn")] and costs[("csbm", "lpgnn")] > 0
+def test_the_probe_times_two_short_real_runs_and_stores_nothing(tmp_path, monkeypatch):
+    configs = [RunConfig("csbm", eps_x=1.0, k_x=k, epochs=500, seed=s) for k in (1, 2) for s in (0, 1)]
+    trained = []
+    monkeypatch.setattr(sweep, "train_run", lambda c, *a: trained.append(c) or train_run(c, *a))
+    costs = common.probe_costs(configs, lambda c: (c.dataset, c.model), sweep.one_by_one(sweep.train_run), "cpu",
+                               None, None)
+    assert [c.epochs for c in trained] == [1, *common.PROBE_EPOCHS] and trained[0].k_x == 1  # warm-up, 2 timed
+    cost = costs[("csbm", "lpgnn")]
+    assert list(costs) == [("csbm", "lpgnn")] and cost.epoch_s > 0 and cost(500) > cost(40)
     assert not any(RunStore(tmp_path).done(c) for c in configs)
