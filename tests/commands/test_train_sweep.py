@@ -48,7 +48,7 @@ def test_results_are_identical_on_local_processes_and_a_dask_cluster(tmp_path, d
 
 def test_a_task_lost_with_its_dask_worker_is_run_again_with_the_same_seeds(tmp_path):
     distributed = pytest.importorskip("distributed")
-    configs = [RunConfig("csbm", eps_x=1.0, k_x=1, epochs=40, seed=seed) for seed in range(4)]
+    configs = [RunConfig("csbm", eps_x=1.0, k_x=1, epochs=40, seed=seed) for seed in range(6)]
     with LocalEngine() as engine:
         reference = _numbers(sweep.run_sweep(configs, RunStore(tmp_path / "local"), engine, "cpu"))
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
