@@ -1,5 +1,7 @@
 """Where the seeded chunks of :mod:`ldp_audit.audits.sampling` run: in this process (``local``), in a pool of
-worker processes (``processes``) or on a Dask cluster (``dask``).
+worker processes (``processes``) or on a Dask cluster (``dask``). Training sweeps use the same engines
+(``models.training.sweep.run_sweep`` is handed one by the command; a task there is one batch of runs, and
+``wait_any`` hands back whichever task finishes first).
 
 An engine only submits tasks and hands back futures; the caller (``sampling.run_plans``) keeps a bounded window
 of them in flight (``window``), generates the tasks lazily (so 1e12 draws cost no memory up front), folds the
@@ -16,12 +18,15 @@ retries: a lost task runs again with the same seeds, so the same numbers.
 from __future__ import annotations
 
 import logging
+import multiprocessing
 import os
 import signal
 import sys
 import threading
 import time
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor
+from concurrent.futures import wait as wait_futures
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from typing import Any, Callable, Iterable
 
@@ -86,9 +91,20 @@ class Engine:
         for future in futures:
             future.cancel()
 
+    def wait_any(self, futures: Iterable, timeout: float | None = None) -> tuple[set, set]:
+        """``(done, pending)`` once at least one of ``futures`` is done, or after ``timeout`` seconds."""
+        done, pending = wait_futures(list(futures), timeout, FIRST_COMPLETED)
+        return done, pending
+
     def share(self, obj: Any) -> Any:
         """A handle to pass in place of ``obj`` to many tasks (sent to the workers once where the engine can)."""
         return obj
+
+    def revive(self, error: BaseException) -> bool:
+        """Whether ``error`` (raised by a task's future) means that its worker was lost, and the engine is ready
+        to take the task again (same arguments, so the same seeds and numbers). Dask retries lost tasks on its
+        own; a process pool is restarted here."""
+        return False
 
     def release(self, handle: Any) -> None:
         """The tasks using ``handle`` are done."""
@@ -143,18 +159,33 @@ def _watch_driver(driver: int, interval: float = 0.2) -> None:
 
 
 class ProcessEngine(Engine):
-    """A local pool of worker processes (``reduce_chunk`` must be picklable)."""
+    """A local pool of worker processes (``reduce_chunk`` must be picklable). ``start_method``: how the workers
+    start (None: the platform's default; ``"spawn"`` where the driver may have started CUDA or torch's threads,
+    which a forked worker cannot use)."""
 
     name = "processes"
 
-    def __init__(self, workers: int, block: int | None = None):
+    def __init__(self, workers: int, block: int | None = None, start_method: str | None = None):
         if not (isinstance(workers, int) and workers >= 1):
             raise EngineError(f"--workers must be an integer >= 1, got {workers!r}")
-        self.workers, self.block = workers, block
-        self._pool = ProcessPoolExecutor(workers, initializer=_watch_driver, initargs=(os.getpid(),))
+        self.workers, self.block, self._start_method = workers, block, start_method
+        self._pool = self._new_pool()
+
+    def _new_pool(self) -> ProcessPoolExecutor:
+        context = multiprocessing.get_context(self._start_method) if self._start_method else None
+        return ProcessPoolExecutor(self.workers, context, initializer=_watch_driver, initargs=(os.getpid(),))
 
     def submit(self, fn, *args):
         return self._pool.submit(fn, *args)
+
+    def revive(self, error):
+        """A worker that died (killed, out of memory) breaks the whole pool: start a fresh one."""
+        if not isinstance(error, BrokenProcessPool):
+            return False
+        if getattr(self._pool, "_broken", False):  # not yet replaced (every future of the old pool reports it)
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = self._new_pool()
+        return True
 
     def close(self, abort=False):
         workers = list(getattr(self._pool, "_processes", {}).values())  # before shutdown forgets them
@@ -287,6 +318,16 @@ class DaskEngine(Engine):
         if futures:
             self.client.cancel(futures)  # one message to the scheduler for all of them
 
+    def wait_any(self, futures, timeout=None):
+        from distributed import wait
+
+        futures = list(futures)
+        try:
+            done, pending = wait(futures, timeout, return_when="FIRST_COMPLETED")
+        except TimeoutError:
+            return set(), set(futures)
+        return set(done), set(pending)
+
     def share(self, obj):
         [sent] = self.client.scatter([obj], broadcast=True, hash=False)  # on every worker, once
         return sent
@@ -305,8 +346,9 @@ class DaskEngine(Engine):
 
 
 def make_engine(name: str | None, workers: int = 1, scheduler: str | None = None,
-                block: int | None = None) -> Engine:
-    """The engine for ``--engine NAME`` (None: ``processes`` for more than one worker, else ``local``)."""
+                block: int | None = None, start_method: str | None = None) -> Engine:
+    """The engine for ``--engine NAME`` (None: ``processes`` for more than one worker, else ``local``);
+    ``start_method`` goes to a process pool (:class:`ProcessEngine`)."""
     name = name or ("processes" if workers > 1 else "local")
     if name not in ENGINES:
         raise EngineError(f"--engine must be one of {', '.join(ENGINES)}, got {name!r}")
@@ -315,5 +357,5 @@ def make_engine(name: str | None, workers: int = 1, scheduler: str | None = None
     if name == "dask":
         return DaskEngine(scheduler, workers, block)
     if name == "processes":
-        return ProcessEngine(workers, block)
+        return ProcessEngine(workers, block, start_method)
     return LocalEngine(block)

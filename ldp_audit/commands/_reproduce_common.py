@@ -1,7 +1,162 @@
-"""What every ``reproduce`` paper shares: picking ``--datasets`` from a preset module, the progress bar over
-training runs, naming the devices the stored runs trained on, and the accuracy-against-eps figure (one panel per
-dataset)."""
+"""What ``train`` and every ``reproduce`` paper share: the sweep's engine options and its engine, the results
+folder (a user data folder by default, never the working directory) and the paths checked before any work,
+picking ``--datasets`` from a preset module, the plan (``--plan``: runs, tasks, measured cost, estimate), the
+progress bar over training runs, naming the devices the stored runs trained on, and the accuracy-against-eps
+figure (one panel per dataset)."""
 from __future__ import annotations
+
+import heapq
+import os
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+#: Where results go without --results: $XDG_DATA_HOME/ldp-audit, else ~/.local/share/ldp-audit.
+DATA_HOME_HELP = "$XDG_DATA_HOME/ldp-audit, else ~/.local/share/ldp-audit"
+
+
+def user_data_folder() -> Path:
+    """The user's data folder for ldp-audit's results (XDG base directories), never the working directory."""
+    base = os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share"
+    return Path(base).expanduser() / "ldp-audit"
+
+
+def add_sweep_options(parser, workers: int) -> None:
+    """--engine, --scheduler and --workers of a training sweep (the audits' engines; no number depends on them)."""
+    from ..audits.engines import ENGINES
+    from .options import integer, scheduler
+
+    parser.add_argument("--engine", choices=ENGINES, default=None,
+                        help="where the training tasks (one batch of runs each) run: local, processes (default "
+                             "with --workers > 1) or dask (a LocalCluster of --workers workers, or --scheduler); "
+                             "results do not depend on it")
+    parser.add_argument("--scheduler", type=scheduler, default=None, metavar="tcp://HOST:PORT",
+                        help="Dask scheduler for --engine dask (default: $DASK_SCHEDULER_ADDRESS, else a "
+                             "LocalCluster)")
+    parser.add_argument("--workers", type=integer(1, 1024), default=workers,
+                        help=f"training processes, one torch thread each; on CUDA they share the GPU "
+                             f"(default {workers})")
+
+
+@contextmanager
+def sweep_engine(args):
+    """The engine of --engine/--scheduler/--workers; a process pool's workers are spawned (the driver may have
+    started CUDA or torch's threads, which a forked worker cannot use). Closed, with its workers, on the way out
+    (at once when the block is left by Ctrl-C)."""
+    from ..audits.engines import make_engine
+
+    with make_engine(args.engine, args.workers, args.scheduler, start_method="spawn") as engine:
+        yield engine
+
+
+def check_paths(args, results: Path) -> None:
+    """Before any work: the results folder, the dataset cache folder and the folders of --out and --plot can be
+    written and their disks are not full (exit 2 naming the option and the path otherwise; the CLI has already
+    checked --out and --plot as files)."""
+    from ..models.data import ENV_CACHE
+    from .options import check_output_folder
+
+    check_output_folder("--results", results)
+    for option in ("out", "plot"):
+        if getattr(args, option, None):
+            check_output_folder(f"--{option}", Path(getattr(args, option)).expanduser().parent)
+    if args.cache_dir:
+        check_output_folder("--cache-dir", args.cache_dir)
+    elif os.environ.get(ENV_CACHE):
+        check_output_folder(f"${ENV_CACHE}", os.environ[ENV_CACHE])
+    else:
+        check_output_folder("the dataset cache (--cache-dir)", Path.home() / ".cache" / "ldp-audit")
+
+
+def simulated_wall_s(task_costs: list, workers: int) -> float:
+    """Seconds until the last task ends when tasks go, in order, to the first free of ``workers`` workers (the
+    sweep driver's policy)."""
+    free = [0.0] * max(1, min(workers, len(task_costs)))
+    for cost in task_costs:
+        heapq.heappush(free, heapq.heappop(free) + cost)
+    return max(free, default=0.0)
+
+
+def estimate(groups, cost_of, workers: int) -> dict:
+    """CPU-seconds and wall seconds of the tasks ``groups`` (each a list of configs; ``cost_of(config)``: one
+    run's measured CPU-seconds) on ``workers`` workers."""
+    costs = [sum(cost_of(config) for config in group) for group in groups]
+    cpu = sum(costs)
+    return {"cpu_s": cpu, "cpu_hours": cpu / 3600, "wall_s": simulated_wall_s(costs, workers)}
+
+
+#: The probe trains each shape's representative run twice, this many epochs each: the difference gives the cost of
+#: an epoch, the rest the set-up (perturbation, propagation, model), so no probe trains a whole run.
+PROBE_EPOCHS = (10, 40)
+
+
+@dataclass(frozen=True)
+class RunCost:
+    """Measured CPU-seconds of one run of a shape: ``setup_s + epoch_s * epochs``."""
+
+    setup_s: float
+    epoch_s: float
+
+    def __call__(self, epochs: int) -> float:
+        return self.setup_s + self.epoch_s * epochs
+
+
+def probe_costs(configs, shape_of, run_batch, device: str, data_dir, cache_dir) -> dict:
+    """{shape: :class:`RunCost`}: each shape's first config trained for the two :data:`PROBE_EPOCHS` in this
+    process with one torch thread, each from a fresh cache (dataset loading and an untimed 1-epoch warm-up not
+    counted), timed with process CPU time; nothing is stored. Pipelines that stop early are charged every epoch (an upper bound)."""
+    from ..models.training.runtime import limit_threads
+    from ..models.training.train import RunCache
+
+    limit_threads()
+    first, graphs, costs = {}, RunCache(data_dir, cache_dir), {}
+    for config in configs:
+        first.setdefault(shape_of(config), config)
+    for shape, config in first.items():
+        graph = graphs.graph(config.dataset)
+        epochs = sorted({min(e, config.epochs) for e in PROBE_EPOCHS})
+        seconds = []
+        for count in (1, *epochs):  # an untimed 1-epoch run first: torch's one-off start-up is no run's cost
+            cache = RunCache(data_dir, cache_dir, graphs={config.dataset: graph})
+            started = time.process_time()
+            run_batch([replace(config, epochs=count)], device, cache)
+            seconds.append(time.process_time() - started)
+        seconds = seconds[1:]
+        epoch_s = max(0.0, (seconds[-1] - seconds[0]) / (epochs[-1] - epochs[0])) if len(epochs) > 1 else 0.0
+        costs[shape] = RunCost(max(0.0, seconds[0] - epoch_s * epochs[0]), epoch_s)
+    return costs
+
+
+def print_plan(console, title: str, plan, costs: dict, shape_of, engine: str, workers: int, json_out: bool) -> int:
+    """The plan of a sweep (``--plan``): runs, tasks, the measured cost per run and the estimate; trains nothing."""
+    import json
+
+    numbers = estimate(plan.groups, lambda config: costs[shape_of(config)](config.epochs), workers)
+    epochs = {shape_of(c): c.epochs for group in plan.groups for c in group}
+    summary = {"plan": title, "runs": plan.total, "stored": plan.stored, "to_train": plan.todo,
+               "tasks": len(plan.groups), "largest_task": max((len(g) for g in plan.groups), default=0),
+               "cpu_s_per_run": {"/".join(map(str, shape)): round(cost(epochs[shape]), 3)
+                                 for shape, cost in costs.items()},
+               "cpu_s_setup_and_per_epoch": {"/".join(map(str, shape)): [round(cost.setup_s, 4),
+                                                                          round(cost.epoch_s, 5)]
+                                             for shape, cost in costs.items()},
+               "engine": engine, "workers": workers, **{k: round(v, 3) for k, v in numbers.items()}}
+    if json_out:
+        print(json.dumps(summary))
+        return 0
+    lines = [f"plan: {title}",
+             f"  runs: {plan.total} ({plan.stored} stored, {plan.todo} to train) in {len(plan.groups)} tasks of at "
+             f"most {summary['largest_task']} runs",
+             f"  CPU seconds per run, measured here (a {PROBE_EPOCHS[0]}- and a {PROBE_EPOCHS[1]}-epoch run per "
+             "shape, one torch thread): " +
+             (", ".join(f"{k} {v:.2f}" for k, v in summary["cpu_s_per_run"].items()) or "nothing to probe"),
+             f"  estimate: {numbers['cpu_hours']:.3g} CPU-hours; wall {numbers['wall_s'] / 3600:.3g} h "
+             f"({numbers['wall_s']:.0f} s) on {engine} with {workers} worker{'s' if workers != 1 else ''}",
+             "  nothing was trained or stored; drop --plan to run it"]
+    for line in lines:
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
+    return 0
 
 
 def paper_datasets(args, preset) -> tuple:
@@ -14,7 +169,8 @@ def paper_datasets(args, preset) -> tuple:
 
 
 class RunProgress:
-    """A rich progress bar over runs (done / total, ETA) with the count of completed cells in its label."""
+    """A rich progress bar over runs (done / total, ETA) with the count of completed cells in its label; ``say``
+    prints a notice above it (or on stderr when there is no bar)."""
 
     def __init__(self, console, total: int, enabled: bool):
         self.console, self.total, self.enabled = console, total, enabled and console.is_terminal
@@ -30,6 +186,12 @@ class RunProgress:
         self.bar.__enter__()
         task = self.bar.add_task("training runs", total=self.total)
         return lambda config: self.bar.advance(task, 1)
+
+    def say(self, text: str) -> None:
+        if self.enabled:
+            self.bar.console.print(f"ldp-audit: {text}", markup=False, highlight=False)
+        else:
+            os.write(2, f"ldp-audit: {text}\n".encode())  # a plain write: safe inside a signal handler
 
     def __exit__(self, *exc):
         if self.enabled:
@@ -79,3 +241,31 @@ def panels_png(fig, ylabel: str) -> bytes:
     fig.savefig(buffer, format="png", dpi=120)
     plt.close(fig)
     return buffer.getvalue()
+
+
+def add_plan_option(parser) -> None:
+    parser.add_argument("--plan", action="store_true",
+                        help="print the grid before anything trains: runs (stored and to train), tasks, the CPU "
+                             "seconds per run measured here by a short probe (two short real runs per dataset and "
+                             "model shape, not stored), and the CPU-hours and wall time estimated for --engine "
+                             "and --workers; then exit without training")
+
+
+def run_or_plan(args, console, title: str, configs: list, store, device: str, shape_of, run_batch, batch_key):
+    """Train the configs on the chosen engine (resuming from ``store``) and return ``{config: result}``; with
+    --plan print the plan instead and return None (nothing is stored)."""
+    from ..models.training import sweep
+
+    if args.plan:
+        plan, _ = sweep.plan_sweep(configs, store, args.max_runs, batch_key)
+        costs = probe_costs([c for group in plan.groups for c in group], shape_of, run_batch, device,
+                            args.data_dir, args.cache_dir)
+        engine = args.engine or ("processes" if args.workers > 1 else "local")
+        print_plan(console, title, plan, costs, shape_of, engine, 1 if engine == "local" else args.workers,
+                   args.json)
+        return None
+    progress = RunProgress(console, len(configs), enabled=not (args.json or getattr(args, "markdown", False)))
+    with progress as advance, sweep_engine(args) as engine:
+        return sweep.run_sweep(configs, store, engine, device, args.data_dir, args.cache_dir,
+                               on_result=lambda result, fresh: advance(result.config), max_new=args.max_runs,
+                               run_batch=run_batch, batch_key=batch_key, say=progress.say)

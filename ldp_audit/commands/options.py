@@ -120,3 +120,33 @@ def scheduler(text: str) -> str:
             colon and host and port.isdigit() and 0 < int(port) < 65536)):
         raise argparse.ArgumentTypeError(f"must be a Dask scheduler address tcp://HOST:PORT, got {text!r}")
     return text
+
+
+#: Free space an output folder must have before a run starts (a run's files are kilobytes; less is a full disk).
+MIN_FREE_BYTES = 1 << 20
+
+
+def check_output_folder(option: str, path: str | os.PathLike) -> list[Path]:
+    """Check before the run that files can be written inside the folder ``path``; return the folders that will
+    be created for it. The path must not be a file, the nearest existing folder must be writable, and its disk
+    must have :data:`MIN_FREE_BYTES` free."""
+    target = Path(path).expanduser()
+    if target.exists() and not target.is_dir():
+        raise ValueError(f"{option} {str(path)!r} is a file, not a folder")
+    existing, missing = target, []
+    while not existing.exists() and existing.parent != existing:
+        missing.append(existing)
+        existing = existing.parent
+    if not existing.is_dir():
+        raise ValueError(f"{option} {str(path)!r}: {str(existing)!r} is not a folder")
+    try:  # a real write, since permission bits say little to root or on special file systems
+        with tempfile.TemporaryFile(dir=existing):
+            pass
+    except OSError as exc:
+        raise ValueError(f"{option} {str(path)!r}: the folder {str(existing)!r} is not writable "
+                         f"({exc.strerror})") from None
+    status = os.statvfs(existing)
+    if status.f_bavail * status.f_frsize < MIN_FREE_BYTES:
+        raise ValueError(f"{option} {str(path)!r}: the disk holding {str(existing)!r} is full "
+                         f"({status.f_bavail * status.f_frsize} bytes free)")
+    return list(reversed(missing))

@@ -1,8 +1,13 @@
 """ldp-audit reproduce lpgnn|ppgnn|ldp-ge [--quick|--full]: fill a paper's tables
 cell by cell, then compare with the printed numbers.
 
-Every run is one JSON under --results. A rerun skips finished runs, and
---max-runs stops after a chunk. LPGNN cells take K on validation (lpgnn E14);
+Every run is one JSON under --results (default: PAPER-MODE in
+$XDG_DATA_HOME/ldp-audit, else ~/.local/share/ldp-audit). A rerun skips
+finished runs, and --max-runs stops after a chunk. --plan prints the runs,
+tasks and an estimate of CPU-hours and wall time (from a short probe) and
+trains nothing. The runs go to --engine (local, processes or dask), one task
+per batch of runs; the first Ctrl-C finishes the runs in progress and saves
+them, a second abandons them. LPGNN cells take K on validation (lpgnn E14);
 the K the paper would have taken on test is shown beside it. The report prints
 paper vs measured per cell with gap, tolerance (spec 7.4) and PASS/FAIL; the
 exit code is 1 when a cell is out of tolerance.
@@ -26,16 +31,18 @@ from __future__ import annotations
 
 import argparse
 import time
+from pathlib import Path
 
 from ..audits.ppgnn_reproduction import c19_rows, ppgnn_paper_value, ppgnn_rows
 from ._common import add_output_options, emit
-from ._reproduce_common import RunProgress as _progress
-from ._reproduce_common import dataset_panels, devices_used, panels_png
+from ._reproduce_common import (DATA_HOME_HELP, add_plan_option, add_sweep_options, check_paths, dataset_panels,
+                                devices_used, panels_png, run_or_plan, user_data_folder)
 from ._reproduce_common import paper_datasets as _datasets
 from .data import add_data_options
 from .train import add_device_option, count
 
-DEFAULT_RESULTS = "ldp-audit-results/lpgnn-{mode}"
+#: The table ids of each paper's target (``--tables``).
+TABLES = {"lpgnn": ("table3", "drop"), "ppgnn": ("table3",), "ldp-ge": ("table3", "fig2", "ksweep")}
 
 
 def register(sub) -> None:
@@ -60,15 +67,16 @@ def register(sub) -> None:
                    help="which tables to fill: table3, drop (lpgnn), fig2, ksweep (ldp-ge) (default: table3 with "
                         "--quick, table3 and drop with --full; ldp-ge --full: table3, fig2 and ksweep)")
     p.add_argument("--runs", type=count("--runs", 1), help="runs per configuration (default 3 quick, 10 full)")
-    p.add_argument("--workers", type=count("--workers", 1), default=2,
-                   help="training processes, one torch thread each; on CUDA they share the GPU (default 2)")
+    add_sweep_options(p, workers=2)
     p.add_argument("--max-runs", type=count("--max-runs", 0),
                    help="start at most this many new runs, then report (resume later)")
-    p.add_argument("--results", metavar="DIR", help="folder of run JSONs (default ldp-audit-results/lpgnn-MODE)")
+    add_plan_option(p)
+    p.add_argument("--results", metavar="DIR", help=f"folder of run JSONs (default PAPER-MODE in {DATA_HOME_HELP}; "
+                                                    "never the working directory)")
     p.add_argument("--mechanisms", nargs="+", metavar="NAME", type=str.upper,
                    help="ppgnn only: restrict to these Table III mechanisms (1B LP GM MB PPM; default MB PPM with "
                         "--quick, all five with --full)")
-    p.add_argument("--backbone", choices=("gcn", "sage", "gat"), default="gcn",
+    p.add_argument("--backbone", choices=("gcn", "sage", "gat"), default=None,
                    help="ppgnn only: two-layer backbone (default gcn)")
     p.add_argument("--plot", metavar="FILE.png", help="plot accuracy against eps with the paper's points")
     add_device_option(p)
@@ -124,28 +132,45 @@ def _ppgnn_cells(args):
     return cells, runs, {"table3"}
 
 
-def run(args, console) -> int:
+def results_folder(args) -> Path:
+    """--results, else PAPER-MODE in the user's data folder."""
+    return Path(args.results) if args.results else user_data_folder() / f"{args.paper}-{args.mode}"
+
+
+def check_options(args) -> None:
+    """Options the chosen paper does not use are refused, naming them (never silently ignored)."""
     if args.mechanisms and args.paper != "ppgnn":
         raise ValueError("--mechanisms: ppgnn only (lpgnn and ldp-ge tables have fixed columns)")
+    if args.backbone is not None and args.paper != "ppgnn":
+        raise ValueError(f"--backbone: ppgnn only ({args.paper} trains its paper's own networks)")
+    unknown = [t for t in args.tables or () if t not in TABLES[args.paper]]
+    if unknown:
+        raise ValueError(f"--tables: {args.paper} has {', '.join(TABLES[args.paper])}, got {', '.join(unknown)}")
+
+
+def run(args, console) -> int:
+    check_options(args)
+    root = results_folder(args)
+    check_paths(args, root)
     if args.paper == "ldp-ge":
         from .reproduce_ldp_ge import run_ldp_ge
 
-        return run_ldp_ge(args, console)
+        return run_ldp_ge(args, console, root)
     from ..audits.reproduction import reproduction_report
-    from ..models.training import RunStore
+    from ..models.training import RunStore, sweep
     from ..models.training.lpgnn import summarise
     from ..models.training.runtime import choose_device
-    from ..models.training.sweep import run_sweep
 
     device = choose_device(args.device)
+    args.backbone = args.backbone or "gcn"
     cells, runs, tables = _ppgnn_cells(args) if args.paper == "ppgnn" else _cells(args)
-    store = RunStore(args.results or DEFAULT_RESULTS.replace("lpgnn", args.paper).format(mode=args.mode))
+    store = RunStore(root)
     configs = list(dict.fromkeys(c for cell in cells if cell.runnable for c in cell.configs()))
-    quiet = args.json or args.markdown
     started = time.perf_counter()
-    with _progress(console, len(configs), enabled=not quiet) as advance:
-        results = run_sweep(configs, store, args.workers, device, args.data_dir, args.cache_dir,
-                            on_result=lambda result, fresh: advance(result.config), max_new=args.max_runs)
+    results = run_or_plan(args, console, f"reproduce {args.paper} --{args.mode}", configs, store, device,
+                          lambda config: (config.dataset, config.model), sweep.TRAIN_BATCH, sweep.TRAIN_BATCH_KEY)
+    if results is None:
+        return 0
     measured = {cell: summarise(cell, results) for cell in cells if cell.runnable}
     settings = {"mode": args.mode, "runs": runs, "device": devices_used(results.values(), device),
                 "results": str(store.root), "runs finished": f"{len(results)}/{len(configs)}",

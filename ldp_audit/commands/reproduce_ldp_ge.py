@@ -14,18 +14,13 @@ from __future__ import annotations
 
 import time
 
-from ._reproduce_common import RunProgress, dataset_panels, devices_used, panels_png, paper_datasets
-
-DEFAULT_RESULTS = "ldp-audit-results/ldp-ge-{mode}"
+from ._reproduce_common import dataset_panels, devices_used, panels_png, paper_datasets, run_or_plan
 
 
 def _tables(args) -> tuple:
     from ..models.training.ldp_ge import TABLES
 
-    unknown = [t for t in (args.tables or ()) if t not in TABLES]
-    if unknown:
-        raise ValueError(f"--tables: ldp-ge has {', '.join(TABLES)}, got {', '.join(unknown)}")
-    return tuple(args.tables or TABLES)
+    return tuple(args.tables or TABLES)  # ids checked by reproduce.check_options
 
 
 def plan(args):
@@ -47,25 +42,24 @@ def plan(args):
     return cells, runs, missing, {"paper": "ldp-ge", "tables": " + ".join(tables)}
 
 
-def run_ldp_ge(args, console) -> int:
-    """Fill the cells (resuming from --results), then report paper vs measured (spec C21-C23)."""
+def run_ldp_ge(args, console, root) -> int:
+    """Fill the cells (resuming from the results folder ``root``), then report paper vs measured (spec
+    C21-C23); with --plan print the plan instead."""
     from ..audits.ldp_ge_reproduction import ldp_ge_report
     from ..models.training import ldp_ge
     from ..models.training.runtime import choose_device
-    from ..models.training.sweep import run_sweep
+    from ..models.training.sweep import one_by_one
     from ._common import emit
 
-    if args.backbone != "gcn":
-        raise ValueError("--backbone: ppgnn only; ldp-ge trains its own MLPs")
     device = choose_device(args.device)
     cells, runs, missing, subject = plan(args)
-    store = ldp_ge.LdpGeStore(args.results or DEFAULT_RESULTS.format(mode=args.mode))
+    store = ldp_ge.LdpGeStore(root)
     configs = list(dict.fromkeys(c for cell in cells for c in cell.configs))
     started = time.perf_counter()
-    with RunProgress(console, len(configs), enabled=not (args.json or args.markdown)) as advance:
-        results = run_sweep(configs, store, args.workers, device, args.data_dir, args.cache_dir,
-                            on_result=lambda result, fresh: advance(result.config), max_new=args.max_runs,
-                            run=ldp_ge.run_with_cache, reuse_key=None)
+    results = run_or_plan(args, console, f"reproduce ldp-ge --{args.mode}", configs, store, device,
+                          lambda config: (config.dataset, config.task), one_by_one(ldp_ge.run_with_cache), None)
+    if results is None:
+        return 0
     report = ldp_ge_report(
         f"ldp-ge reproduction ({args.mode})", cells, results, subject=subject, missing=missing,
         settings={"mode": args.mode, "runs": runs, "device": devices_used(results.values(), device),

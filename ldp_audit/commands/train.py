@@ -1,5 +1,9 @@
-"""ldp-audit train lpgnn|ppgnn --dataset cora --eps-x 1: train one private GNN
-and print its test accuracy.
+"""ldp-audit train lpgnn|ppgnn|ldp-ge --dataset cora --eps-x 1: train one
+private GNN and print its test score.
+
+Each pipeline reads its own options (see each option's help); an option of
+another pipeline is refused. lpgnn has two budgets (--eps-x, --eps-y); ppgnn
+and ldp-ge have one, given as --eps (or --eps-x).
 
 ppgnn trains PPGNN's Table III pipeline (ppgnn A4, A5, A10). With --mechanism
 ppm (default) every user perturbs its features with PPM at its own level's
@@ -10,21 +14,21 @@ lp, gm (one-bit, Laplace, Gaussian on every coordinate at eps/d; gm with the
 corrected classical sigma, delta = 1e-5, which needs eps/d < 1). The backbone
 is gcn by default; --mode corrected uses PPM's corrected mode.
 
-The run is stored as one JSON under --results: config, metrics at the epoch
-chosen on validation, per-epoch curves, seed, device, versions and wall time.
-An identical stored run is shown instead of retrained.
+The run is stored as one JSON under --results (default: train in
+$XDG_DATA_HOME/ldp-audit, else ~/.local/share/ldp-audit): config, metrics at
+the epoch chosen on validation, per-epoch curves, seed, device, versions and
+wall time. An identical stored run is shown instead of retrained. --engine
+dask --scheduler tcp://HOST:PORT trains it on a Dask cluster.
 """
 from __future__ import annotations
 
 import argparse
 import json
 import math
+from pathlib import Path
 
 from ._common import spinner
 from .data import add_data_options
-
-DEFAULT_RESULTS = "ldp-audit-results/train"
-
 
 def budget(flag: str):
     """argparse type for a privacy budget: a number > 0, or 'inf' for no perturbation."""
@@ -39,14 +43,17 @@ def budget(flag: str):
     return parse
 
 
-def count(flag: str, low: int):
+def count(flag: str, low: int, high: int | None = None):
+    """argparse type for an integer in [low, high] (no upper bound when ``high`` is None)."""
+    allowed = f">= {low}" if high is None else f"in [{low}, {high}]"
+
     def parse(text: str):
         try:
             value = int(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{flag} must be an integer >= {low}, got {text!r}") from None
-        if value < low:
-            raise argparse.ArgumentTypeError(f"{flag} must be an integer >= {low}, got {value}")
+            raise argparse.ArgumentTypeError(f"{flag} must be an integer {allowed}, got {text!r}") from None
+        if value < low or (high is not None and value > high):
+            raise argparse.ArgumentTypeError(f"{flag} must be an integer {allowed}, got {value}")
         return value
     return parse
 
@@ -56,67 +63,121 @@ def add_device_option(parser) -> None:
                         help="where to train (default: cuda when available, else cpu)")
 
 
+#: KProp / label-propagation steps are capped here: each step is a sparse product over every edge, and far
+#: below this the features have long converged (the papers use K <= 32).
+MAX_STEPS = 1000
+#: Options each pipeline reads (``dest`` names); any other pipeline option given on the command line is refused.
+PIPELINE_OPTIONS = {
+    "lpgnn": {"eps_x", "eps_y", "k", "k_y", "features", "model", "objective", "selection", "epochs"},
+    "ppgnn": {"eps", "eps_x", "mechanism", "mode", "k", "model", "objective", "selection", "epochs"},
+    "ldp-ge": {"eps", "eps_x", "mechanism", "task", "sampled", "propagation", "rescale", "epochs"},
+}
+#: The pipeline options, with the defaults that apply when they are not given.
+DEFAULTS = {"eps": None, "eps_x": 1.0, "eps_y": None, "k": 4, "k_y": 0, "features": "raw", "model": None,
+            "objective": None, "selection": None, "epochs": None, "mechanism": None, "mode": "paper",
+            "task": "link", "sampled": None, "propagation": "push", "rescale": False}
+
+
 def register(sub) -> None:
     from ..models.training.config import MODELS, OBJECTIVES, SELECTIONS
+    from ._reproduce_common import DATA_HOME_HELP, add_sweep_options
 
-    p = sub.add_parser("train", help="train one private GNN (LPGNN) and print its test accuracy",
+    p = sub.add_parser("train", help="train one private GNN (LPGNN, PPGNN or LDP-GE) and print its test score",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("pipeline", choices=("lpgnn", "ppgnn", "ldp-ge"), help="which private pipeline")
     p.add_argument("--mechanism", type=str.lower, choices=("ppm", "mb", "1b", "lp", "gm", "hds", "pm"),
-                   default=None, help="feature mechanism: ppgnn ppm (personalised levels + FlexProp), or the "
-                                      "Table III baselines mb, 1b, lp, gm (+ KProp), default ppm; ldp-ge hds, lp, "
-                                      "pm or mb, default hds")
-    p.add_argument("--mode", choices=("paper", "corrected"), default="paper",
+                   default=argparse.SUPPRESS,
+                   help="ppgnn and ldp-ge: feature mechanism: ppgnn ppm (personalised levels + FlexProp), or the "
+                        "Table III baselines mb, 1b, lp, gm (+ KProp), default ppm; ldp-ge hds, lp, pm or mb, "
+                        "default hds")
+    p.add_argument("--mode", choices=("paper", "corrected"), default=argparse.SUPPRESS,
                    help="ppgnn only: PPM as printed (Algorithm 3) or corrected (public level budget, "
                         "server-side rescaling; spec C10-C11); default paper")
     p.add_argument("--dataset", default="cora", help="dataset name (see `ldp-audit data`; default cora)")
-    p.add_argument("--eps-x", type=budget("--eps-x"), default=1.0,
-                   help="feature budget eps_x (multi-bit encoder); 'inf' = raw features (default 1)")
-    p.add_argument("--eps-y", type=budget("--eps-y"), default=None,
-                   help="label budget eps_y (randomized response); default: clean labels")
-    p.add_argument("--k", type=count("--k", 0), default=4, help="KProp steps K_x (default 4)")
-    p.add_argument("--k-y", type=count("--k-y", 0), default=0, help="Drop label-propagation steps K_y (default 0)")
-    p.add_argument("--features", choices=("raw", "rnd", "ohd"), default="raw",
-                   help="raw dataset features (perturbed with eps_x), random (RND) or one-hot degree (OHD); "
-                        "default raw")
-    p.add_argument("--model", choices=MODELS, default=None,
-                   help="backbone (default: lpgnn, the seed's network, for lpgnn; gcn for ppgnn)")
-    p.add_argument("--objective", choices=OBJECTIVES, default=None,
-                   help="loss (default: drop when --eps-y is given, else cross_entropy)")
-    p.add_argument("--selection", choices=SELECTIONS, default=None,
-                   help="checkpoint rule on validation (default: ccs with --eps-y, else val_loss)")
-    p.add_argument("--epochs", type=count("--epochs", 1), default=500, help="training epochs (default 500)")
+    p.add_argument("--eps", type=budget("--eps"), default=argparse.SUPPRESS,
+                   help="ppgnn and ldp-ge: the pipeline's one privacy budget (the same as --eps-x there)")
+    p.add_argument("--eps-x", type=budget("--eps-x"), default=argparse.SUPPRESS,
+                   help="feature budget eps_x (lpgnn's multi-bit encoder; ppgnn's and ldp-ge's one budget); "
+                        "'inf' = raw features (default 1)")
+    p.add_argument("--eps-y", type=budget("--eps-y"), default=argparse.SUPPRESS,
+                   help="lpgnn only: label budget eps_y (randomized response); default: clean labels")
+    p.add_argument("--k", type=count("--k", 0, MAX_STEPS), default=argparse.SUPPRESS,
+                   help=f"lpgnn and ppgnn: propagation steps K_x, at most {MAX_STEPS} (default 4)")
+    p.add_argument("--k-y", type=count("--k-y", 0, MAX_STEPS), default=argparse.SUPPRESS,
+                   help="lpgnn only: Drop label-propagation steps K_y (default 0)")
+    p.add_argument("--features", choices=("raw", "rnd", "ohd"), default=argparse.SUPPRESS,
+                   help="lpgnn only: raw dataset features (perturbed with eps_x), random (RND) or one-hot degree "
+                        "(OHD); default raw")
+    p.add_argument("--model", choices=MODELS, default=argparse.SUPPRESS,
+                   help="lpgnn and ppgnn: backbone (default: lpgnn, the seed's network, for lpgnn; gcn for ppgnn)")
+    p.add_argument("--objective", choices=OBJECTIVES, default=argparse.SUPPRESS,
+                   help="lpgnn and ppgnn: loss (default: drop when --eps-y is given, else cross_entropy)")
+    p.add_argument("--selection", choices=SELECTIONS, default=argparse.SUPPRESS,
+                   help="lpgnn and ppgnn: checkpoint rule on validation (default: ccs with --eps-y, else val_loss)")
+    p.add_argument("--epochs", type=count("--epochs", 1, 10 ** 6), default=argparse.SUPPRESS,
+                   help="training epochs (default 500; ldp-ge: at most 1000, with early stopping)")
     p.add_argument("--lr", type=float, help="learning rate (default: the paper's per dataset)")
     p.add_argument("--weight-decay", type=float, help="weight decay (default: the paper's per dataset)")
     p.add_argument("--dropout", type=float, help="dropout (default: the paper's per dataset)")
     p.add_argument("--seed", type=count("--seed", 0), default=0,
                    help="run seed: every random stream of the run derives from it (default 0)")
-    ldp_ge = p.add_argument_group("ldp-ge only (--eps-x is the feature budget; settings per dataset from the spec)")
-    ldp_ge.add_argument("--task", choices=("node", "link"), default="link",
+    ldp_ge = p.add_argument_group("ldp-ge only (--eps is the feature budget; the rest from the spec)")
+    ldp_ge.add_argument("--task", choices=("node", "link"), default=argparse.SUPPRESS,
                         help="node classification or link prediction (default link)")
-    ldp_ge.add_argument("--sampled", type=count("--sampled", 1),
+    ldp_ge.add_argument("--sampled", type=count("--sampled", 1), default=argparse.SUPPRESS,
                         help="k, the sampled coordinates (default: the paper's per dataset / the released rule)")
-    ldp_ge.add_argument("--propagation", choices=("push", "power", "auto"), default="push",
+    ldp_ge.add_argument("--propagation", choices=("push", "power", "auto"), default=argparse.SUPPRESS,
                         help="backward push (A3, default), power iteration (A2) or auto (the cheaper of the two "
                              "at push's error bound)")
-    ldp_ge.add_argument("--rescale", action="store_true",
+    ldp_ge.add_argument("--rescale", action="store_true", default=argparse.SUPPRESS,
                         help="divide the reports by a public constant of (mechanism, eps, d, k) before training "
                              "(not in the paper; keeps MB/PM/LP estimates from saturating the link MLP)")
     add_device_option(p)
-    p.add_argument("--results", default=DEFAULT_RESULTS, metavar="DIR",
-                   help=f"folder of run JSONs (default {DEFAULT_RESULTS})")
+    add_sweep_options(p, workers=1)
+    p.add_argument("--results", default=None, metavar="DIR",
+                   help=f"folder of run JSONs (default train in {DATA_HOME_HELP}; never the working directory)")
     p.add_argument("--json", action="store_true", help="print the result JSON instead of a table")
     add_data_options(p)
     p.set_defaults(func=run)
 
 
+def pipeline_options(args) -> None:
+    """Refuse the options the chosen pipeline does not read (naming them), reconcile --eps with --eps-x, and
+    fill in the defaults of the ones it does (they are absent from ``args`` when not given)."""
+    given = [name for name in DEFAULTS if name in vars(args)]
+    foreign = [name for name in given if name not in PIPELINE_OPTIONS[args.pipeline]]
+    if foreign:
+        hint = "; lpgnn has two budgets: give --eps-x and --eps-y" if "eps" in foreign else ""
+        raise ValueError(f"{', '.join(map(_flag, foreign))}: not an option of train {args.pipeline}, which reads "
+                         f"{', '.join(map(_flag, sorted(PIPELINE_OPTIONS[args.pipeline])))}{hint}")
+    if "eps" in given and "eps_x" in given and args.eps != args.eps_x:
+        raise ValueError(f"--eps and --eps-x name the same budget of {args.pipeline}; give one")
+    if "eps" in given:
+        args.eps_x = args.eps
+        given.append("eps_x")
+    args.budget_flag = "--eps" if "eps" in given else "--eps-x"  # the spelling the user chose, for messages
+    for name, default in DEFAULTS.items():
+        if name not in given:
+            setattr(args, name, default)
+
+
+def _flag(dest: str) -> str:
+    return "--" + dest.replace("_", "-")
+
+
 def run(args, console) -> int:
+    from ._reproduce_common import check_paths, user_data_folder
+
+    pipeline_options(args)
+    root = Path(args.results) if args.results else user_data_folder() / "train"
+    check_paths(args, root)
     if args.pipeline == "ldp-ge":
-        return run_ldp_ge(args, console)
+        return run_ldp_ge(args, console, root)
     from ..models import data
-    from ..models.training import RunCache, RunConfig, RunStore, train_run
+    from ..models.training import RunConfig, RunStore
     from ..models.training.lpgnn import HYPERPARAMETERS
-    from ..models.training.runtime import choose_device, limit_threads
+    from ..models.training.runtime import choose_device
+    from ..models.training.sweep import TRAIN_BATCH
 
     device = choose_device(args.device)
     graph = data.load(args.dataset, args.data_dir, args.cache_dir)
@@ -130,17 +191,13 @@ def run(args, console) -> int:
                        selection=args.selection or ("ccs" if args.eps_y is not None else "val_loss"),
                        lr=lr if args.lr is None else args.lr,
                        weight_decay=wd if args.weight_decay is None else args.weight_decay,
-                       dropout=dropout if args.dropout is None else args.dropout, epochs=args.epochs, seed=args.seed)
+                       dropout=dropout if args.dropout is None else args.dropout, epochs=args.epochs or 500,
+                       seed=args.seed)
     if args.pipeline == "ppgnn":
         config = _ppgnn_config(args, graph.name, config, graph.num_features)
-    store = RunStore(args.results)
-    result, stored = store.load(config), True
-    if result is None:
-        limit_threads()
-        cache = RunCache(args.data_dir, args.cache_dir, graphs={graph.name: graph})
-        with spinner(console, f"training {config.model} on {graph.name}", enabled=not args.json):
-            result, stored = train_run(config, device, cache), False
-        store.save(result)
+    store = RunStore(root)
+    result, stored = _train_or_load(args, console, config, store, TRAIN_BATCH, device,
+                                    f"training {config.model} on {graph.name}")
     if args.json:
         print(json.dumps(result.to_dict()))
         return 0
@@ -162,57 +219,66 @@ def run(args, console) -> int:
     return 0
 
 
+def _train_or_load(args, console, config, store, run_batch, device, what: str):
+    """``(result, stored)``: the stored run of ``config``, else one trained on the chosen engine and saved."""
+    from ..models.training.sweep import run_sweep
+    from ._reproduce_common import sweep_engine
+
+    result = store.load(config)
+    if result is not None:
+        return result, True
+    with spinner(console, what, enabled=not args.json), sweep_engine(args) as engine:
+        results = run_sweep([config], store, engine, device, args.data_dir, args.cache_dir, run_batch=run_batch,
+                            batch_key=None)
+    return results[config], False
+
+
 def _ppgnn_config(args, dataset: str, lpgnn_config, d: int):
     """The ppgnn run the options describe: Table III's configuration with the user's overrides (d: features)."""
     from dataclasses import replace
 
     from ..models.training.ppgnn import ppgnn_config
 
-    if args.features != "raw" or args.eps_x is None:
-        raise ValueError("ppgnn perturbs the dataset's own features: it needs --features raw and a finite --eps-x")
+    if args.eps_x is None:
+        raise ValueError(f"{args.budget_flag}: ppgnn perturbs the dataset's own features; it needs a finite budget")
     mechanism = args.mechanism or "ppm"
     if mechanism not in ("ppm", "mb", "1b", "lp", "gm"):
         raise ValueError(f"--mechanism: ppgnn takes ppm, mb, 1b, lp or gm, got {args.mechanism!r}")
     if mechanism == "gm" and not args.eps_x < d:
-        raise ValueError(f"--eps-x: gm's classical calibration needs eps/d < 1, i.e. --eps-x in (0, {d}) on "
-                         f"{dataset}, got {args.eps_x:g}")
+        raise ValueError(f"{args.budget_flag}: gm's classical calibration needs eps/d < 1, i.e. "
+                         f"{args.budget_flag} in (0, {d}) on {dataset}, got {args.eps_x:g}")
     if args.mode == "corrected" and mechanism != "ppm":
         raise ValueError("--mode corrected is a mode of PPM: it needs --mechanism ppm")
-    if args.eps_y is not None:
-        raise ValueError("--eps-y: ppgnn keeps training labels clean (the server knows them, ppgnn spec §1)")
     base = ppgnn_config(dataset, mechanism.upper(), args.eps_x, args.k, args.seed, args.model or "gcn")
     changes = {name: getattr(args, name) for name in ("lr", "weight_decay", "dropout")
                if getattr(args, name) is not None}
     if mechanism == "ppm" and args.mode == "corrected":
         changes["mechanism"] = "ppm_corrected"
-    return replace(base, epochs=args.epochs, objective=lpgnn_config.objective, selection=lpgnn_config.selection,
+    return replace(base, epochs=lpgnn_config.epochs, objective=lpgnn_config.objective, selection=lpgnn_config.selection,
                    **changes)
 
 
-def run_ldp_ge(args, console) -> int:
-    """``train ldp-ge``: one LDP-GE run (MLP on --device, propagation on the CPU), stored as one JSON; prints
-    accuracy (node) or AUC (link)."""
+def run_ldp_ge(args, console, root) -> int:
+    """``train ldp-ge``: one LDP-GE run (MLP on --device, propagation on the CPU), stored as one JSON under
+    ``root``; prints accuracy (node) or AUC (link)."""
     from ..models import data
     from ..models.training import ldp_ge
-    from ..models.training.runtime import choose_device, limit_threads
+    from ..models.training.runtime import choose_device
+    from ..models.training.sweep import one_by_one
 
     device = choose_device(args.device)
     graph = data.load(args.dataset, args.data_dir, args.cache_dir)
-    changes = {k: v for k, v in (("lr", args.lr), ("weight_decay", args.weight_decay), ("dropout", args.dropout))
-               if v is not None}
+    changes = {k: v for k, v in (("lr", args.lr), ("weight_decay", args.weight_decay), ("dropout", args.dropout),
+                                 ("epochs", args.epochs)) if v is not None}
     mechanism = (args.mechanism or "hds").upper()
     if mechanism not in ("HDS", "LP", "PM", "MB"):
         raise ValueError(f"--mechanism: ldp-ge takes hds, lp, pm or mb, got {args.mechanism!r}")
     config = ldp_ge.preset(graph.name, args.task, mechanism=mechanism, eps=args.eps_x, k=args.sampled,
                            method=args.propagation, rescale=args.rescale, seed=args.seed,
                            **changes)
-    store = ldp_ge.LdpGeStore(args.results)
-    result, stored = store.load(config), True
-    if result is None:
-        limit_threads()
-        with spinner(console, f"ldp-ge {args.task} on {graph.name}", enabled=not args.json):
-            result, stored = ldp_ge.run_ldp_ge(config, graph, device=device), False
-        store.save(result)
+    store = ldp_ge.LdpGeStore(root)
+    result, stored = _train_or_load(args, console, config, store, one_by_one(ldp_ge.run_with_cache), device,
+                                    f"ldp-ge {args.task} on {graph.name}")
     if args.json:
         print(json.dumps(result.to_dict()))
         return 0

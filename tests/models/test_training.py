@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-from concurrent.futures import Future
 from dataclasses import replace
 
 import numpy as np
@@ -119,60 +118,6 @@ def test_result_json_round_trips(tmp_path):
     data = json.loads(path.read_text())
     assert data["seed"] == 0 and data["device"] == "cpu" and set(data["versions"]) >= {"torch", "ldp_audit"}
     assert len(data["curves"]["val_acc"]) == 5 and RunResult.from_dict(data) == result
-
-
-def test_sweep_resumes_and_skips_finished_runs(tmp_path, monkeypatch):
-    store = RunStore(tmp_path)
-    configs = [_config(epochs=5, seed=s) for s in range(3)]
-    monkeypatch.setattr(sweep, "_WORKER_CACHE", None)
-    monkeypatch.setattr(sweep, "_init_worker", lambda *a: setattr(sweep, "_WORKER_CACHE", _cache()))
-    fresh = []
-    sweep.run_sweep(configs, store, device="cpu", on_result=lambda r, new: fresh.append(new), max_new=2)
-    assert fresh == [True, True]
-    store.path(configs[0]).write_text("{ truncated")  # an unreadable file is rerun, not trusted
-    fresh.clear()
-    results = sweep.run_sweep(configs, store, device="cpu", on_result=lambda r, new: fresh.append(new))
-    assert sorted(fresh) == [False, True, True] and set(results) == set(configs)
-    retrain = lambda *a: pytest.fail("a finished run was retrained")  # noqa: E731
-    assert set(sweep.run_sweep(configs, store, device="cpu", run=retrain)) == set(configs)
-
-
-class _HeldPool:
-    """A stand-in for the process pool whose queue never moves: the first group submitted runs at once, every
-    later one stays pending, so what an interrupt does to the queue is seen without racing real workers."""
-
-    def __init__(self, *args):
-        self.futures = []
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
-
-    def submit(self, fn, *args):
-        future = Future()
-        if not self.futures:
-            future.set_result(fn(*args))
-        self.futures.append(future)
-        return future
-
-
-def test_an_interrupted_sweep_cancels_its_queue(tmp_path, monkeypatch):
-    store = RunStore(tmp_path)
-    configs = [_config(epochs=2, seed=s) for s in range(6)]
-    pools = []
-    monkeypatch.setattr(sweep, "ProcessPoolExecutor", lambda *a: pools.append(_HeldPool()) or pools[-1])
-    monkeypatch.setattr(sweep, "_WORKER_CACHE", _cache())
-
-    def interrupt(result, fresh):
-        raise KeyboardInterrupt
-
-    with pytest.raises(KeyboardInterrupt):
-        sweep.run_sweep(configs, store, workers=2, device="cpu", on_result=interrupt)
-    queued = pools[0].futures[1:]
-    assert len(queued) == 5 and all(future.cancelled() for future in queued)
-    assert [store.done(c) for c in configs] == [True] + [False] * 5
 
 
 def test_runs_sharing_a_perturbation_travel_together():
