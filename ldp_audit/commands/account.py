@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 
 from ._common import add_output_options, emit
-from .options import integer, probability, real
+from .options import check_memory, integer, probability, real
 
 
 def _orders(text: str) -> list[float]:
@@ -59,8 +59,24 @@ def _table(report):
     return table
 
 
+def _check_pld_memory(args) -> None:
+    """The PLD accountant's composition grows with --steps (and explodes at small --sigma): size it first."""
+    from ..accounting import pld_memory
+    from ..audits.accounting import PLD_MAX_STEPS, SIGMA_RANGE
+    from .options import available_memory
+
+    if args.sampling != "poisson" or args.steps > PLD_MAX_STEPS or not SIGMA_RANGE[0] <= args.sigma <= SIGMA_RANGE[1]:
+        return
+    need = pld_memory(args.q, args.sigma, args.steps)
+    largest = max(1, int(args.steps * 0.75 * available_memory() / max(need, 1.0)))
+    check_memory("--steps", need, f"dp-accounting's PLD composition of {args.steps:,} steps at q={args.q:g}, "
+                 f"sigma={args.sigma:g}", largest=f"about {largest:,} (or a larger --sigma)")
+
+
 def run(args, console) -> int:
     from ..audits.accounting import account_report
+
+    _check_pld_memory(args)
 
     report = account_report(args.q, args.sigma, args.steps, args.delta, args.sampling, args.conversion, args.orders)
     if not (args.json or args.markdown):

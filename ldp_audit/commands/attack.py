@@ -23,7 +23,7 @@ import argparse
 
 from ..audits.result import AuditReport
 from ._common import add_output_options, emit, parse_param, spinner
-from .options import integer, positive, probability, real, seed
+from .options import MAX_DRAWS, check_size, integer, positive, probability, real, seed
 
 _MECH_PARAMS = {"d": integer(1, 10 ** 6), "k": str, "alpha": real(), "beta": real(), "delta": probability,
                 "c": integer(2, 10 ** 6), "f": integer(2, 10 ** 6)}
@@ -31,8 +31,8 @@ _MECH_PARAMS = {"d": integer(1, 10 ** 6), "k": str, "alpha": real(), "beta": rea
 
 def _common(p, samples: int | None) -> None:
     if samples is not None:
-        p.add_argument("--samples", type=integer(1000), default=samples,
-                       help="simulated users, >= 1000 (default %(default)s)")
+        p.add_argument("--samples", type=integer(1000, MAX_DRAWS), default=samples,
+                       help=f"simulated users, in [1000, {MAX_DRAWS:.0e}] (default %(default)s)")
     p.add_argument("--seed", type=seed, default=0, help="seed of all sampling (default %(default)s)")
     p.add_argument("--confidence", type=probability, default=0.999,
                    help="1 - false-alarm rate of the attack's verdict (default %(default)s)")
@@ -116,8 +116,20 @@ def _neighbour_vote(args):
     return AuditReport.of(f"neighbour-vote attack on {graph.name}", rows, {"dataset": graph.name})
 
 
+#: label-plurality holds every neighbourhood at once: per neighbourhood about 25 bytes per class (counts, ties,
+#: random tie-breaks) and 32 bytes per neighbour (the repeated truth, its report and the index).
+_PLURALITY_BYTES = {"class": 25, "neighbour": 32}
+
+
 def _label_plurality(args):
     from ..audits.attacks.label_plurality import label_plurality_attack
+
+    per_class, per_neighbour = args.samples * _PLURALITY_BYTES["class"], _PLURALITY_BYTES["neighbour"]
+    if per_class * args.c >= args.samples * per_neighbour * max(args.neighbours):
+        check_size("--c", args.c, per_class, f"{args.samples:,} neighbourhoods (--samples) of {args.c:,} classes",
+                   fixed=args.samples * per_neighbour * max(args.neighbours))
+    check_size("--samples", args.samples, _PLURALITY_BYTES["class"] * args.c + per_neighbour * max(args.neighbours),
+               f"{args.samples:,} neighbourhoods of {args.c:,} classes and up to {max(args.neighbours):,} neighbours")
 
     rows = label_plurality_attack(args.c, args.eps, tuple(args.neighbours), samples=args.samples, seed=args.seed,
                                   alpha=_alpha(args))

@@ -64,6 +64,14 @@ def run(args, console) -> int:
         inputs = [finite(v) for v in args.inputs.split(",") if v.strip()]
     except argparse.ArgumentTypeError:
         raise ValueError(f"--inputs must be comma-separated finite numbers, got {args.inputs!r}") from None
+    for mechanism in mechanisms:
+        low, high = mechanism.domain
+        outside = [x for x in inputs if not low <= x <= high
+                   or (getattr(mechanism, "discrete_input", False) and x != int(x))]
+        if outside:
+            kind = "integers in" if getattr(mechanism, "discrete_input", False) else "the interval"
+            raise ValueError(f"--inputs {outside[0]:g} lies outside the domain of {mechanism.name}: {kind} "
+                             f"[{low:g}, {high:g}]")
     # one chunk of reports (dense, CHUNK draws x d) per mechanism is held at a time
     check_memory("--d", 8.0 * 3 * min(args.samples, 1 << 17) * max(getattr(m, "d", 1) for m in mechanisms),
                  f"chunks of {min(args.samples, 1 << 17)} reports of dimension {args.d}")

@@ -15,6 +15,9 @@ from pathlib import Path
 
 #: Numbers of draws, repetitions, steps and dimensions are capped here: beyond these no run ends in a day.
 MAX_COUNT = 10 ** 12
+#: Simulated users of an attack or a claim check: at the usual 1e6-1e7 draws per second and core, 1e9 of them
+#: already take hours; beyond it a run would not end in a day.
+MAX_DRAWS = 10 ** 9
 
 
 def _number(text: str) -> float:
@@ -77,12 +80,49 @@ def available_memory() -> int:
         return 16 * 2 ** 30
 
 
-def check_memory(option: str, nbytes: float, what: str, fraction: float = 0.75) -> None:
-    """Refuse a size whose arrays would not fit in ``fraction`` of this machine's memory, with the estimate."""
+def check_memory(option: str, nbytes: float, what: str, fraction: float = 0.75, largest: str = "") -> None:
+    """Refuse a size whose arrays would not fit in ``fraction`` of this machine's memory, with the estimate
+    (and ``largest``, the largest allowed value, when the caller can say it)."""
     limit = fraction * available_memory()
     if nbytes > limit:
         raise ValueError(f"{option} is too large: {what} needs about {nbytes / 2 ** 30:,.1f} GiB, more than "
-                         f"{limit / 2 ** 30:,.1f} GiB ({fraction:.0%} of this machine's memory)")
+                         f"{limit / 2 ** 30:,.1f} GiB ({fraction:.0%} of this machine's memory)"
+                         + (f"; the largest allowed {option} here is {largest}" if largest else ""))
+
+
+def check_size(option: str, value: int, bytes_each: float, what: str, fixed: float = 0.0,
+               fraction: float = 0.75) -> None:
+    """Refuse ``option`` = ``value`` when ``fixed + value * bytes_each`` bytes would not fit in ``fraction`` of
+    this machine's memory; the message gives the estimate and the largest value that fits (others as given)."""
+    limit = fraction * available_memory()
+    need = fixed + value * bytes_each
+    if need > limit:
+        largest = max(0, int((limit - fixed) // bytes_each))
+        raise ValueError(f"{option} {value:,} is too large: {what} needs about {need / 2 ** 30:,.1f} GiB, more "
+                         f"than {limit / 2 ** 30:,.1f} GiB ({fraction:.0%} of this machine's memory); the largest "
+                         f"allowed {option} here is {largest:,}")
+
+
+def check_folder(option: str, path: str | os.PathLike) -> list[Path]:
+    """Check before the run that the folder ``path`` can be written (or created); return the folders that will
+    be created. Nothing is created here."""
+    target = Path(path).expanduser()
+    if target.exists() and not target.is_dir():
+        raise ValueError(f"{option} {str(path)!r} is a file, not a folder")
+    parent, missing = target, []
+    while not parent.exists():
+        missing.append(parent)
+        if parent.parent == parent:
+            break
+        parent = parent.parent
+    if not parent.is_dir():
+        raise ValueError(f"{option} {str(path)!r}: {str(parent)!r} is not a folder")
+    try:
+        with tempfile.TemporaryFile(dir=parent):
+            pass
+    except OSError as exc:
+        raise ValueError(f"{option} {str(path)!r}: the folder {str(parent)!r} is not writable ({exc.strerror})") from None
+    return list(reversed(missing))
 
 
 def check_output_path(option: str, path: str | os.PathLike) -> list[Path]:
