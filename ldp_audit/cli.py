@@ -59,12 +59,20 @@ def _version() -> str:
 
 
 def _console():
-    """A console for stdout: the terminal's width, else ``$COLUMNS``, else 160 columns for files and pipes."""
+    """A console for stdout: the terminal's width, else ``$COLUMNS``, else 160 columns for files and pipes.
+
+    A closed pipe raises ``BrokenPipeError`` out of it (rich would exit 1), so that every output path, rich or
+    print, ends in :data:`EXIT_SIGPIPE`."""
     from rich.console import Console
 
-    console = Console(highlight=False, emoji=False)
+    class PipeConsole(Console):
+        def on_broken_pipe(self) -> None:
+            self.quiet = True
+            raise BrokenPipeError
+
+    console = PipeConsole(highlight=False, emoji=False)
     if not console.is_terminal and "COLUMNS" not in os.environ:
-        console = Console(highlight=False, emoji=False, width=160)
+        console = PipeConsole(highlight=False, emoji=False, width=160)
     return console
 
 
@@ -100,7 +108,9 @@ def main(argv: list[str] | None = None) -> int:
     errors = Console(stderr=True, highlight=False, emoji=False)
     try:
         _check_outputs(args, errors)
-        return int(args.func(args, console))
+        code = int(args.func(args, console))
+        sys.stdout.flush()  # a closed pipe shows here, not after main returns
+        return code
     except ValueError as exc:
         errors.print(f"ldp-audit: error: {exc}", style="bold red", markup=False, soft_wrap=True)
         return EXIT_USAGE
