@@ -118,6 +118,20 @@ def to_markdown(report: AuditReport) -> str:
     return "\n".join(lines) + "\n"
 
 
+def report_from_dict(data: dict) -> AuditReport:
+    """The report a ``to_dict``/JSON file holds, for rendering it again (a null interval end is unbounded)."""
+    def interval(value):
+        if value is None:
+            return None
+        low, high = value
+        return (-math.inf if low is None else low, math.inf if high is None else high)
+
+    fields = set(CheckResult.__dataclass_fields__)
+    results = [CheckResult(**{**{k: v for k, v in row.items() if k in fields}, "status": Status(row["status"]),
+                              "interval": interval(row.get("interval"))}) for row in data["results"]]
+    return AuditReport.of(data["title"], results, data.get("subject"), data.get("settings"))
+
+
 def write_report(report: AuditReport, path: str | os.PathLike) -> Path:
     """Write a report atomically; the format follows the suffix (``.md`` Markdown, anything else JSON)."""
     text = to_markdown(report) if str(path).endswith(".md") else report.to_json() + "\n"
