@@ -154,9 +154,10 @@ def rdp_dp_accounting(q: float, sigma: float, orders, sampling: str = "poisson",
 #: dp_accounting's PLD accountant defaults: loss grid step and the tail mass its self-composition may cut.
 PLD_GRID = 1e-4
 PLD_TAIL = 1e-15
-#: Bytes per entry of the FFT self-composition: padded input, its transform, the power, the inverse (complex)
-#: and the real part, not all alive at once.
-PLD_BYTES_PER_ENTRY = 48
+#: Bytes per entry of the FFT self-composition (padded input, its transform, the power, the inverse, the real
+#: part, and the composed result kept). Measured: q=0.5, sigma=1, 1e5 steps peaks 2.9 GiB above the start for
+#: 37.6 M entries (78 bytes each).
+PLD_BYTES_PER_ENTRY = 80
 
 
 @functools.lru_cache(maxsize=4)
