@@ -86,7 +86,7 @@ def _check_outputs(args, errors) -> None:
         raise ModuleNotFoundError("matplotlib is needed for --plot", name="matplotlib")
     for name in OUTPUT_OPTIONS:
         path = getattr(args, name, None)
-        if path:
+        if path is not None:
             for folder in check_output_path(f"--{name}", path):
                 errors.print(f"ldp-audit: --{name}: the folder {str(folder)!r} will be created", markup=False, soft_wrap=True)
     if hasattr(args, "cache_dir"):  # --cache-dir, else $LDP_AUDIT_CACHE, else the default: writable or creatable

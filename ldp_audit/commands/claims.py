@@ -18,7 +18,7 @@ import json
 
 from ..audits.claims import PROVIDERS, ClaimSettings, papers, run_claims
 from ._common import add_output_options, emit
-from .options import MAX_DRAWS, check_size, integer, probability, seed
+from .options import MAX_DRAWS, check_size, confidence, integer, seed
 
 _STYLE = {"pass": "green", "fail": "red", "inconclusive": "yellow", "info": "cyan", "needs": "magenta"}
 
@@ -36,7 +36,7 @@ def register(sub) -> None:
     p.add_argument("--samples", type=integer(1000, MAX_DRAWS), default=ClaimSettings.samples,
                    help=f"Monte Carlo draws per input, in [1000, {MAX_DRAWS:.0e}] (default {ClaimSettings.samples})")
     p.add_argument("--seed", type=seed, default=ClaimSettings.seed, help=f"seed (default {ClaimSettings.seed})")
-    p.add_argument("--confidence", type=probability, default=1.0 - ClaimSettings.alpha,
+    p.add_argument("--confidence", type=confidence, default=1.0 - ClaimSettings.alpha,
                    help=f"1 - family-wise false-alarm rate (default {1.0 - ClaimSettings.alpha:g})")
     p.add_argument("--full", action="store_true",
                    help="run the spec's full-size trainings (SE-PrivGEmb: about 4 minutes instead of 2)")

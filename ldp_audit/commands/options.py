@@ -72,6 +72,31 @@ probability = real(0.0, 1.0, low_open=True, high_open=True)
 seed = integer(0, 2 ** 63 - 1)
 
 
+def confidence(text: str) -> float:
+    """A confidence level in (0, 1 - 1e-12]: its false-alarm rate 1 - level must survive the commands' rounding
+    to 12 digits (above, the rate would round to 0)."""
+    value = _number(text)
+    if not 0.0 < value <= 1.0 - 1e-12:
+        raise argparse.ArgumentTypeError(f"must be a number in (0, 1 - 1e-12], got {text!r}")
+    return value
+
+#: Random numbers one attack may draw (users x report width x queries): at the 1e6-1e7 per second the Bayes
+#: attackers reach on one core, beyond this a run takes hours.
+MAX_ENTRIES = 10 ** 10
+
+
+def check_draws(sizes: dict[str, tuple[int, int]], what: str) -> None:
+    """Refuse a run whose ``sizes`` (option -> (value, default)) multiply to more than :data:`MAX_ENTRIES`
+    random numbers, naming the option furthest above its default and its largest allowed value."""
+    total = math.prod(value for value, _ in sizes.values())
+    if total > MAX_ENTRIES:
+        option = max(sizes, key=lambda name: sizes[name][0] / max(1, sizes[name][1]))
+        others = total // sizes[option][0]
+        raise ValueError(f"{option} {sizes[option][0]:,} is too large: {what} draws about {total:.1e} random "
+                         f"numbers, more than the {MAX_ENTRIES:.0e} one run may draw (hours on one core); the "
+                         f"largest allowed {option} here is {max(1, MAX_ENTRIES // others):,}")
+
+
 def available_memory() -> int:
     """Bytes of physical memory of this machine (the upper limit of any single run)."""
     try:
@@ -131,9 +156,14 @@ def check_output_path(option: str, path: str | os.PathLike) -> list[Path]:
     Missing folders are created when the file is written (and the CLI says so); the nearest existing folder
     must be writable, and the path must not be an existing folder.
     """
+    if not str(path).strip():
+        raise ValueError(f"{option} is empty; give a file name")
     target = Path(path).expanduser()
     if target.is_dir():
         raise ValueError(f"{option} {str(path)!r} is a folder; give a file name")
+    if target.exists() and not target.is_file():  # a device or pipe would be replaced by the atomic rename
+        raise ValueError(f"{option} {str(path)!r} is not a regular file (a device, pipe or socket); reports are "
+                         "written atomically by replacing the file, so give a file name")
     parent, missing = target.parent, []
     while not parent.exists():
         missing.append(parent)

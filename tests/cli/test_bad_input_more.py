@@ -29,6 +29,19 @@ SIZE_CASES = [
     # the PLD accountant is sized before its FFT (the issue's --sigma 0.1 case needs 20 s just to size; same path)
     (["account", "--q", "0.5", "--sigma", "1", "--steps", "1e7", "--delta", "1e-5"], ["--steps", "largest allowed"]),
     (["compare", "--inputs", "5"], ["--inputs", "domain", "[-1, 1]"]),
+    # found by the hand-made sweep (other cases than the issue's)
+    (["attack", "own-report", "grr", "--eps", "1", "--c", "1000000"], ["--c", "largest allowed --c"]),
+    (["attack", "averaging", "hds", "--eps", "1", "--queries", "1000000"], ["--queries", "largest allowed"]),
+    (["attack", "level-leak", "--d", "1000000"], ["--d", "largest allowed --d"]),
+    (["attack", "level-leak", "--h", "64"], ["--h", "--eps", "largest allowed --h here is 10"]),
+    (["attack", "neighbour-vote", "--dataset", "power"], ["--dataset", "no node features"]),
+    (["attack", "neighbour-vote", "--dataset", "karate"], ["--dataset", "no node features"]),
+    (["attack", "neighbour-vote", "--columns", "100000"], ["--columns", "1,433"]),
+    (["claims", "lpgnn", "--confidence", "0.9999999999999999"], ["--confidence", "1 - 1e-12"]),
+    (["attack", "label-plurality", "--confidence", "1"], ["--confidence", "1 - 1e-12"]),
+    (["claims", "lpgnn", "--json", "--markdown"], ["--markdown", "--json"]),
+    (["account", "--q", "0.1", "--sigma", "1", "--steps", "10", "--delta", "1e-5", "--json", "--markdown"],
+     ["--markdown", "--json"]),
     (["compare", "--inputs", "0.5", "--mechanisms", "grr"], ["--inputs", "domain of grr", "integers"]),
 ]
 
@@ -42,6 +55,16 @@ def test_sizes_and_domains_are_refused_before_any_work(argv, words, capsys, tmp_
     assert "Traceback" not in err and not out.exists()
     for word in words:
         assert word in err, err
+
+
+@pytest.mark.parametrize("target", ["/dev/null", ""])
+def test_a_device_or_an_empty_name_is_never_an_output(target, capsys):
+    """The atomic write replaces the target: as root, --out /dev/null would have replaced the device itself."""
+    before = os.stat("/dev/null")
+    code = main(["account", "--q", "0.1", "--sigma", "1", "--steps", "10", "--delta", "1e-5", "--out", target])
+    err = capsys.readouterr().err
+    assert code == 2 and "--out" in err and "Traceback" not in err, err
+    assert os.stat("/dev/null").st_rdev == before.st_rdev and not Path("/dev/null").is_file()
 
 
 def test_the_size_guards_leave_the_defaults_alone_on_a_small_machine(monkeypatch):
