@@ -1,6 +1,8 @@
 """``ldp-audit bounds PAPER --dataset NAME --mechanism MECH --eps E``: the graph papers' error bounds on real data."""
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 from ._common import add_output_options, emit, spinner
 from .options import check_memory, integer, positive, probability, real, seed
 from .data import add_data_options
@@ -56,7 +58,7 @@ def run(args, console) -> int:
     check_memory("--reps", 8.0 * max(args.reps, 5000) * 3 * columns * 2, f"{args.reps} replicates of "
                  f"{columns} columns")
     quiet = args.json or args.markdown
-    with spinner(console, "auditing", enabled=not quiet) as status:
+    with spinner(console, "auditing", enabled=not quiet) as status, _overflow_names_eps(args.eps):
         report = audit_dataset(args.paper, graph, args.mechanism or DEFAULT_MECHANISM[args.paper], args.eps,
                                reps=args.reps, seed=args.seed, delta=args.delta, alpha=args.alpha,
                                features=args.features or None, k=k, ppr_alpha=args.ppr_alpha, r=args.r,
@@ -64,3 +66,13 @@ def run(args, console) -> int:
                                progress=lambda line: status.update(f"{args.paper} on {graph.name}: {line}"))
     return emit(report, args, console)
 
+
+
+@contextmanager
+def _overflow_names_eps(eps: float):
+    """At a tiny --eps the closed-form variances (about 1/eps^2) leave float64: say so and name the option."""
+    try:
+        yield
+    except (OverflowError, ZeroDivisionError) as exc:
+        raise ValueError(f"--eps {eps:g} is too small for this audit: the estimates' variance is not representable "
+                         f"in float64 ({type(exc).__name__}: {exc}); use a larger --eps") from None

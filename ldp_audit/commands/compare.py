@@ -56,7 +56,11 @@ def _build(name, args):
 def run(args, console) -> int:
     if args.sweep:
         return _sweep(args, console)
-    mechanisms = [_build(name.strip(), args) for name in args.mechanisms.split(",") if name.strip()]
+    names = [name.strip() for name in args.mechanisms.split(",") if name.strip()]
+    twice = sorted({name for name in names if names.count(name) > 1})
+    if twice:
+        raise ValueError(f"--mechanisms names {', '.join(twice)} more than once; each mechanism is compared once")
+    mechanisms = [_build(name, args) for name in names]
     if not mechanisms:
         raise ValueError(f"--mechanisms must name at least one mechanism, got {args.mechanisms!r}")
     finite = real()
