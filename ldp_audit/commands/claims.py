@@ -47,6 +47,9 @@ def register(sub) -> None:
 
 
 def run(args, console) -> int:
+    if args.coverage and (args.markdown or args.out):
+        raise ValueError("--coverage prints a table, or JSON with --json; it has no "
+                         + ("--markdown" if args.markdown else "--out") + " output")
     if args.paper is None and not args.coverage:
         raise ValueError("paper is required (one of " + ", ".join(papers()) + ") unless --coverage is given")
     chosen = [args.paper] if args.paper else papers()

@@ -43,6 +43,8 @@ SIZE_CASES = [
     (["bounds", "lpgnn", "--dataset", "csbm", "--eps", "1e-300"], ["--eps", "too small"]),
     (["data", ""], ["dataset name is empty"]),
     (["compare", "--mechanisms", "hds,hds"], ["--mechanisms", "more than once"]),
+    (["compare", "--sweep", "--eps", "2", "--samples", "1000"], ["--sweep", "--eps", "--samples"]),
+    (["claims", "--coverage", "--markdown"], ["--coverage", "--markdown"]),
     (["account", "--q", "0.1", "--sigma", "1", "--steps", "10", "--delta", "1e-5", "--orders", "1e6"],
      ["--orders", "4096"]),
     (["account", "--q", "1", "--sigma", "1", "--steps", "10", "--delta", "1e-5", "--sampling",
