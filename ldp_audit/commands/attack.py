@@ -178,7 +178,7 @@ def register(sub) -> None:
 
     a = attacks.add_parser("averaging", help="average R repeated queries of one user (lpgnn C11)")
     _mechanism_args(a)
-    a.add_argument("--queries", type=integer(1, 10 ** 6), default=16, help="queries per user (default %(default)s)")
+    a.add_argument("--queries", type=integer(2, 10 ** 6), default=16, help="queries per user, >= 2 (default %(default)s)")
     a.add_argument("--no-memoise", action="store_true", help="re-encode on every query (the leaking mutant)")
     _common(a, 50_000)
     a.set_defaults(func=_run(_averaging))
@@ -200,7 +200,7 @@ def register(sub) -> None:
     a.add_argument("--eps", type=positive, nargs="+", default=[0.01, 0.1, 1.0], metavar="EPS", help="budgets (default %(default)s)")
     a.add_argument("--columns", type=integer(1, 10 ** 5), default=10,
                    help="most frequent binary columns (default %(default)s)")
-    a.add_argument("--band", type=real(0.0, 0.5, low_open=True), default=0.03,
+    a.add_argument("--band", type=real(0.0, 0.5, low_open=True, high_open=True), default=0.03,
                    help="allowed distance of balanced accuracy from 0.5 (default %(default)s)")
     a.add_argument("--data-dir", default=None, help="dataset folder (default: $LDP_AUDIT_DATA or ../shared/datasets)")
     a.add_argument("--cache-dir", default=None, help="writable folder for torch-geometric's processed files "

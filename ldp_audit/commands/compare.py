@@ -69,6 +69,8 @@ def run(args, console) -> int:
     if twice:
         raise ValueError(f"--mechanisms names {', '.join(twice)} more than once; each mechanism is compared once")
     mechanisms = [_build(name, args) for name in names]
+    if args.k is not None and not any("k" in m.params() for m in mechanisms):
+        raise ValueError(f"--k {args.k} applies to none of --mechanisms {','.join(names)} (none samples coordinates)")
     if not mechanisms:
         raise ValueError(f"--mechanisms must name at least one mechanism, got {args.mechanisms!r}")
     finite = real()

@@ -41,6 +41,8 @@ ENV_CACHE = "LDP_AUDIT_CACHE"
 def data_dir(explicit: str | os.PathLike | None = None) -> Path:
     """The dataset folder: ``explicit``, else ``$LDP_AUDIT_DATA``, else ``shared/datasets`` beside the project."""
     if explicit is not None:
+        if not str(explicit).strip():
+            raise ValueError("--data-dir is empty; give the dataset folder")
         path = Path(explicit).expanduser()
         if not path.is_dir():
             raise ValueError(f"--data-dir {str(path)!r} is not a directory")
@@ -61,7 +63,9 @@ def data_dir(explicit: str | os.PathLike | None = None) -> Path:
 
 def cache_location(explicit: str | os.PathLike | None = None) -> tuple[Path, str]:
     """Where the cache folder is and what chose it: ``--cache-dir``, ``$LDP_AUDIT_CACHE`` or the default."""
-    if explicit:
+    if explicit is not None:
+        if not str(explicit).strip():
+            raise ValueError("--cache-dir is empty; give a writable folder")
         return Path(explicit).expanduser(), "--cache-dir"
     if os.environ.get(ENV_CACHE):
         return Path(os.environ[ENV_CACHE]).expanduser(), f"${ENV_CACHE}"
