@@ -46,6 +46,7 @@ SIZE_CASES = [
     (["compare", "--sweep", "--eps", "2", "--samples", "1000"], ["--sweep", "--eps", "--samples"]),
     (["claims", "--coverage", "--markdown"], ["--coverage", "--markdown"]),
     (["data", "cora", "--cache-dir", ""], ["--cache-dir is empty"]),
+    (["account", "--q", "0.1", "--sigma", "1", "--steps", "10", "--delta", "1e-300"], ["--delta", "1e-12"]),
     (["compare", "--k", "lpgnn", "--mechanisms", "laplace_hd"], ["--k", "applies to none"]),
     (["bounds", "ppgnn", "--dataset", "csbm", "--mechanism", "grr"], ["--mechanism grr", "high-dimensional"]),
     (["bounds", "lpgnn", "--dataset", "csbm", "--features", "100000"], ["--features", "feature columns"]),
