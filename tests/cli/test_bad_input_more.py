@@ -140,8 +140,8 @@ def test_committed_reports_have_one_line_per_row():
         assert all(line.startswith("|") for line in table if line.strip()), path
 
 
-def test_list_prints_bracketed_text_as_written(capsys):
-    os.environ.setdefault("COLUMNS", "400")
+def test_list_prints_bracketed_text_as_written(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "400")
     assert main(["list"]) == 0
     assert "[alpha, beta]^d" in capsys.readouterr().out
 
