@@ -31,6 +31,11 @@ class _Parser(argparse.ArgumentParser):
         self.print_usage(sys.stderr)
         self.exit(EXIT_USAGE, f"ldp-audit: error: {message}\n")
 
+    def _print_message(self, message, file=None):
+        """As argparse's, without swallowing a closed pipe: ``--help | head -1`` exits 141 like every output."""
+        if message:
+            (file or sys.stderr).write(message)
+
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="ldp-audit", description="Audit local differential privacy mechanisms and the claims "
@@ -102,8 +107,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
+        sys.stdout.flush()
     except SystemExit as done:  # --help, --version (0) and usage errors (2) return their code too
-        return int(done.code or 0)
+        return _flushed(int(done.code or 0))
+    except BrokenPipeError:  # --help longer than the pipe's buffer
+        return _closed_pipe()
     console = _console()
     errors = Console(stderr=True, highlight=False, emoji=False)
     try:
@@ -124,8 +132,22 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:  # pragma: no cover
         return 130
     except BrokenPipeError:  # the reader (e.g. ``head``) closed stdout: exit as a shell does on SIGPIPE
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return EXIT_SIGPIPE
+        return _closed_pipe()
+
+
+def _closed_pipe() -> int:
+    """Stdout's reader is gone: point stdout at /dev/null (so the exit flush is silent) and exit as on SIGPIPE."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return EXIT_SIGPIPE
+
+
+def _flushed(code: int) -> int:
+    """``code``, or :data:`EXIT_SIGPIPE` when what was printed (help, version) could not reach the reader."""
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        return _closed_pipe()
+    return code
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -172,7 +172,7 @@ def test_render_handles_newlines_and_pipes_in_any_cell():
 PIPE_CASES = [["list"], ["list", "--json"], ["compare", "--samples", "1000", "--mechanisms", "hds"],
               ["compare", "--samples", "1000", "--mechanisms", "hds", "--markdown"],
               ["compare", "--samples", "1000", "--mechanisms", "hds", "--json"], ["data", "karate"],
-              ["attack", "not-covered", "lpgnn"]]
+              ["attack", "not-covered", "lpgnn"], ["--help"], ["attack", "--help"], ["--version"]]
 
 
 @pytest.mark.parametrize("argv", PIPE_CASES, ids=[" ".join(a) for a in PIPE_CASES])
