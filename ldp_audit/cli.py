@@ -31,6 +31,11 @@ class _Parser(argparse.ArgumentParser):
         self.print_usage(sys.stderr)
         self.exit(EXIT_USAGE, f"ldp-audit: error: {message}\n")
 
+    def _print_message(self, message, file=None):
+        """As argparse's, without swallowing a closed pipe: ``--help | head -1`` exits 141 like every output."""
+        if message:
+            (file or sys.stderr).write(message)
+
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="ldp-audit", description="Audit local differential privacy mechanisms and the claims "
@@ -59,12 +64,20 @@ def _version() -> str:
 
 
 def _console():
-    """A console for stdout: the terminal's width, else ``$COLUMNS``, else 160 columns for files and pipes."""
+    """A console for stdout: the terminal's width, else ``$COLUMNS``, else 160 columns for files and pipes.
+
+    A closed pipe raises ``BrokenPipeError`` out of it (rich would exit 1), so that every output path, rich or
+    print, ends in :data:`EXIT_SIGPIPE`."""
     from rich.console import Console
 
-    console = Console(highlight=False, emoji=False)
+    class PipeConsole(Console):
+        def on_broken_pipe(self) -> None:
+            self.quiet = True
+            raise BrokenPipeError
+
+    console = PipeConsole(highlight=False, emoji=False)
     if not console.is_terminal and "COLUMNS" not in os.environ:
-        console = Console(highlight=False, emoji=False, width=160)
+        console = PipeConsole(highlight=False, emoji=False, width=160)
     return console
 
 
@@ -78,9 +91,14 @@ def _check_outputs(args, errors) -> None:
         raise ModuleNotFoundError("matplotlib is needed for --plot", name="matplotlib")
     for name in OUTPUT_OPTIONS:
         path = getattr(args, name, None)
-        if path:
+        if path is not None:
             for folder in check_output_path(f"--{name}", path):
                 errors.print(f"ldp-audit: --{name}: the folder {str(folder)!r} will be created", markup=False, soft_wrap=True)
+    if hasattr(args, "cache_dir"):  # --cache-dir, else $LDP_AUDIT_CACHE, else the default: writable or creatable
+        from .commands.options import check_folder
+        from .models.data import cache_location
+
+        check_folder(*reversed(cache_location(args.cache_dir)))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -89,13 +107,18 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
+        sys.stdout.flush()
     except SystemExit as done:  # --help, --version (0) and usage errors (2) return their code too
-        return int(done.code or 0)
+        return _flushed(int(done.code or 0))
+    except BrokenPipeError:  # --help longer than the pipe's buffer
+        return _closed_pipe()
     console = _console()
     errors = Console(stderr=True, highlight=False, emoji=False)
     try:
         _check_outputs(args, errors)
-        return int(args.func(args, console))
+        code = int(args.func(args, console))
+        sys.stdout.flush()  # a closed pipe shows here, not after main returns
+        return code
     except ValueError as exc:
         errors.print(f"ldp-audit: error: {exc}", style="bold red", markup=False, soft_wrap=True)
         return EXIT_USAGE
@@ -109,8 +132,22 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:  # pragma: no cover
         return 130
     except BrokenPipeError:  # the reader (e.g. ``head``) closed stdout: exit as a shell does on SIGPIPE
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return EXIT_SIGPIPE
+        return _closed_pipe()
+
+
+def _closed_pipe() -> int:
+    """Stdout's reader is gone: point stdout at /dev/null (so the exit flush is silent) and exit as on SIGPIPE."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return EXIT_SIGPIPE
+
+
+def _flushed(code: int) -> int:
+    """``code``, or :data:`EXIT_SIGPIPE` when what was printed (help, version) could not reach the reader."""
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        return _closed_pipe()
+    return code
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -3,9 +3,9 @@
 the sources against each other is an audit (:mod:`ldp_audit.audits.accounting`)."""
 from .accountant import RdpAccountant
 from .conversion import CONVERSIONS, eps_at_orders, eps_from_rdp, epsilon_curve
-from .rdp import (SAMPLINGS, SOURCES, default_orders, eps_pld, rdp_dp_accounting, rdp_numeric_pair,
+from .rdp import (SAMPLINGS, SOURCES, default_orders, eps_pld, pld_memory, rdp_dp_accounting, rdp_numeric_pair,
                   rdp_numeric_poisson, rdp_opacus, renyi_divergence_mixtures, validate)
 
 __all__ = ["RdpAccountant", "CONVERSIONS", "eps_at_orders", "eps_from_rdp", "epsilon_curve", "SAMPLINGS", "SOURCES",
-           "default_orders", "eps_pld", "rdp_dp_accounting", "rdp_numeric_pair", "rdp_numeric_poisson",
+           "default_orders", "eps_pld", "pld_memory", "rdp_dp_accounting", "rdp_numeric_pair", "rdp_numeric_poisson",
            "rdp_opacus", "renyi_divergence_mixtures", "validate"]

@@ -12,6 +12,7 @@ torch is never imported here; opacus and dp_accounting are imported lazily by th
 """
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 from fractions import Fraction
@@ -150,14 +151,51 @@ def rdp_dp_accounting(q: float, sigma: float, orders, sampling: str = "poisson",
     return np.asarray(accountant.rdp, dtype=float)
 
 
-def eps_pld(q: float, sigma: float, steps: int, delta: float) -> float:
-    """eps from dp_accounting's privacy-loss-distribution accountant (Poisson subsampling only)."""
-    import dp_accounting
-    from dp_accounting import pld
+#: dp_accounting's PLD accountant defaults: loss grid step and the tail mass its self-composition may cut.
+PLD_GRID = 1e-4
+PLD_TAIL = 1e-15
+#: Bytes per entry of the FFT self-composition (padded input, its transform, the power, the inverse, the real
+#: part, and the composed result kept). Measured: q=0.5, sigma=1, 1e5 steps peaks 2.9 GiB above the start for
+#: 37.6 M entries (78 bytes each).
+PLD_BYTES_PER_ENTRY = 80
 
-    accountant = pld.PLDAccountant()
-    accountant.compose(dp_accounting.PoissonSampledDpEvent(q, dp_accounting.GaussianDpEvent(sigma)), steps)
-    return float(accountant.get_epsilon(delta))
+
+@functools.lru_cache(maxsize=4)
+def _pld_step(q: float, sigma: float):
+    """One step's privacy-loss distribution, exactly as dp_accounting's ``PLDAccountant`` builds it."""
+    from dp_accounting.pld import privacy_loss_distribution as pld_lib
+
+    return pld_lib.from_gaussian_mechanism(standard_deviation=sigma, value_discretization_interval=PLD_GRID,
+                                           sampling_prob=q)
+
+
+def pld_memory(q: float, sigma: float, steps: int) -> float:
+    """Bytes the PLD accountant's FFT self-composition of ``steps`` steps allocates (its largest array set).
+
+    dp_accounting convolves each dense loss pmf with itself by one FFT whose length is the Chernoff range of
+    the composed loss; that length is computed here the same way, before anything large is allocated.
+    """
+    from dp_accounting.pld import common
+    from scipy import fft
+
+    need = 0.0
+    step = _pld_step(q, sigma)
+    for pmf in (step._pmf_remove, step._pmf_add):  # noqa: SLF001 - the sizes are not public
+        probs = getattr(pmf, "_probs", None)
+        if probs is not None:
+            low, high = common.compute_self_convolve_bounds(probs, steps, PLD_TAIL)
+            need = max(need, PLD_BYTES_PER_ENTRY * fft.next_fast_len(max(high - low + 1, len(probs))))
+    return need
+
+
+def eps_pld(q: float, sigma: float, steps: int, delta: float) -> float:
+    """eps from dp_accounting's privacy-loss-distribution accountant (Poisson subsampling only); the same
+    composition ``PLDAccountant`` performs, from the step distribution :func:`pld_memory` sized."""
+    from dp_accounting.pld import privacy_loss_distribution as pld_lib
+
+    composed = pld_lib.identity(value_discretization_interval=PLD_GRID).compose(
+        _pld_step(q, sigma).self_compose(steps))
+    return float(composed.get_epsilon_for_delta(delta))
 
 
 #: dp_accounting's without-replacement bound costs O(order) per order: integers to 64, then every 8th to 512.

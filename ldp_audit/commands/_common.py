@@ -9,8 +9,9 @@ from ..audits.result import AuditReport
 
 
 def add_output_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--json", action="store_true", help="print the report as JSON on stdout instead of a table")
-    parser.add_argument("--markdown", action="store_true", help="print the report as Markdown instead of a table")
+    formats = parser.add_mutually_exclusive_group()  # both at once would silently print only one of them
+    formats.add_argument("--json", action="store_true", help="print the report as JSON on stdout instead of a table")
+    formats.add_argument("--markdown", action="store_true", help="print the report as Markdown instead of a table")
     parser.add_argument("--out", metavar="FILE", help="also write the report to FILE, atomically "
                                                       "(Markdown if FILE ends in .md, JSON otherwise)")
 

@@ -20,10 +20,12 @@ fails, as for verify.
 from __future__ import annotations
 
 import argparse
+import math
 
 from ..audits.result import AuditReport
 from ._common import add_output_options, emit, parse_param, spinner
-from .options import integer, positive, probability, real, seed
+from .options import MAX_DRAWS, available_memory, check_draws, check_memory, check_size, confidence, integer, \
+    positive, probability, real, seed
 
 _MECH_PARAMS = {"d": integer(1, 10 ** 6), "k": str, "alpha": real(), "beta": real(), "delta": probability,
                 "c": integer(2, 10 ** 6), "f": integer(2, 10 ** 6)}
@@ -31,10 +33,10 @@ _MECH_PARAMS = {"d": integer(1, 10 ** 6), "k": str, "alpha": real(), "beta": rea
 
 def _common(p, samples: int | None) -> None:
     if samples is not None:
-        p.add_argument("--samples", type=integer(1000), default=samples,
-                       help="simulated users, >= 1000 (default %(default)s)")
+        p.add_argument("--samples", type=integer(1000, MAX_DRAWS), default=samples,
+                       help=f"simulated users, in [1000, {MAX_DRAWS:.0e}] (default %(default)s)")
     p.add_argument("--seed", type=seed, default=0, help="seed of all sampling (default %(default)s)")
-    p.add_argument("--confidence", type=probability, default=0.999,
+    p.add_argument("--confidence", type=confidence, default=0.999,
                    help="1 - false-alarm rate of the attack's verdict (default %(default)s)")
     add_output_options(p)
 
@@ -73,6 +75,12 @@ def _own_report(args):
     from ..audits.attacks.own_report import own_report_attack
 
     mechanism = _make(args)
+    check_draws({"--samples": (args.samples, 200_000), "--d": (mechanism.d, 8)}, f"own-report on {mechanism.name}")
+    if mechanism.discrete_input:  # the c-ary attacker scores every category: c x c masses, batches x c scores
+        c = int(mechanism.domain[1] - mechanism.domain[0]) + 1
+        check_memory("--c", 32.0 * c * c, f"the c-ary attacker's {c:,} x {c:,} category masses",
+                     largest=f"{int((0.75 * available_memory() / 32.0) ** 0.5):,}")
+        check_draws({"--samples": (args.samples, 200_000), "--c": (c, 7)}, f"the c-ary attacker on {c:,} categories")
     rows = own_report_attack(mechanism, claimed_eps=args.claimed_eps, samples=args.samples, seed=args.seed,
                              alpha=_alpha(args))
     return AuditReport.of(f"own-report attack on {mechanism.name}", rows, {"mechanism": mechanism.name,
@@ -83,6 +91,8 @@ def _averaging(args):
     from ..audits.attacks.averaging import averaging_attack
 
     mechanism = _make(args)
+    check_draws({"--samples": (args.samples, 50_000), "--queries": (args.queries, 16), "--d": (mechanism.d, 8)},
+                f"averaging {args.queries:,} queries of {mechanism.name}")
     rows = averaging_attack(mechanism, queries=args.queries, memoise=not args.no_memoise, samples=args.samples,
                             seed=args.seed, alpha=_alpha(args))
     return AuditReport.of(f"averaging attack on {mechanism.name}", rows, {"mechanism": mechanism.name,
@@ -92,6 +102,12 @@ def _averaging(args):
 def _level_leak(args):
     from ..audits.attacks.level_leak import level_leak_attack
 
+    top = args.eps * 2.0 ** (args.h - 1)
+    if top > 700:  # PPM's top level spends eps * 2^(h-1); mechanisms are exact up to eps 700
+        raise ValueError(f"--eps {args.eps:g} with --h {args.h} gives the top privacy level eps * 2^(h-1) = "
+                         f"{top:.3g}, above 700; the largest allowed --h here is "
+                         f"{max(1, int(math.log2(700 / args.eps)) + 1)}")
+    check_draws({"--samples": (args.samples, 100_000), "--d": (args.d, 64)}, "the level-leak attack")
     rows = []
     for mode in (("paper", "corrected") if args.mode == "both" else (args.mode,)):
         args.mode = mode
@@ -106,7 +122,12 @@ def _neighbour_vote(args):
     from ..models import data
 
     graph = data.load(args.dataset, args.data_dir, args.cache_dir)
+    if graph.x is None or graph.num_features == 0:
+        raise ValueError(f"--dataset {args.dataset}: {graph.name} has no node features here; neighbour-vote needs "
+                         "binary feature columns (cora, citeseer, facebook)")
     d = graph.num_features
+    if args.columns > d:
+        raise ValueError(f"--columns {args.columns:,} is more than the {d:,} feature columns of {graph.name}")
     methods = [("raw", None, None)]
     for eps in args.eps:
         methods += [("multibit", make("multibit", eps=eps, d=d, alpha=-1.0, beta=1.0), eps),
@@ -116,8 +137,20 @@ def _neighbour_vote(args):
     return AuditReport.of(f"neighbour-vote attack on {graph.name}", rows, {"dataset": graph.name})
 
 
+#: label-plurality holds every neighbourhood at once: per neighbourhood about 25 bytes per class (counts, ties,
+#: random tie-breaks) and 32 bytes per neighbour (the repeated truth, its report and the index).
+_PLURALITY_BYTES = {"class": 25, "neighbour": 32}
+
+
 def _label_plurality(args):
     from ..audits.attacks.label_plurality import label_plurality_attack
+
+    per_class, per_neighbour = args.samples * _PLURALITY_BYTES["class"], _PLURALITY_BYTES["neighbour"]
+    if per_class * args.c >= args.samples * per_neighbour * max(args.neighbours):
+        check_size("--c", args.c, per_class, f"{args.samples:,} neighbourhoods (--samples) of {args.c:,} classes",
+                   fixed=args.samples * per_neighbour * max(args.neighbours))
+    check_size("--samples", args.samples, _PLURALITY_BYTES["class"] * args.c + per_neighbour * max(args.neighbours),
+               f"{args.samples:,} neighbourhoods of {args.c:,} classes and up to {max(args.neighbours):,} neighbours")
 
     rows = label_plurality_attack(args.c, args.eps, tuple(args.neighbours), samples=args.samples, seed=args.seed,
                                   alpha=_alpha(args))
@@ -145,7 +178,7 @@ def register(sub) -> None:
 
     a = attacks.add_parser("averaging", help="average R repeated queries of one user (lpgnn C11)")
     _mechanism_args(a)
-    a.add_argument("--queries", type=integer(1, 10 ** 6), default=16, help="queries per user (default %(default)s)")
+    a.add_argument("--queries", type=integer(2, 10 ** 6), default=16, help="queries per user, >= 2 (default %(default)s)")
     a.add_argument("--no-memoise", action="store_true", help="re-encode on every query (the leaking mutant)")
     _common(a, 50_000)
     a.set_defaults(func=_run(_averaging))
@@ -167,7 +200,7 @@ def register(sub) -> None:
     a.add_argument("--eps", type=positive, nargs="+", default=[0.01, 0.1, 1.0], metavar="EPS", help="budgets (default %(default)s)")
     a.add_argument("--columns", type=integer(1, 10 ** 5), default=10,
                    help="most frequent binary columns (default %(default)s)")
-    a.add_argument("--band", type=real(0.0, 0.5, low_open=True), default=0.03,
+    a.add_argument("--band", type=real(0.0, 0.5, low_open=True, high_open=True), default=0.03,
                    help="allowed distance of balanced accuracy from 0.5 (default %(default)s)")
     a.add_argument("--data-dir", default=None, help="dataset folder (default: $LDP_AUDIT_DATA or ../shared/datasets)")
     a.add_argument("--cache-dir", default=None, help="writable folder for torch-geometric's processed files "

@@ -1,12 +1,15 @@
 """``ldp-audit bounds PAPER --dataset NAME --mechanism MECH --eps E``: the graph papers' error bounds on real data."""
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 from ._common import add_output_options, emit, spinner
 from .options import check_memory, integer, positive, probability, real, seed
 from .data import add_data_options
 
 PAPERS = ("ldp-ge", "lpgnn", "ppgnn")
 DEFAULT_MECHANISM = {"ldp-ge": "hds", "lpgnn": "multibit", "ppgnn": "mlr"}
+DEFAULT_FEATURES = 128
 
 
 def register(subparsers) -> None:
@@ -24,8 +27,9 @@ def register(subparsers) -> None:
                         help="privacy budget > 0 (ppgnn: base budget eps^1; default %(default)s)")
     parser.add_argument("--k", help="sampled coordinates: an integer or a rule such as 'lpgnn' (default: the "
                                     "mechanism's own)")
-    parser.add_argument("--features", type=integer(0, 10 ** 6), default=128,
-                        help="use the first F feature columns (0: all; default 128)")
+    parser.add_argument("--features", type=integer(0, 10 ** 6), default=DEFAULT_FEATURES,
+                        help=f"use the first F feature columns (0: all; default {DEFAULT_FEATURES}, or all when "
+                             "the dataset has fewer)")
     parser.add_argument("--reps", type=integer(50), default=200,
                         help="repeated perturbations per check, >= 50 (default 200)")
     parser.add_argument("--delta", type=probability, default=0.1,
@@ -51,16 +55,37 @@ def run(args, console) -> int:
 
     k = None if args.k is None else (int(args.k) if args.k.isdigit() else args.k)
     graph = data.load(args.dataset, args.data_dir, args.cache_dir)
+    if args.features > graph.num_features and args.features != DEFAULT_FEATURES:
+        raise ValueError(f"--features {args.features:,} is more than the {graph.num_features:,} feature columns of "
+                         f"{graph.name} (0: all of them)")
+    mechanism = args.mechanism or DEFAULT_MECHANISM[args.paper]
+    from ..mechanisms.registry import available
+
+    info = next((i for i in available() if i.name == mechanism), None)
+    if info is not None and not info.high_dimensional:
+        raise ValueError(f"--mechanism {mechanism} perturbs one number; the bounds perturb feature vectors, so "
+                         "give a high-dimensional mechanism: "
+                         + ", ".join(i.name for i in available() if i.high_dimensional))
     columns = min(args.features or graph.num_features, max(graph.num_features, 1))
     # propagated replicates: (reps, probe nodes, columns) float64, plus the moment checks' >= 5000 replicates
     check_memory("--reps", 8.0 * max(args.reps, 5000) * 3 * columns * 2, f"{args.reps} replicates of "
                  f"{columns} columns")
     quiet = args.json or args.markdown
-    with spinner(console, "auditing", enabled=not quiet) as status:
-        report = audit_dataset(args.paper, graph, args.mechanism or DEFAULT_MECHANISM[args.paper], args.eps,
+    with spinner(console, "auditing", enabled=not quiet) as status, _overflow_names_eps(args.eps):
+        report = audit_dataset(args.paper, graph, mechanism, args.eps,
                                reps=args.reps, seed=args.seed, delta=args.delta, alpha=args.alpha,
                                features=args.features or None, k=k, ppr_alpha=args.ppr_alpha, r=args.r,
                                r_max=args.r_max, steps=args.steps,
                                progress=lambda line: status.update(f"{args.paper} on {graph.name}: {line}"))
     return emit(report, args, console)
 
+
+
+@contextmanager
+def _overflow_names_eps(eps: float):
+    """At a tiny --eps the closed-form variances (about 1/eps^2) leave float64: say so and name the option."""
+    try:
+        yield
+    except (OverflowError, ZeroDivisionError) as exc:
+        raise ValueError(f"--eps {eps:g} is too small for this audit: the estimates' variance is not representable "
+                         f"in float64 ({type(exc).__name__}: {exc}); use a larger --eps") from None

@@ -18,22 +18,26 @@ from ._common import add_output_options, emit
 from .options import check_memory, integer, positive, real, seed
 
 _DEFAULT = "laplace_hd,piecewise_hd,multibit,hds"
+#: Defaults of the options that --sweep does not use (its grid, mechanisms and inputs are Figure 1's).
+_NOT_IN_SWEEP = {"eps": 1.0, "d": 8, "k": None, "mechanisms": _DEFAULT, "inputs": "", "samples": 200_000,
+                 "seed": 20240601, "confidence": 0.999}
 
 
 def register(sub) -> None:
     p = sub.add_parser("compare", help="empirical vs theoretical variance of several mechanisms; ldp-ge Figure 1",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--eps", type=positive, default=1.0, help="privacy budget > 0 (default %(default)s)")
-    p.add_argument("--d", type=integer(1, 10 ** 6), default=8,
+    p.add_argument("--eps", type=positive, default=_NOT_IN_SWEEP["eps"], help="privacy budget > 0 (default %(default)s)")
+    p.add_argument("--d", type=integer(1, 10 ** 6), default=_NOT_IN_SWEEP["d"],
                    help="dimension of high-dimensional mechanisms (default %(default)s)")
     p.add_argument("--k", default=None, help="sampled coordinates: an integer in [1, d] or lpgnn/ppgnn/optimal "
                                              "(default: each mechanism's own)")
-    p.add_argument("--mechanisms", default=_DEFAULT, help="comma-separated names (default %(default)s)")
+    p.add_argument("--mechanisms", default=_NOT_IN_SWEEP["mechanisms"], help="comma-separated names (default %(default)s)")
     p.add_argument("--inputs", default="", help="comma-separated inputs to compare at, besides the worst case "
                                                 "(default: none)")
-    p.add_argument("--samples", type=integer(100), default=200_000, help="draws per input (default %(default)s)")
-    p.add_argument("--seed", type=seed, default=20240601, help="seed of all sampling (default %(default)s)")
-    p.add_argument("--confidence", type=real(0.0, 1.0, low_open=True, high_open=True), default=0.999,
+    p.add_argument("--samples", type=integer(100), default=_NOT_IN_SWEEP["samples"], help="draws per input (default %(default)s)")
+    p.add_argument("--seed", type=seed, default=_NOT_IN_SWEEP["seed"], help="seed of all sampling (default %(default)s)")
+    p.add_argument("--confidence", type=real(0.0, 1.0, low_open=True, high_open=True),
+                   default=_NOT_IN_SWEEP["confidence"],
                    help="level of the variance intervals, in (0, 1) (default %(default)s)")
     p.add_argument("--sweep", action="store_true", help="ldp-ge Figure 1: curves over eps in [0.5, 8]")
     p.add_argument("--plot", metavar="FILE.png", help="write a PNG plot")
@@ -55,8 +59,18 @@ def _build(name, args):
 
 def run(args, console) -> int:
     if args.sweep:
+        ignored = [f"--{name}" for name, default in _NOT_IN_SWEEP.items() if getattr(args, name) != default]
+        if ignored:
+            raise ValueError(f"--sweep draws Figure 1's fixed curves (eps 0.5..8, exact variances); it does not use "
+                             f"{', '.join(ignored)}")
         return _sweep(args, console)
-    mechanisms = [_build(name.strip(), args) for name in args.mechanisms.split(",") if name.strip()]
+    names = [name.strip() for name in args.mechanisms.split(",") if name.strip()]
+    twice = sorted({name for name in names if names.count(name) > 1})
+    if twice:
+        raise ValueError(f"--mechanisms names {', '.join(twice)} more than once; each mechanism is compared once")
+    mechanisms = [_build(name, args) for name in names]
+    if args.k is not None and not any("k" in m.params() for m in mechanisms):
+        raise ValueError(f"--k {args.k} applies to none of --mechanisms {','.join(names)} (none samples coordinates)")
     if not mechanisms:
         raise ValueError(f"--mechanisms must name at least one mechanism, got {args.mechanisms!r}")
     finite = real()
@@ -64,6 +78,14 @@ def run(args, console) -> int:
         inputs = [finite(v) for v in args.inputs.split(",") if v.strip()]
     except argparse.ArgumentTypeError:
         raise ValueError(f"--inputs must be comma-separated finite numbers, got {args.inputs!r}") from None
+    for mechanism in mechanisms:
+        low, high = mechanism.domain
+        outside = [x for x in inputs if not low <= x <= high
+                   or (getattr(mechanism, "discrete_input", False) and x != int(x))]
+        if outside:
+            kind = "integers in" if getattr(mechanism, "discrete_input", False) else "the interval"
+            raise ValueError(f"--inputs {outside[0]:g} lies outside the domain of {mechanism.name}: {kind} "
+                             f"[{low:g}, {high:g}]")
     # one chunk of reports (dense, CHUNK draws x d) per mechanism is held at a time
     check_memory("--d", 8.0 * 3 * min(args.samples, 1 << 17) * max(getattr(m, "d", 1) for m in mechanisms),
                  f"chunks of {min(args.samples, 1 << 17)} reports of dimension {args.d}")

@@ -28,6 +28,8 @@ def add_data_options(parser) -> None:
 
 
 def run(args, console) -> int:
+    if args.name is not None and not args.name.strip():
+        raise ValueError(f"dataset name is empty; give one of {', '.join(datasets.names())}, or none for all")
     names = [args.name.lower()] if args.name else datasets.names()
     if args.name and datasets.ALIASES.get(names[0], names[0]) not in datasets.names():
         raise ValueError(f"dataset must be one of {', '.join(datasets.names())}; got {args.name!r}")

@@ -20,6 +20,7 @@ def run(args, console) -> int:
                            "params": [{"name": p.name, "default": repr(p.default), "allowed": p.allowed,
                                        "help": p.help} for p in i.params]} for i in infos], indent=2))
         return 0
+    from rich.markup import escape
     from rich.table import Table
 
     table = Table(title="ldp-audit mechanisms")
@@ -27,6 +28,6 @@ def run(args, console) -> int:
         table.add_column(column, overflow="fold")
     for i in infos:
         params = "\n".join(f"{p.name}={p.default!r}; {p.allowed}" for p in i.params)
-        table.add_row(i.name, i.summary, params, i.reference)
+        table.add_row(*(escape(text) for text in (i.name, i.summary, params, i.reference)))  # "[a, b]^d" as written
     console.print(table)
     return 0

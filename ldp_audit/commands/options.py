@@ -15,6 +15,9 @@ from pathlib import Path
 
 #: Numbers of draws, repetitions, steps and dimensions are capped here: beyond these no run ends in a day.
 MAX_COUNT = 10 ** 12
+#: Simulated users of an attack or a claim check: at the usual 1e6-1e7 draws per second and core, 1e9 of them
+#: already take hours; beyond it a run would not end in a day.
+MAX_DRAWS = 10 ** 9
 
 
 def _number(text: str) -> float:
@@ -69,6 +72,31 @@ probability = real(0.0, 1.0, low_open=True, high_open=True)
 seed = integer(0, 2 ** 63 - 1)
 
 
+def confidence(text: str) -> float:
+    """A confidence level in (0, 1 - 1e-12]: its false-alarm rate 1 - level must survive the commands' rounding
+    to 12 digits (above, the rate would round to 0)."""
+    value = _number(text)
+    if not 0.0 < value <= 1.0 - 1e-12:
+        raise argparse.ArgumentTypeError(f"must be a number in (0, 1 - 1e-12], got {text!r}")
+    return value
+
+#: Random numbers one attack may draw (users x report width x queries): at the 1e6-1e7 per second the Bayes
+#: attackers reach on one core, beyond this a run takes hours.
+MAX_ENTRIES = 10 ** 10
+
+
+def check_draws(sizes: dict[str, tuple[int, int]], what: str) -> None:
+    """Refuse a run whose ``sizes`` (option -> (value, default)) multiply to more than :data:`MAX_ENTRIES`
+    random numbers, naming the option furthest above its default and its largest allowed value."""
+    total = math.prod(value for value, _ in sizes.values())
+    if total > MAX_ENTRIES:
+        option = max(sizes, key=lambda name: sizes[name][0] / max(1, sizes[name][1]))
+        others = total // sizes[option][0]
+        raise ValueError(f"{option} {sizes[option][0]:,} is too large: {what} draws about {total:.1e} random "
+                         f"numbers, more than the {MAX_ENTRIES:.0e} one run may draw (hours on one core); the "
+                         f"largest allowed {option} here is {max(1, MAX_ENTRIES // others):,}")
+
+
 def available_memory() -> int:
     """Bytes of physical memory of this machine (the upper limit of any single run)."""
     try:
@@ -77,12 +105,49 @@ def available_memory() -> int:
         return 16 * 2 ** 30
 
 
-def check_memory(option: str, nbytes: float, what: str, fraction: float = 0.75) -> None:
-    """Refuse a size whose arrays would not fit in ``fraction`` of this machine's memory, with the estimate."""
+def check_memory(option: str, nbytes: float, what: str, fraction: float = 0.75, largest: str = "") -> None:
+    """Refuse a size whose arrays would not fit in ``fraction`` of this machine's memory, with the estimate
+    (and ``largest``, the largest allowed value, when the caller can say it)."""
     limit = fraction * available_memory()
     if nbytes > limit:
         raise ValueError(f"{option} is too large: {what} needs about {nbytes / 2 ** 30:,.1f} GiB, more than "
-                         f"{limit / 2 ** 30:,.1f} GiB ({fraction:.0%} of this machine's memory)")
+                         f"{limit / 2 ** 30:,.1f} GiB ({fraction:.0%} of this machine's memory)"
+                         + (f"; the largest allowed {option} here is {largest}" if largest else ""))
+
+
+def check_size(option: str, value: int, bytes_each: float, what: str, fixed: float = 0.0,
+               fraction: float = 0.75) -> None:
+    """Refuse ``option`` = ``value`` when ``fixed + value * bytes_each`` bytes would not fit in ``fraction`` of
+    this machine's memory; the message gives the estimate and the largest value that fits (others as given)."""
+    limit = fraction * available_memory()
+    need = fixed + value * bytes_each
+    if need > limit:
+        largest = max(0, int((limit - fixed) // bytes_each))
+        raise ValueError(f"{option} {value:,} is too large: {what} needs about {need / 2 ** 30:,.1f} GiB, more "
+                         f"than {limit / 2 ** 30:,.1f} GiB ({fraction:.0%} of this machine's memory); the largest "
+                         f"allowed {option} here is {largest:,}")
+
+
+def check_folder(option: str, path: str | os.PathLike) -> list[Path]:
+    """Check before the run that the folder ``path`` can be written (or created); return the folders that will
+    be created. Nothing is created here."""
+    target = Path(path).expanduser()
+    if target.exists() and not target.is_dir():
+        raise ValueError(f"{option} {str(path)!r} is a file, not a folder")
+    parent, missing = target, []
+    while not parent.exists():
+        missing.append(parent)
+        if parent.parent == parent:
+            break
+        parent = parent.parent
+    if not parent.is_dir():
+        raise ValueError(f"{option} {str(path)!r}: {str(parent)!r} is not a folder")
+    try:
+        with tempfile.TemporaryFile(dir=parent):
+            pass
+    except OSError as exc:
+        raise ValueError(f"{option} {str(path)!r}: the folder {str(parent)!r} is not writable ({exc.strerror})") from None
+    return list(reversed(missing))
 
 
 def check_output_path(option: str, path: str | os.PathLike) -> list[Path]:
@@ -91,9 +156,14 @@ def check_output_path(option: str, path: str | os.PathLike) -> list[Path]:
     Missing folders are created when the file is written (and the CLI says so); the nearest existing folder
     must be writable, and the path must not be an existing folder.
     """
+    if not str(path).strip():
+        raise ValueError(f"{option} is empty; give a file name")
     target = Path(path).expanduser()
     if target.is_dir():
         raise ValueError(f"{option} {str(path)!r} is a folder; give a file name")
+    if target.exists() and not target.is_file():  # a device or pipe would be replaced by the atomic rename
+        raise ValueError(f"{option} {str(path)!r} is not a regular file (a device, pipe or socket); reports are "
+                         "written atomically by replacing the file, so give a file name")
     parent, missing = target.parent, []
     while not parent.exists():
         missing.append(parent)

@@ -26,6 +26,23 @@ def _fmt(value) -> str:
     return str(value)
 
 
+def _show(value) -> str:
+    """A setting or subject value for a caption or Markdown: every float (also inside lists and dicts) by
+    :func:`_fmt`'s significant-digit rule, so 1 - 0.999 prints as 0.001, never 0.0010000000000000009."""
+    if isinstance(value, float):
+        return _fmt(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_show(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {_show(v)}" for k, v in value.items()) + "}"
+    return str(value)
+
+
+def _cell(text: str) -> str:
+    """A Markdown table cell: pipes escaped, line breaks as ``<br>`` (a raw newline would end the row)."""
+    return " <br> ".join(line.strip() for line in str(text).replace("|", "\\|").splitlines()) if text else ""
+
+
 def _interval_or_p(result: CheckResult) -> str:
     parts = []
     if result.interval is not None:
@@ -74,7 +91,7 @@ def to_table(report: AuditReport, width: int | None = None):
                       *(escape(cells[c]) for c in ("interval / p", "threshold", "n") if c in shown),
                       escape(r.explanation))
     if report.subject or report.settings:
-        table.caption = escape(", ".join(f"{k}={v}" for k, v in {**report.subject, **report.settings}.items()
+        table.caption = escape(", ".join(f"{k}={_show(v)}" for k, v in {**report.subject, **report.settings}.items()
                                          if _short(v)))
     return table
 
@@ -94,18 +111,33 @@ def _short(value) -> bool:
 
 def to_markdown(report: AuditReport) -> str:
     """A Markdown rendering: a heading with the verdict, the settings, and a table of checks."""
-    lines = [f"## {report.title}", "", f"**Verdict: {report.verdict.value.upper()}**{_warned(report)}", ""]
+    lines = [f"## {' '.join(report.title.split())}", "", f"**Verdict: {report.verdict.value.upper()}**{_warned(report)}", ""]
     if report.subject or report.settings:
         for key, value in {**report.subject, **report.settings}.items():
-            lines.append(f"- {key}: `{value}`")
+            lines.append(f"- {key}: `{_show(value).replace('`', chr(39))}`")
         lines.append("")
     lines.append("| status | check | claim | statistic | interval / p | threshold | n | finding |")
     lines.append("|---|---|---|---|---|---|---|---|")
     for r in report.results:
-        cells = [r.status.value.upper(), r.name, r.claim, _statistic(r), _interval_or_p(r), _fmt(r.threshold),
+        statistic = _statistic(r).replace("\n", " = ")  # the table's two lines become one "name = value"
+        cells = [r.status.value.upper(), r.name, r.claim, statistic, _interval_or_p(r), _fmt(r.threshold),
                  _fmt(r.n) if r.n else "", r.explanation]
-        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+        lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
     return "\n".join(lines) + "\n"
+
+
+def report_from_dict(data: dict) -> AuditReport:
+    """The report a ``to_dict``/JSON file holds, for rendering it again (a null interval end is unbounded)."""
+    def interval(value):
+        if value is None:
+            return None
+        low, high = value
+        return (-math.inf if low is None else low, math.inf if high is None else high)
+
+    fields = set(CheckResult.__dataclass_fields__)
+    results = [CheckResult(**{**{k: v for k, v in row.items() if k in fields}, "status": Status(row["status"]),
+                              "interval": interval(row.get("interval"))}) for row in data["results"]]
+    return AuditReport.of(data["title"], results, data.get("subject"), data.get("settings"))
 
 
 def write_report(report: AuditReport, path: str | os.PathLike) -> Path:

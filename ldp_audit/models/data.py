@@ -18,7 +18,10 @@ import contextlib
 import io
 import json
 import os
+import pickle
 import shutil
+import tempfile
+import warnings
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -26,6 +29,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..seeding import rng_for
+from .checksums import DatasetFileError, check_files, content_key
 from .graph import Graph, MissingFeaturesError, canonical_edges  # noqa: F401 (MissingFeaturesError is re-exported)
 
 ENV_DATA = "LDP_AUDIT_DATA"
@@ -37,6 +41,8 @@ ENV_CACHE = "LDP_AUDIT_CACHE"
 def data_dir(explicit: str | os.PathLike | None = None) -> Path:
     """The dataset folder: ``explicit``, else ``$LDP_AUDIT_DATA``, else ``shared/datasets`` beside the project."""
     if explicit is not None:
+        if not str(explicit).strip():
+            raise ValueError("--data-dir is empty; give the dataset folder")
         path = Path(explicit).expanduser()
         if not path.is_dir():
             raise ValueError(f"--data-dir {str(path)!r} is not a directory")
@@ -55,10 +61,30 @@ def data_dir(explicit: str | os.PathLike | None = None) -> Path:
                      "planetoid/, facebook/, ... (see the datasets README)")
 
 
+def cache_location(explicit: str | os.PathLike | None = None) -> tuple[Path, str]:
+    """Where the cache folder is and what chose it: ``--cache-dir``, ``$LDP_AUDIT_CACHE`` or the default."""
+    if explicit is not None:
+        if not str(explicit).strip():
+            raise ValueError("--cache-dir is empty; give a writable folder")
+        return Path(explicit).expanduser(), "--cache-dir"
+    if os.environ.get(ENV_CACHE):
+        return Path(os.environ[ENV_CACHE]).expanduser(), f"${ENV_CACHE}"
+    return Path.home() / ".cache" / "ldp-audit", "the default cache folder"
+
+
 def cache_dir(explicit: str | os.PathLike | None = None) -> Path:
-    """A writable folder for torch-geometric's processed files."""
-    path = Path(explicit or os.environ.get(ENV_CACHE) or Path.home() / ".cache" / "ldp-audit").expanduser()
-    path.mkdir(parents=True, exist_ok=True)
+    """A writable folder for torch-geometric's processed files (created when missing).
+
+    A path that is a file, lies under a file or cannot be written is a ``ValueError`` naming where it came from.
+    """
+    path, source = cache_location(explicit)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=path):  # a real write: permission bits say little to root
+            pass
+    except OSError as exc:
+        raise ValueError(f"{source} {str(path)!r} is not a writable folder ({exc.strerror or exc}); pass "
+                         f"--cache-dir or set ${ENV_CACHE} to a writable folder") from None
     return path
 
 
@@ -70,22 +96,47 @@ _PLANETOID = {"cora": "Cora", "citeseer": "CiteSeer", "pubmed": "PubMed"}
 _PUBMED_RANGE = (0.0, 1.3)
 
 
+#: The raw files torch-geometric's Planetoid reader needs: ``ind.<name>.<suffix>``.
+PLANETOID_SUFFIXES = ("x", "tx", "allx", "y", "ty", "ally", "graph", "test.index")
+
+
+def planetoid_files(name: str, root: Path) -> list[Path]:
+    """The eight raw files of a Planetoid dataset under ``root``."""
+    folder = root / "planetoid" / _PLANETOID[name] / "raw"
+    return [folder / f"ind.{name}.{suffix}" for suffix in PLANETOID_SUFFIXES]
+
+
 def load_planetoid(name: str, root: Path, cache: Path) -> Graph:
-    """Cora, CiteSeer or PubMed from the raw Planetoid files, through torch-geometric's ``Planetoid``."""
+    """Cora, CiteSeer or PubMed from the raw Planetoid files, through torch-geometric's ``Planetoid``.
+
+    The raw files are checked first (present, equal to ``SHA256SUMS``), then copied into a cache folder keyed
+    by their contents, so that torch-geometric's processed files are rebuilt whenever a raw file changes and
+    torch-geometric never finds a reason to download.
+    """
+    title = _PLANETOID[name]
+    files = planetoid_files(name, root)
+    source = files[0].parent
+    if not source.is_dir():
+        raise DatasetFileError(f"Planetoid raw files for {title} not found: no folder {source} (nothing is "
+                               "downloaded at run time; see the datasets README)")
+    check_files(root, files, name)
     from torch_geometric.datasets import Planetoid  # torch is imported only here
 
-    title = _PLANETOID[name]
-    source = root / "planetoid" / title / "raw"
-    if not source.is_dir():
-        raise ValueError(f"Planetoid raw files for {title} not found in {source}")
-    target = cache / "planetoid" / title / "raw"
+    keyed = cache / "planetoid" / content_key(files)
+    target = keyed / title / "raw"
     target.mkdir(parents=True, exist_ok=True)
-    for file in source.iterdir():
+    for file in files:
         copy = target / file.name
         if not copy.exists() or copy.stat().st_size != file.stat().st_size:
             shutil.copyfile(file, copy)
-    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-        data = Planetoid(root=str(cache / "planetoid"), name=title)[0]  # silence "Processing... Done!"
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            data = Planetoid(root=str(keyed), name=title)[0]  # silence "Processing... Done!"
+    except (pickle.UnpicklingError, EOFError, ValueError, IndexError, TypeError, AttributeError,
+            UnicodeDecodeError) as exc:
+        raise DatasetFileError(f"dataset {name}: {_unreadable_planetoid(files)} could not be read in {source} "
+                               f"({type(exc).__name__}: {exc}); restore it from the source the datasets README "
+                               "names") from None
     edges, loops = canonical_edges(data.edge_index.numpy(), data.num_nodes)
     x = sp.csr_matrix(data.x.numpy().astype(np.float64))
     binary = name != "pubmed"
@@ -99,35 +150,112 @@ def load_planetoid(name: str, root: Path, cache: Path) -> Graph:
                                                                           data.test_mask))})
 
 
-def _read_pairs(path: Path) -> np.ndarray:
+def _unreadable_planetoid(files: list[Path]) -> str:
+    """The first raw Planetoid file that does not unpickle (or parse), named for an error message."""
+    for path in files:
+        try:
+            if path.name.endswith(".test.index"):
+                np.loadtxt(path, dtype=np.int64, ndmin=1)
+            else:
+                with open(path, "rb") as handle:
+                    pickle.load(handle, encoding="latin1")
+        except Exception:  # noqa: BLE001 - any failure marks the culprit; the caller reports the original error
+            return f"the file {path.name}"
+    return "a raw file"
+
+
+def _bad_line(path: Path, header: bool, columns: tuple[int, ...], kind: type, delimiter: str | None) -> str:
+    """Where ``path`` stops being a table: ``line N: 'text'`` of the first row whose ``columns`` do not parse."""
+    with open(path, errors="replace") as handle:
+        for number, line in enumerate(handle, 1):
+            if (header and number == 1) or not line.strip():
+                continue
+            fields = line.strip().split(delimiter)
+            try:
+                for column in columns:
+                    kind(fields[column].strip())
+            except (IndexError, ValueError):
+                return f"line {number}: {line.strip()[:80]!r}"
+    return "somewhere"
+
+
+def _read_table(path: Path, dataset: str, header: bool, columns: tuple[int, ...], kind: type = int,
+                delimiter: str | None = ",") -> np.ndarray:
+    """The ``columns`` of a CSV (or whitespace-separated) file as a 2-D array; a malformed row is a
+    :class:`DatasetFileError` naming the file, the line and what was expected."""
+    dtype = np.int64 if kind is int else np.float64
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # "input contained no data": reported below
+            rows = np.loadtxt(path, delimiter=delimiter, skiprows=int(header), dtype=dtype, usecols=columns,
+                              ndmin=2)
+    except ValueError:
+        raise DatasetFileError(f"dataset {dataset}: {path}, {_bad_line(path, header, columns, kind, delimiter)}: "
+                               f"expected {len(columns)} {'integer' if kind is int else 'numeric'} column(s) "
+                               f"{', '.join(str(c + 1) for c in columns)}") from None
+    except UnicodeDecodeError:
+        raise DatasetFileError(f"dataset {dataset}: {path} is not a text table") from None
+    if rows.shape[0] == 0:
+        raise DatasetFileError(f"dataset {dataset}: {path} has no data rows")
+    return rows
+
+
+def _check_ids(values: np.ndarray, path: Path, dataset: str, what: str, header: bool,
+               high: int | None = None) -> None:
+    """Node or feature ids must be >= 0 (and < ``high``): a negative id would silently wrap around."""
+    table = values.reshape(len(values), -1)
+    wrong = (table < 0) | (table >= high if high is not None else False)
+    if wrong.any():
+        row = int(np.flatnonzero(wrong.any(axis=1))[0])
+        allowed = f"in [0, {high - 1}]" if high is not None else ">= 0"
+        raise DatasetFileError(f"dataset {dataset}: {path}, data row {row + 1} (line {row + 1 + int(header)}): "
+                               f"{what} {int(table[row][wrong[row]][0])} is out of range (allowed {allowed})")
+
+
+def _read_pairs(path: Path, dataset: str) -> np.ndarray:
     """A (2, m) int64 array from a CSV with a header line or a whitespace-separated file without one."""
-    with open(path) as handle:
+    with open(path, errors="replace") as handle:
         first = handle.readline()
-    if "," in first:
-        rows = np.loadtxt(path, delimiter=",", skiprows=1, dtype=np.int64, ndmin=2)
-    else:
-        rows = np.loadtxt(path, dtype=np.int64, ndmin=2)
-    return rows[:, :2].T
+    header = "," in first
+    rows = _read_table(path, dataset, header, (0, 1), int, "," if header else None)
+    for column in (0, 1):
+        _check_ids(rows[:, column], path, dataset, "node id", header)
+    return rows.T
 
 
-def _read_target(path: Path, column: int = 1) -> np.ndarray:
-    rows = np.loadtxt(path, delimiter=",", skiprows=1, dtype=np.int64, usecols=(0, column), ndmin=2)
+def _read_target(path: Path, dataset: str) -> np.ndarray:
+    """A ``node,target`` CSV as a vector indexed by node: node ids must be 0..n-1, each once."""
+    rows = _read_table(path, dataset, True, (0, 1))
+    _check_ids(rows[:, 0], path, dataset, "node id", True, rows.shape[0])
+    counts = np.bincount(rows[:, 0], minlength=rows.shape[0])
+    if (counts != 1).any():
+        node = int(np.flatnonzero(counts != 1)[0])
+        raise DatasetFileError(f"dataset {dataset}: {path}: node {node} appears {int(counts[node])} times; every "
+                               f"node 0..{rows.shape[0] - 1} must have exactly one target row")
     target = np.empty(rows.shape[0], dtype=np.int64)
     target[rows[:, 0]] = rows[:, 1]
     return target
 
 
-def _read_feature_file(path: Path, num_nodes: int, dim: int | None) -> sp.csr_matrix:
+def _read_feature_file(path: Path, num_nodes: int, dim: int | None, dataset: str) -> sp.csr_matrix:
     """MUSAE/FEATHER features: JSON ``{"node": [feature ids]}`` or karateclub CSV ``node_id,feature_id,value``."""
     if path.suffix == ".json":
-        with open(path) as handle:
-            lists = json.load(handle)
-        rows = np.concatenate([np.full(len(ids), int(node), dtype=np.int64) for node, ids in lists.items()])
-        cols = np.concatenate([np.asarray(ids, dtype=np.int64) for ids in lists.values()])
+        try:
+            with open(path) as handle:
+                lists = json.load(handle)
+            rows = np.concatenate([np.full(len(ids), int(node), dtype=np.int64) for node, ids in lists.items()])
+            cols = np.concatenate([np.asarray(ids, dtype=np.int64) for ids in lists.values()])
+        except (ValueError, TypeError, AttributeError) as exc:
+            raise DatasetFileError(f"dataset {dataset}: {path} is not a JSON object of node -> feature id lists "
+                                   f"({type(exc).__name__}: {exc})") from None
         vals = np.ones(rows.size)
+        header = False
     else:
-        table = np.loadtxt(path, delimiter=",", skiprows=1, ndmin=2)
+        table = _read_table(path, dataset, True, (0, 1, 2), float)
         rows, cols, vals = table[:, 0].astype(np.int64), table[:, 1].astype(np.int64), table[:, 2]
+        header = True
+    _check_ids(rows, path, dataset, "node id", header, num_nodes)
+    _check_ids(cols, path, dataset, "feature id", header, dim)
     width = dim if dim is not None else int(cols.max()) + 1
     x = sp.csr_matrix((vals, (rows, cols)), shape=(num_nodes, width))
     x.sum_duplicates()
@@ -169,22 +297,26 @@ def load_musae(name: str, root: Path, with_features: bool = True) -> Graph:
     spec = _MUSAE[name]
     folder = root / spec.folder
     if not folder.is_dir():
-        raise ValueError(f"dataset folder {folder} not found")
-    pairs = _read_pairs(folder / spec.edges)
-    extra = {}
-    if spec.target is not None:
-        y = _read_target(folder / spec.target)
-        num_nodes = max(int(pairs.max()) + 1, y.size)
-        num_classes = int(y.max()) + 1
-    else:
-        traffic = _read_target(folder / "chameleon_target.csv")
-        num_nodes, y, num_classes = max(int(pairs.max()) + 1, traffic.size), None, 0
-        extra["traffic"] = traffic
-    edges, loops = canonical_edges(pairs, num_nodes)
+        raise DatasetFileError(f"dataset {name}: the folder {folder} is missing (nothing is downloaded at run "
+                               "time; see the datasets README)")
+    target_file = folder / (spec.target or "chameleon_target.csv")
     present = [folder / f for f in spec.feature_files if (folder / f).is_file()]
+    check_files(root, [folder / spec.edges, target_file] + present[:1], name)
+    pairs = _read_pairs(folder / spec.edges, name)
+    target = _read_target(target_file, name)
+    _check_ids(pairs.T, folder / spec.edges, name, "node id", True, target.size)
+    extra = {}
+    num_nodes = target.size
+    if spec.target is not None:
+        _check_ids(target, target_file, name, "class label", True)
+        y, num_classes = target, int(target.max()) + 1
+    else:
+        y, num_classes = None, 0
+        extra["traffic"] = target
+    edges, loops = canonical_edges(pairs, num_nodes)
     x, missing = None, None
     if present and with_features:
-        x = _read_feature_file(present[0], num_nodes, spec.feature_dim)
+        x = _read_feature_file(present[0], num_nodes, spec.feature_dim, name)
     elif not present:
         missing = (f"node features of {name} are missing: put {' or '.join(spec.feature_files[:2])} "
                    f"({spec.feature_dim}-dim; {spec.blobs}) into {folder}")
@@ -217,9 +349,8 @@ _EDGE_LISTS = {"arxiv": "Arxiv", "blogcatalog": "Blogcatalog", "ppi": "PPI", "po
 def load_edge_list(name: str, root: Path) -> Graph:
     """An SE-PrivGEmb graph: ``se_privgemb/<Name>/train_1``, one whitespace-separated pair per line."""
     path = root / "se_privgemb" / _EDGE_LISTS[name] / "train_1"
-    if not path.is_file():
-        raise ValueError(f"edge list {path} not found")
-    pairs = _read_pairs(path)
+    check_files(root, [path], name)
+    pairs = _read_pairs(path, name)
     edges, loops = canonical_edges(pairs, int(pairs.max()) + 1)
     return Graph(name=name, num_nodes=int(pairs.max()) + 1, edges=edges, num_self_loops=loops,
                  source=f"SE-PrivGEmb edge list ({path})")
@@ -232,9 +363,15 @@ def load_link_split(name: str, train_fraction: float = 0.9, data: str | os.PathL
     tags = {0.9: "train0.9_test0.1", 0.5: "train0.5_test0.5"}
     if train_fraction not in tags:
         raise ValueError(f"train_fraction must be 0.9 or 0.5, got {train_fraction!r}")
-    path = data_dir(data) / "se_privgemb" / _EDGE_LISTS[name] / f"lp_split_{tags[train_fraction]}.npz"
-    with np.load(path) as npz:
-        return {key: npz[key] for key in ("train_pos", "train_neg", "test_pos", "test_neg")}
+    root = data_dir(data)
+    path = root / "se_privgemb" / _EDGE_LISTS[name] / f"lp_split_{tags[train_fraction]}.npz"
+    check_files(root, [path], name)
+    try:
+        with np.load(path) as npz:
+            return {key: npz[key] for key in ("train_pos", "train_neg", "test_pos", "test_neg")}
+    except (OSError, ValueError, KeyError, EOFError) as exc:
+        raise DatasetFileError(f"dataset {name}: {path} is not a readable link split with train_pos, "
+                               f"train_neg, test_pos and test_neg ({type(exc).__name__}: {exc})") from None
 
 
 # ------------------------------------------------------------------------------------------------ registry

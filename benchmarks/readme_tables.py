@@ -1,0 +1,122 @@
+"""README's measured tables, generated from the committed result files.
+
+Each generated block sits between ``<!-- table:NAME -->`` and ``<!-- /table:NAME -->`` in README.md; a figure
+inside a sentence sits between ``<!-- figure:NAME -->`` and ``<!-- /figure:NAME -->``. ``python
+benchmarks/readme_tables.py`` rewrites every block from ``benchmarks/results``; ``--check`` only compares and
+exits 1 when README and the results disagree (the test suite runs the same comparison).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "benchmarks" / "results"
+README = ROOT / "README.md"
+
+_NAMES = {"cora": "Cora", "citeseer": "CiteSeer", "pubmed": "PubMed", "facebook": "Facebook"}
+
+
+def _report(path: Path) -> dict[str, dict]:
+    """The rows of a stored report, by name."""
+    return {row["name"]: row for row in json.loads(path.read_text())["results"]}
+
+
+def _cell(row: dict, digits: int = 1) -> str:
+    """``mean ± sd``: a measured cell's mean and spread over its runs, as its report stores them."""
+    d = row["details"]
+    return f"{d['measured_mean']:.{digits}f} ± {d['measured_std']:.{digits}f}"
+
+
+def ppgnn_full_table3() -> str:
+    """ppgnn Table III, MB and PPM columns, from ``ppgnn/full-h100/report.json`` (with C17 per cell)."""
+    rows = _report(RESULTS / "ppgnn" / "full-h100" / "report.json")
+    lines = ["| dataset | eps | MB paper | MB measured (K) | PPM paper | PPM measured (K) | C17: PPM - MB [95% CI] |",
+             "|---|---|---|---|---|---|---|"]
+    for key, title in _NAMES.items():
+        for eps in ("0.01", "0.1", "1"):
+            cells = [title, eps]
+            for mechanism in ("MB", "PPM"):
+                row = rows[f"{key} {mechanism} eps={eps}"]
+                d = row["details"]
+                cells += [f"{d['paper_mean']:.1f} ± {d['paper_spread']:.1f}",
+                          f"{_cell(row)} ({d['choice']}) {row['status'].upper()}"]
+            c17 = rows[f"{key} C17 PPM-MB eps={eps}"]
+            low, high = c17["interval"]
+            cells.append(f"{c17['statistic']:+.1f} [{low:+.1f}, {high:+.1f}] {c17['status'].upper()}")
+            lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def ldp_ge_full_table3() -> str:
+    """ldp-ge Table III on Cora (link AUC), from ``ldp_ge/full-h100/report.json`` (with C21(a) per eps)."""
+    rows = _report(RESULTS / "ldp_ge" / "full-h100" / "report.json")
+    lines = ["| eps | LP (paper) | PM (paper) | MB (paper) | HDS (paper) | C21(a) HDS best |",
+             "|---|---|---|---|---|---|"]
+    for eps in ("1", "2", "3", "5"):
+        cells = [eps]
+        for mechanism in ("LP", "PM", "MB", "HDS"):
+            row = rows[f"cora link {mechanism} eps={eps}"]
+            cells.append(f"{_cell(row)} ({row['details']['paper_mean']:.2f}) {row['status'].upper()}")
+        cells.append(rows[f"C21a cora eps={eps}"]["status"].upper())
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def _count_runs(folder: Path) -> str:
+    return f"{sum(1 for _ in folder.rglob('seed*.json')):,}"
+
+
+TABLES = {"ppgnn-full-table3": ppgnn_full_table3, "ldp-ge-full-table3": ldp_ge_full_table3}
+FIGURES = {"lpgnn-quick-runs": lambda: _count_runs(RESULTS / "lpgnn" / "quick"),
+           "ppgnn-quick-runs": lambda: _count_runs(RESULTS / "ppgnn" / "quick"),
+           "ldp-ge-full-runs": lambda: _count_runs(RESULTS / "ldp_ge" / "full-h100" / "runs")}
+
+
+def _pattern(kind: str, name: str) -> re.Pattern:
+    return re.compile(rf"(<!-- {kind}:{re.escape(name)} -->)(.*?)(<!-- /{kind}:{re.escape(name)} -->)", re.S)
+
+
+def render(text: str) -> str:
+    """``text`` (README) with every known block regenerated; a marker missing from it is an error."""
+    for kind, makers, wrap in (("table", TABLES, "\n{}\n"), ("figure", FIGURES, "{}")):
+        for name, make in makers.items():
+            pattern = _pattern(kind, name)
+            if not pattern.search(text):
+                raise ValueError(f"README.md has no <!-- {kind}:{name} --> block")
+            body = wrap.format(make())
+            text = pattern.sub(lambda m: m.group(1) + body + m.group(3), text)
+    return text
+
+
+def stale_blocks(text: str) -> list[str]:
+    """Names of the blocks whose README text differs from what the results give."""
+    fresh = render(text)
+    stale = []
+    for kind, makers in (("table", TABLES), ("figure", FIGURES)):
+        for name in makers:
+            if _pattern(kind, name).search(text).group(2) != _pattern(kind, name).search(fresh).group(2):
+                stale.append(f"{kind}:{name}")
+    return stale
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--check", action="store_true", help="only compare; exit 1 when a block is stale")
+    args = parser.parse_args(argv)
+    text = README.read_text()
+    stale = stale_blocks(text)
+    if args.check:
+        for name in stale:
+            print(f"README.md block {name} differs from benchmarks/results", file=sys.stderr)
+        return 1 if stale else 0
+    README.write_text(render(text))
+    print(f"rewrote {len(stale)} block(s): {', '.join(stale) or 'none changed'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,92 @@
+"""Dataset files checked before they are read: present, and equal to the checksum the folder records.
+
+A dataset folder may hold a ``SHA256SUMS`` file (``sha256sum`` format: ``<hex>  <relative path>``); every file
+a loader reads is then checked against it, so a truncated or edited file is a clear error that names the file
+and the folder instead of a parse error deep inside numpy or pickle (or, worse, a silent wrong graph).
+A file is hashed at most once per process while its size and modification time stay the same.
+
+:func:`content_key` digests a set of files; a processed cache keyed by it is rebuilt when any raw file changes.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+SUMS_FILE = "SHA256SUMS"
+_BLOCK = 1 << 20
+
+
+class DatasetFileError(ValueError):
+    """A dataset file is missing, damaged or malformed; the message names the file and its folder."""
+
+
+#: (resolved path, size, mtime_ns) -> hex digest; one hash per file and process while the file is unchanged
+_DIGESTS: dict[tuple[str, int, int], str] = {}
+#: (resolved SHA256SUMS path, size, mtime_ns) -> {relative path: hex digest}
+_SUMS: dict[tuple[str, int, int], dict[str, str]] = {}
+
+
+def _stamp(path: Path) -> tuple[str, int, int]:
+    info = path.stat()
+    return str(path.resolve()), info.st_size, info.st_mtime_ns
+
+
+def sha256(path: Path) -> str:
+    """The SHA-256 of ``path`` (hex), computed once while its size and mtime do not change."""
+    stamp = _stamp(path)
+    if stamp not in _DIGESTS:
+        digest = hashlib.sha256()
+        with open(path, "rb") as handle:
+            for block in iter(lambda: handle.read(_BLOCK), b""):
+                digest.update(block)
+        _DIGESTS[stamp] = digest.hexdigest()
+    return _DIGESTS[stamp]
+
+
+def recorded_sums(root: Path) -> dict[str, str]:
+    """``root/SHA256SUMS`` as ``{relative path: hex}``; empty when the folder has none."""
+    path = root / SUMS_FILE
+    if not path.is_file():
+        return {}
+    stamp = _stamp(path)
+    if stamp not in _SUMS:
+        sums = {}
+        for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+            if not line.strip():
+                continue
+            digest, _, name = line.strip().partition(" ")
+            name = name.strip().lstrip("*")
+            if len(digest) != 64 or not name or any(c not in "0123456789abcdefABCDEF" for c in digest):
+                raise DatasetFileError(f"{path}, line {number}: expected '<sha256 hex>  <file>', got {line!r}")
+            sums[name.replace(os.sep, "/")] = digest.lower()
+        _SUMS[stamp] = sums
+    return _SUMS[stamp]
+
+
+def check_files(root: Path, files: list[Path], dataset: str) -> None:
+    """Every one of ``files`` (inside ``root``) exists, and matches ``root/SHA256SUMS`` where that lists it.
+
+    Raises :class:`DatasetFileError` naming the file, the folder and what to do; nothing is downloaded.
+    """
+    sums = recorded_sums(root)
+    for path in files:
+        relative = path.relative_to(root).as_posix()
+        if not path.is_file():
+            raise DatasetFileError(f"dataset {dataset}: the file {relative} is missing from the dataset folder "
+                                   f"{root} (nothing is downloaded at run time; put the file there, see the "
+                                   "datasets README)")
+        want = sums.get(relative)
+        if want is not None and sha256(path) != want:
+            raise DatasetFileError(f"dataset {dataset}: the file {relative} in {root} is damaged: its SHA-256 "
+                                   f"{sha256(path)[:16]}... differs from {SUMS_FILE} ({want[:16]}...), size "
+                                   f"{path.stat().st_size:,} bytes; restore it from the source the datasets "
+                                   "README names")
+
+
+def content_key(files: list[Path]) -> str:
+    """A short digest of the names and contents of ``files``: a cache keyed by it is never stale."""
+    digest = hashlib.sha256()
+    for path in sorted(files, key=lambda p: p.name):
+        digest.update(f"{path.name}\0{sha256(path)}\n".encode())
+    return digest.hexdigest()[:16]
