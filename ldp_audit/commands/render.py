@@ -111,7 +111,8 @@ def _short(value) -> bool:
 
 def to_markdown(report: AuditReport) -> str:
     """A Markdown rendering: a heading with the verdict, the settings, and a table of checks."""
-    lines = [f"## {' '.join(report.title.split())}", "", f"**Verdict: {report.verdict.value.upper()}**{_warned(report)}", ""]
+    title = " ".join(report.title.split())
+    lines = [f"## {title}", "", f"**Verdict: {report.verdict.value.upper()}**{_warned(report)}", ""]
     if report.subject or report.settings:
         for key, value in {**report.subject, **report.settings}.items():
             lines.append(f"- {key}: `{_show(value).replace('`', chr(39))}`")
