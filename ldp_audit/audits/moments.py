@@ -5,18 +5,28 @@ variance against ``estimate_var`` with the fourth-moment standard error (ldp-ge 
 tested against ``report_mean`` / ``report_var`` too when it differs from the estimate (e.g. the one-bit
 report before rectification). For sampled mechanisms one report carries d coordinates with d different
 inputs, and the covariance of two coordinates is tested against ``estimate_cov`` (lpgnn E6, ppgnn C7).
-Bonferroni splits the false-alarm rate over every z-test of a family.
+Bonferroni splits the false-alarm rate over every test of a family.
+
+Where the tested quantity's exact law is known and bounded but too skewed for a z-test at this n
+(``stats.normal_approximation_holds``: a rare atom such as the one-bit report's minority value at large eps, a
+Square Wave or Piecewise window holding nearly all the mass), the mean and variance tests use Bennett's
+inequality with the law's variance and range instead (``stats.bennett_p_value``): a bound valid at every n,
+shown on the z scale. A z-test there is driven by whether the rare part happened to be drawn (issue 22: the
+one-bit estimate at eps = 10 gave z = -2.9e147 from a sample variance of 0).
 """
 from __future__ import annotations
 
+import math
 from typing import Callable
 
 import numpy as np
 from scipy import sparse
 
+from ..mechanisms.base import Mechanism
 from .result import CheckResult, Status
 from .sampling import Plan, Stream, rng_for, run_plan
-from .stats import Moments, bonferroni_reject, mean_z, variance_z, z_critical
+from .stats import (Moments, bennett_p_value, bonferroni_reject, equivalent_z, mean_z, normal_approximation_holds,
+                    variance_z, z_critical)
 
 #: Coordinates of a high-dimensional report whose moments are tested (all of them up to this many).
 MAX_COORDINATES = 16
@@ -72,6 +82,87 @@ def _claimed(mechanism, quantity: str, moment: str, x):
                 ("estimate", "mean"): mechanism.estimate_mean, ("estimate", "variance"): mechanism.estimate_var}
     value = formulas[quantity, moment](x)
     return value[:MAX_COORDINATES] if mechanism.sampling is None and np.ndim(value) else value
+
+
+#: Rounding of a mean of float64 values, in units of the law's largest |value|: deviations below it are not evidence.
+_ROUNDING = 64 * float(np.finfo(np.float64).eps)
+
+
+class _Shape:
+    """What the exact tests need of a bounded law: its mean, variance, fourth central moment, range and the
+    skewness of one draw X and of one squared deviation Y = (X - mean)^2 (the variance test's summand)."""
+
+    def __init__(self, law):
+        self.lo, self.hi = law.support
+        self.mean = law.mean()
+        m2, m3, m4, m6 = (law.moment_about(self.mean, k) for k in (2, 3, 4, 6))
+        self.var, self.var_y = max(m2, 0.0), max(m4 - m2 * m2, 0.0)
+        # divided in two steps: var**1.5 underflows when the law's variance is ~e^-700
+        self.skew = m3 / self.var / math.sqrt(self.var) if self.var > 0 else math.inf
+        third_y = m6 - 3.0 * m2 * m4 + 2.0 * m2**3
+        self.skew_y = third_y / self.var_y / math.sqrt(self.var_y) if self.var_y > 0 else math.inf
+        self.y_max = max(self.hi - self.mean, self.mean - self.lo) ** 2
+        self.scale = max(abs(self.lo), abs(self.hi))
+
+    @classmethod
+    def of(cls, law) -> "_Shape | None":
+        lo, hi = law.support
+        return cls(law) if math.isfinite(lo) and math.isfinite(hi) else None
+
+
+def law_shapes(mechanism, quantity: str, points) -> list:
+    """The bounded law of the tested quantity at each point (None where it is unknown or unbounded): the
+    report's law, or the estimate's where the estimate is the built-ins' declared affine map of the report."""
+    if not mechanism.has_law or (quantity == "estimate" and not isinstance(mechanism, Mechanism)):
+        return [None] * len(points)
+    laws = [mechanism.law(float(x)) for x in points]
+    if quantity == "estimate":
+        laws = [law.affine(mechanism.estimate_scale, mechanism.estimate_shift) for law in laws]
+    return [_Shape.of(law) for law in laws]
+
+
+def skewed_mean_p(n: int, mean: float, expected: float, shape) -> float | None:
+    """Bennett's p-value for a sample mean of n draws where the law is too skewed for a z-test; None elsewhere."""
+    if shape is None or normal_approximation_holds(n, shape.skew):
+        return None
+    return bennett_p_value(mean - expected, n, shape.var, shape.hi - expected, expected - shape.lo,
+                           _ROUNDING * shape.scale)
+
+
+def skewed_variance_p(n: int, mean_square: float, expected_var: float, shape) -> float | None:
+    """Bennett's p-value for the mean of (X - claimed mean)^2 over n draws where the squared deviation is too
+    skewed for the fourth-moment z-test; None elsewhere."""
+    if shape is None or normal_approximation_holds(n, shape.skew_y):
+        return None
+    return bennett_p_value(mean_square - expected_var, n, shape.var_y, shape.y_max - expected_var, expected_var,
+                           _ROUNDING * shape.y_max)
+
+
+def _mean_tests(moments: Moments, center, expected, shapes) -> tuple[np.ndarray, np.ndarray]:
+    """z and p of the mean test per coordinate: the z-test, or Bennett's bound where the law is too skewed."""
+    z, p = (np.atleast_1d(v).astype(float) for v in mean_z(moments, center, expected))
+    mean = np.atleast_1d(center + moments.mean_offset())
+    expected = np.broadcast_to(np.atleast_1d(expected), mean.shape)
+    for i, shape in enumerate(shapes):
+        exact = skewed_mean_p(moments.n, float(mean[i]), float(expected[i]), shape)
+        if exact is not None:
+            p[i], z[i] = exact, equivalent_z(exact, mean[i] - expected[i])
+    return z, p
+
+
+def _variance_tests(moments: Moments, expected_var, shapes, centred: bool) -> tuple[np.ndarray, np.ndarray]:
+    """z and p of the variance test per coordinate: the fourth-moment z-test, or, where the squared deviation is
+    too skewed, Bennett's bound on the mean of (X - claimed mean)^2 (the power sums are centred there)."""
+    z, p = (np.atleast_1d(v).astype(float) for v in variance_z(moments, expected_var))
+    if not centred:
+        return z, p
+    mean_y = np.atleast_1d(moments.s2 / moments.n)
+    expected_var = np.broadcast_to(np.atleast_1d(expected_var), mean_y.shape)
+    for i, shape in enumerate(shapes):
+        exact = skewed_variance_p(moments.n, float(mean_y[i]), float(expected_var[i]), shape)
+        if exact is not None:
+            p[i], z[i] = exact, equivalent_z(exact, mean_y[i] - expected_var[i])
+    return z, p
 
 
 class _Sum:
@@ -144,19 +235,21 @@ def moment_plan(mechanism, n: int, seed: int, alpha: float, stream_base: int = 1
             moments, tx = parts[j], _tested(mechanism, x)
             at = names if sampled else [names[i]]
             width = np.atleast_1d(moments.s1).size
-            if width != len(at):  # a vector report of a one-dimensional input: one test per coordinate
+            per_coordinate_law = width == len(at)
+            if not per_coordinate_law:  # a vector report of a one-dimensional input: one test per coordinate
                 at = [f"{names[i]}, coordinate {j}" for j in range(width)]
             # a two-point report's variance is fixed by its mean and its sample variance is far from normal
             # (kurtosis 1 at the symmetric point): the variance test is left to the mean test there
             keep = ~two_point if sampled else np.repeat(~two_point[i:i + 1], width)
+            shapes = law_shapes(mechanism, quantity, points if sampled else [x]) if per_coordinate_law else [None] * width
             if claims_mean:
                 expected = _claimed(mechanism, quantity, "mean", tx)
-                zz, pp = mean_z(moments, expected, expected)
+                zz, pp = _mean_tests(moments, expected, expected, shapes)
                 z["mean"].append(np.atleast_1d(zz))
                 p["mean"].append(np.atleast_1d(pp))
                 labels["mean"] += [prefix[quantity] + name for name in at]
             if claims_var:
-                zz, pp = variance_z(moments, _claimed(mechanism, quantity, "variance", tx))
+                zz, pp = _variance_tests(moments, _claimed(mechanism, quantity, "variance", tx), shapes, claims_mean)
                 z["variance"].append(np.atleast_1d(zz)[keep])
                 p["variance"].append(np.atleast_1d(pp)[keep])
                 labels["variance"] += [prefix[quantity] + name for name, k in zip(at, keep) if k]
