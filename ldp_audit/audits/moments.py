@@ -10,8 +10,10 @@ Bonferroni splits the false-alarm rate over every test of a family.
 Where the tested quantity's exact law is known and bounded but too skewed for a z-test at this n
 (``stats.normal_approximation_holds``: a rare atom such as the one-bit report's minority value at large eps, a
 Square Wave or Piecewise window holding nearly all the mass), the mean and variance tests use Bennett's
-inequality with the law's variance and range instead (``stats.bennett_p_value``): a bound valid at every n,
-shown on the z scale. A z-test there is driven by whether the rare part happened to be drawn (issue 22: the
+inequality with the law's variance and range instead (``stats.bennett_p_value``; Cantelli's inequality for an
+unbounded law, e.g. the squared deviation of a Laplace report at n = 1000): a bound valid at every n, shown on the
+z scale. The covariance of two coordinates falls back to Bennett's bound too where either coordinate's law is too
+skewed, with Var[product] bounded by Cauchy-Schwarz from the two fourth moments. A z-test there is driven by whether the rare part happened to be drawn (issue 22: the
 one-bit estimate at eps = 10 gave z = -2.9e147 from a sample variance of 0).
 """
 from __future__ import annotations
@@ -25,8 +27,8 @@ from scipy import sparse
 from ..mechanisms.base import Mechanism
 from .result import CheckResult, Status
 from .sampling import Plan, Stream, rng_for, run_plan
-from .stats import (Moments, bennett_p_value, bonferroni_reject, equivalent_z, mean_z, normal_approximation_holds,
-                    variance_z, z_critical)
+from .stats import (Moments, bennett_p_value, bonferroni_reject, cantelli_p_value, equivalent_z, mean_z,
+                    normal_approximation_holds, variance_z, z_critical)
 
 #: Coordinates of a high-dimensional report whose moments are tested (all of them up to this many).
 MAX_COORDINATES = 16
@@ -89,25 +91,27 @@ _ROUNDING = 64 * float(np.finfo(np.float64).eps)
 
 
 class _Shape:
-    """What the exact tests need of a bounded law: its mean, variance, fourth central moment, range and the
-    skewness of one draw X and of one squared deviation Y = (X - mean)^2 (the variance test's summand)."""
+    """What the exact tests need of a law: its mean, variance, fourth central moment, range (possibly infinite)
+    and the skewness of one draw X and of one squared deviation Y = (X - mean)^2 (the variance test's summand)."""
 
     def __init__(self, law):
         self.lo, self.hi = law.support
+        self.bounded = math.isfinite(self.lo) and math.isfinite(self.hi)
         self.mean = law.mean()
         m2, m3, m4, m6 = (law.moment_about(self.mean, k) for k in (2, 3, 4, 6))
         self.var, self.var_y = max(m2, 0.0), max(m4 - m2 * m2, 0.0)
+        self.fourth = max(m4, 0.0)
         # divided in two steps: var**1.5 underflows when the law's variance is ~e^-700
         self.skew = m3 / self.var / math.sqrt(self.var) if self.var > 0 else math.inf
         third_y = m6 - 3.0 * m2 * m4 + 2.0 * m2**3
         self.skew_y = third_y / self.var_y / math.sqrt(self.var_y) if self.var_y > 0 else math.inf
-        self.y_max = max(self.hi - self.mean, self.mean - self.lo) ** 2
-        self.scale = max(abs(self.lo), abs(self.hi))
+        self.reach = max(self.hi - self.mean, self.mean - self.lo)
+        self.y_max = self.reach**2
+        self.scale = max(abs(self.lo), abs(self.hi)) if self.bounded else abs(self.mean) + math.sqrt(self.var)
 
-    @classmethod
-    def of(cls, law) -> "_Shape | None":
-        lo, hi = law.support
-        return cls(law) if math.isfinite(lo) and math.isfinite(hi) else None
+    def normal(self, n: int) -> bool:
+        """Whether both the mean and the variance of n draws may be z-tested."""
+        return normal_approximation_holds(n, self.skew) and normal_approximation_holds(n, self.skew_y)
 
 
 def law_shapes(mechanism, quantity: str, points) -> list:
@@ -118,13 +122,15 @@ def law_shapes(mechanism, quantity: str, points) -> list:
     laws = [mechanism.law(float(x)) for x in points]
     if quantity == "estimate":
         laws = [law.affine(mechanism.estimate_scale, mechanism.estimate_shift) for law in laws]
-    return [_Shape.of(law) for law in laws]
+    return [_Shape(law) for law in laws]
 
 
 def skewed_mean_p(n: int, mean: float, expected: float, shape) -> float | None:
     """Bennett's p-value for a sample mean of n draws where the law is too skewed for a z-test; None elsewhere."""
     if shape is None or normal_approximation_holds(n, shape.skew):
         return None
+    if not shape.bounded:
+        return cantelli_p_value(mean - expected, n, shape.var, _ROUNDING * shape.scale)
     return bennett_p_value(mean - expected, n, shape.var, shape.hi - expected, expected - shape.lo,
                            _ROUNDING * shape.scale)
 
@@ -134,35 +140,57 @@ def skewed_variance_p(n: int, mean_square: float, expected_var: float, shape) ->
     skewed for the fourth-moment z-test; None elsewhere."""
     if shape is None or normal_approximation_holds(n, shape.skew_y):
         return None
+    if not shape.bounded:
+        return cantelli_p_value(mean_square - expected_var, n, shape.var_y, _ROUNDING * shape.scale**2)
     return bennett_p_value(mean_square - expected_var, n, shape.var_y, shape.y_max - expected_var, expected_var,
                            _ROUNDING * shape.y_max)
 
 
-def _mean_tests(moments: Moments, center, expected, shapes) -> tuple[np.ndarray, np.ndarray]:
-    """z and p of the mean test per coordinate: the z-test, or Bennett's bound where the law is too skewed."""
+def skewed_covariance_p(n: int, mean_product: float, expected_cov: float, shapes) -> float | None:
+    """Bennett's p-value for the mean of n products (e_0 - mu_0)(e_1 - mu_1) of two coordinates' estimates where
+    either coordinate's law is too skewed for a z-test (None elsewhere, and for unbounded laws, whose products
+    keep the z-test). Var[product] <= sqrt(m4_0 m4_1) (Cauchy-Schwarz), |product - cov| <= reach_0 reach_1 +
+    |cov|: a larger variance or range only loosens Bennett's bound, so both keep it valid."""
+    if any(s is None or not s.bounded for s in shapes) or all(s.normal(n) for s in shapes):
+        return None
+    variance = math.sqrt(shapes[0].fourth * shapes[1].fourth)
+    reach = shapes[0].reach * shapes[1].reach + abs(expected_cov)
+    return bennett_p_value(mean_product - expected_cov, n, variance, reach, reach, _ROUNDING * reach)
+
+
+def _mean_tests(moments: Moments, center, expected, shapes):
+    """z and p of the mean test per coordinate, and which are exact: the z-test, or Bennett's bound where the law
+    is too skewed."""
     z, p = (np.atleast_1d(v).astype(float) for v in mean_z(moments, center, expected))
     mean = np.atleast_1d(center + moments.mean_offset())
     expected = np.broadcast_to(np.atleast_1d(expected), mean.shape)
+    exact = np.zeros(z.shape, dtype=bool)
     for i, shape in enumerate(shapes):
-        exact = skewed_mean_p(moments.n, float(mean[i]), float(expected[i]), shape)
-        if exact is not None:
-            p[i], z[i] = exact, equivalent_z(exact, mean[i] - expected[i])
-    return z, p
+        bound = skewed_mean_p(moments.n, float(mean[i]), float(expected[i]), shape)
+        if bound is not None:
+            p[i], z[i], exact[i] = bound, equivalent_z(bound, mean[i] - expected[i]), True
+    return z, p, exact
 
 
-def _variance_tests(moments: Moments, expected_var, shapes, centred: bool) -> tuple[np.ndarray, np.ndarray]:
-    """z and p of the variance test per coordinate: the fourth-moment z-test, or, where the squared deviation is
-    too skewed, Bennett's bound on the mean of (X - claimed mean)^2 (the power sums are centred there)."""
+def _variance_tests(moments: Moments, expected_var, shapes, centred: bool):
+    """z and p of the variance test per coordinate, and which are exact: the fourth-moment z-test, or, where the
+    squared deviation is too skewed, Bennett's bound on the mean of (X - claimed mean)^2 (the power sums are
+    centred there)."""
     z, p = (np.atleast_1d(v).astype(float) for v in variance_z(moments, expected_var))
+    exact = np.zeros(z.shape, dtype=bool)
     if not centred:
-        return z, p
+        return z, p, exact
     mean_y = np.atleast_1d(moments.s2 / moments.n)
     expected_var = np.broadcast_to(np.atleast_1d(expected_var), mean_y.shape)
     for i, shape in enumerate(shapes):
-        exact = skewed_variance_p(moments.n, float(mean_y[i]), float(expected_var[i]), shape)
-        if exact is not None:
-            p[i], z[i] = exact, equivalent_z(exact, mean_y[i] - expected_var[i])
-    return z, p
+        bound = skewed_variance_p(moments.n, float(mean_y[i]), float(expected_var[i]), shape)
+        if bound is not None:
+            p[i], z[i], exact[i] = bound, equivalent_z(bound, mean_y[i] - expected_var[i]), True
+    return z, p, exact
+
+
+def _label(name: str, exact: bool) -> str:
+    return f"{name} (Bennett bound, z-equivalent)" if exact else name
 
 
 class _Sum:
@@ -244,15 +272,16 @@ def moment_plan(mechanism, n: int, seed: int, alpha: float, stream_base: int = 1
             shapes = law_shapes(mechanism, quantity, points if sampled else [x]) if per_coordinate_law else [None] * width
             if claims_mean:
                 expected = _claimed(mechanism, quantity, "mean", tx)
-                zz, pp = _mean_tests(moments, expected, expected, shapes)
-                z["mean"].append(np.atleast_1d(zz))
-                p["mean"].append(np.atleast_1d(pp))
-                labels["mean"] += [prefix[quantity] + name for name in at]
+                zz, pp, exact = _mean_tests(moments, expected, expected, shapes)
+                z["mean"].append(zz)
+                p["mean"].append(pp)
+                labels["mean"] += [_label(prefix[quantity] + name, e) for name, e in zip(at, exact)]
             if claims_var:
-                zz, pp = _variance_tests(moments, _claimed(mechanism, quantity, "variance", tx), shapes, claims_mean)
-                z["variance"].append(np.atleast_1d(zz)[keep])
-                p["variance"].append(np.atleast_1d(pp)[keep])
-                labels["variance"] += [prefix[quantity] + name for name, k in zip(at, keep) if k]
+                zz, pp, exact = _variance_tests(moments, _claimed(mechanism, quantity, "variance", tx), shapes,
+                                                claims_mean)
+                z["variance"].append(zz[keep])
+                p["variance"].append(pp[keep])
+                labels["variance"] += [_label(prefix[quantity] + name, e) for name, e, k in zip(at, exact, keep) if k]
     families = (1 if z["mean"] else 0) + (1 if any(claims[q][1] for q in quantities) else 0) + (1 if covariance else 0)
     share = alpha / families
     ref = mechanism.reference
@@ -274,6 +303,10 @@ def moment_plan(mechanism, n: int, seed: int, alpha: float, stream_base: int = 1
         product = sums[0][-1]
         theory = float(mechanism.estimate_cov(x[0], x[1]))
         zc, pc = mean_z(product, 0.0, theory)
+        exact = skewed_covariance_p(n, float(product.s1 / product.n), theory,
+                                    law_shapes(mechanism, "estimate", x[:2]))
+        if exact is not None:
+            zc, pc = equivalent_z(exact, product.s1 / product.n - theory), exact
         results.append(_family("moments.covariance", f"{ref}: covariance of two coordinates (lpgnn E6)",
                                zc, pc, share, 1, n, seed, f"Cov[x'_0, x'_1] (theory {theory:.4g})",
                                ["coordinates 0 and 1"]))

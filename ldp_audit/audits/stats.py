@@ -119,6 +119,17 @@ def bennett_p_value(deviation: float, n: int, variance: float, up: float, down: 
     return float(min(1.0, 2.0 * math.exp(-exponent)))
 
 
+def cantelli_p_value(deviation: float, n: int, variance: float, tolerance: float = 0.0) -> float:
+    """Two-sided p-value of a sample mean's ``deviation`` from Cantelli's inequality, P(mean - mu >= t) <=
+    sigma^2 / (sigma^2 + n t^2): valid for any law with a finite variance, bounded or not (a heavy-tailed summand
+    such as the square of a Laplace deviation), at the price of power. The observed side's bound is doubled."""
+    t = abs(deviation) - tolerance
+    if not t > 0.0:
+        return 1.0
+    variance = max(variance, 0.0)
+    return float(min(1.0, 2.0 * variance / (variance + n * t * t))) if variance > 0 else 0.0
+
+
 def equivalent_z(p_value: float, sign: float) -> float:
     """The normal deviate with the same two-sided p-value (for showing an exact test's result on the z scale)."""
     return float(math.copysign(stats.norm.isf(max(p_value, 1e-300) / 2.0), sign))

@@ -21,7 +21,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 import math
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 import numpy as np
 from scipy import stats
@@ -345,11 +345,8 @@ class Smooth(Law):
     def moment_about(self, center, order):
         """From the standard member's raw moments: E[(loc + scale Z - center)^k] = sum_j C(k, j) (loc -
         center)^(k - j) scale^j E[Z^j]."""
-        from math import comb
-
-        standard = self.family(loc=0.0, scale=1.0)
         shift = self.loc - center
-        return float(sum(comb(order, j) * shift ** (order - j) * self.scale**j * standard.moment(j)
+        return float(sum(math.comb(order, j) * shift ** (order - j) * self.scale**j * _standard_moment(self.family, j)
                          for j in range(order + 1)))
 
     def continuous_integral(self):
@@ -369,6 +366,12 @@ class Smooth(Law):
         if scale == 0:
             return Discrete(np.array([shift]), np.array([1.0]))
         return Smooth(self.family, self.loc * scale + shift, self.scale * abs(scale))
+
+
+@lru_cache(maxsize=256)
+def _standard_moment(family, order: int) -> float:
+    """E[Z^order] of the family's standard member (loc 0, scale 1); scipy integrates some of them numerically."""
+    return float(family(loc=0.0, scale=1.0).moment(order))
 
 
 @dataclass(frozen=True, eq=False)
