@@ -7,14 +7,15 @@ report before rectification). For sampled mechanisms one report carries d coordi
 inputs, and the covariance of two coordinates is tested against ``estimate_cov`` (lpgnn E6, ppgnn C7).
 Bonferroni splits the false-alarm rate over every test of a family.
 
-Where the tested quantity's exact law is known and bounded but too skewed for a z-test at this n
+Where the tested quantity's exact law is known but too skewed for a z-test at this n
 (``stats.normal_approximation_holds``: a rare atom such as the one-bit report's minority value at large eps, a
 Square Wave or Piecewise window holding nearly all the mass), the mean and variance tests use Bennett's
 inequality with the law's variance and range instead (``stats.bennett_p_value``; Cantelli's inequality for an
 unbounded law, e.g. the squared deviation of a Laplace report at n = 1000): a bound valid at every n, shown on the
 z scale. The covariance of two coordinates falls back to Bennett's bound too where either coordinate's law is too
-skewed, with Var[product] bounded by Cauchy-Schwarz from the two fourth moments. A z-test there is driven by whether the rare part happened to be drawn (issue 22: the
-one-bit estimate at eps = 10 gave z = -2.9e147 from a sample variance of 0).
+skewed, with Var[product] bounded by Cauchy-Schwarz from the two fourth moments. A z-test there is driven by
+whether the rare part happened to be drawn (issue 22: the one-bit estimate at eps = 10 gave z = -2.9e147 from a
+sample variance of 0).
 """
 from __future__ import annotations
 
@@ -115,8 +116,8 @@ class _Shape:
 
 
 def law_shapes(mechanism, quantity: str, points) -> list:
-    """The bounded law of the tested quantity at each point (None where it is unknown or unbounded): the
-    report's law, or the estimate's where the estimate is the built-ins' declared affine map of the report."""
+    """The shape of the tested quantity's law at each point (None where the law is unknown): the report's law, or
+    the estimate's where the estimate is the built-ins' declared affine map of the report."""
     if not mechanism.has_law or (quantity == "estimate" and not isinstance(mechanism, Mechanism)):
         return [None] * len(points)
     laws = [mechanism.law(float(x)) for x in points]
@@ -126,7 +127,8 @@ def law_shapes(mechanism, quantity: str, points) -> list:
 
 
 def skewed_mean_p(n: int, mean: float, expected: float, shape) -> float | None:
-    """Bennett's p-value for a sample mean of n draws where the law is too skewed for a z-test; None elsewhere."""
+    """An exact p-value for a sample mean of n draws where the law is too skewed for a z-test (Bennett's bound for a
+    bounded law, Cantelli's otherwise); None elsewhere."""
     if shape is None or normal_approximation_holds(n, shape.skew):
         return None
     if not shape.bounded:
@@ -136,8 +138,8 @@ def skewed_mean_p(n: int, mean: float, expected: float, shape) -> float | None:
 
 
 def skewed_variance_p(n: int, mean_square: float, expected_var: float, shape) -> float | None:
-    """Bennett's p-value for the mean of (X - claimed mean)^2 over n draws where the squared deviation is too
-    skewed for the fourth-moment z-test; None elsewhere."""
+    """An exact p-value for the mean of (X - claimed mean)^2 over n draws where the squared deviation is too skewed
+    for the fourth-moment z-test (Bennett's bound for a bounded law, Cantelli's otherwise); None elsewhere."""
     if shape is None or normal_approximation_holds(n, shape.skew_y):
         return None
     if not shape.bounded:
@@ -159,8 +161,8 @@ def skewed_covariance_p(n: int, mean_product: float, expected_cov: float, shapes
 
 
 def _mean_tests(moments: Moments, center, expected, shapes):
-    """z and p of the mean test per coordinate, and which are exact: the z-test, or Bennett's bound where the law
-    is too skewed."""
+    """z and p of the mean test per coordinate, and which are exact: the z-test, or an exact bound where the law is
+    too skewed."""
     z, p = (np.atleast_1d(v).astype(float) for v in mean_z(moments, center, expected))
     mean = np.atleast_1d(center + moments.mean_offset())
     expected = np.broadcast_to(np.atleast_1d(expected), mean.shape)
@@ -174,7 +176,7 @@ def _mean_tests(moments: Moments, center, expected, shapes):
 
 def _variance_tests(moments: Moments, expected_var, shapes, centred: bool):
     """z and p of the variance test per coordinate, and which are exact: the fourth-moment z-test, or, where the
-    squared deviation is too skewed, Bennett's bound on the mean of (X - claimed mean)^2 (the power sums are
+    squared deviation is too skewed, an exact bound on the mean of (X - claimed mean)^2 (the power sums are
     centred there)."""
     z, p = (np.atleast_1d(v).astype(float) for v in variance_z(moments, expected_var))
     exact = np.zeros(z.shape, dtype=bool)
@@ -190,7 +192,7 @@ def _variance_tests(moments: Moments, expected_var, shapes, centred: bool):
 
 
 def _label(name: str, exact: bool) -> str:
-    return f"{name} (Bennett bound, z-equivalent)" if exact else name
+    return f"{name} (exact bound, z-equivalent)" if exact else name
 
 
 class _Sum:
@@ -269,7 +271,8 @@ def moment_plan(mechanism, n: int, seed: int, alpha: float, stream_base: int = 1
             # a two-point report's variance is fixed by its mean and its sample variance is far from normal
             # (kurtosis 1 at the symmetric point): the variance test is left to the mean test there
             keep = ~two_point if sampled else np.repeat(~two_point[i:i + 1], width)
-            shapes = law_shapes(mechanism, quantity, points if sampled else [x]) if per_coordinate_law else [None] * width
+            shapes = (law_shapes(mechanism, quantity, points if sampled else [x]) if per_coordinate_law
+                      else [None] * width)
             if claims_mean:
                 expected = _claimed(mechanism, quantity, "mean", tx)
                 zz, pp, exact = _mean_tests(moments, expected, expected, shapes)

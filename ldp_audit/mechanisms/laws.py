@@ -418,7 +418,8 @@ class Mixture(Law):
         if not sum(map(len, values)):
             return None
         probs = [w * c.atoms[1] for c, w in zip(self.components, self.weights)]
-        return Discrete(np.concatenate(values), np.concatenate(probs), np.concatenate([c.atom_widths for c in self.components]))
+        widths = [c.atom_widths for c in self.components]
+        return Discrete(np.concatenate(values), np.concatenate(probs), np.concatenate(widths))
 
     @property
     def atoms(self):

@@ -209,7 +209,8 @@ class OneBit(ScalarMechanism):
         return self.output_scale * math.tanh(self.eps / 2.0) * np.asarray(x, dtype=np.float64)
 
     def report_var(self, x):
-        """C^2 - mean^2 = 4 C^2 Pr[+] Pr[-] (C the output scale), free of the cancellation of 1 - tanh^2 at large eps."""
+        """C^2 - mean^2 = 4 C^2 Pr[+] Pr[-] (C the output scale), free of the cancellation of 1 - tanh^2 at large
+        eps."""
         return 4.0 * self.output_scale**2 * self.prob_plus(x) * self.prob_minus(x)
 
 
