@@ -5,18 +5,31 @@ variance against ``estimate_var`` with the fourth-moment standard error (ldp-ge 
 tested against ``report_mean`` / ``report_var`` too when it differs from the estimate (e.g. the one-bit
 report before rectification). For sampled mechanisms one report carries d coordinates with d different
 inputs, and the covariance of two coordinates is tested against ``estimate_cov`` (lpgnn E6, ppgnn C7).
-Bonferroni splits the false-alarm rate over every z-test of a family.
+Bonferroni splits the false-alarm rate over every test of a family.
+
+Where the tested quantity's exact law is known but too skewed for a z-test at this n
+(``stats.normal_approximation_holds``: a rare atom such as the one-bit report's minority value at large eps, a
+Square Wave or Piecewise window holding nearly all the mass), the mean and variance tests use Bennett's
+inequality with the law's variance and range instead (``stats.bennett_p_value``; Cantelli's inequality for an
+unbounded law, e.g. the squared deviation of a Laplace report at n = 1000): a bound valid at every n, shown on the
+z scale. The covariance of two coordinates falls back to Bennett's bound too where either coordinate's law is too
+skewed, with Var[product] bounded by Cauchy-Schwarz from the two fourth moments. A z-test there is driven by
+whether the rare part happened to be drawn (issue 22: the one-bit estimate at eps = 10 gave z = -2.9e147 from a
+sample variance of 0).
 """
 from __future__ import annotations
 
+import math
 from typing import Callable
 
 import numpy as np
 from scipy import sparse
 
+from ..mechanisms.base import Mechanism
 from .result import CheckResult, Status
 from .sampling import Plan, Stream, rng_for, run_plan
-from .stats import Moments, bonferroni_reject, mean_z, variance_z, z_critical
+from .stats import (Moments, bennett_p_value, bonferroni_reject, cantelli_p_value, equivalent_z, mean_z,
+                    normal_approximation_holds, variance_z, z_critical)
 
 #: Coordinates of a high-dimensional report whose moments are tested (all of them up to this many).
 MAX_COORDINATES = 16
@@ -72,6 +85,114 @@ def _claimed(mechanism, quantity: str, moment: str, x):
                 ("estimate", "mean"): mechanism.estimate_mean, ("estimate", "variance"): mechanism.estimate_var}
     value = formulas[quantity, moment](x)
     return value[:MAX_COORDINATES] if mechanism.sampling is None and np.ndim(value) else value
+
+
+#: Rounding of a mean of float64 values, in units of the law's largest |value|: deviations below it are not evidence.
+_ROUNDING = 64 * float(np.finfo(np.float64).eps)
+
+
+class _Shape:
+    """What the exact tests need of a law: its mean, variance, fourth central moment, range (possibly infinite)
+    and the skewness of one draw X and of one squared deviation Y = (X - mean)^2 (the variance test's summand)."""
+
+    def __init__(self, law):
+        self.lo, self.hi = law.support
+        self.bounded = math.isfinite(self.lo) and math.isfinite(self.hi)
+        self.mean = law.mean()
+        m2, m3, m4, m6 = (law.moment_about(self.mean, k) for k in (2, 3, 4, 6))
+        self.var, self.var_y = max(m2, 0.0), max(m4 - m2 * m2, 0.0)
+        self.fourth = max(m4, 0.0)
+        # divided in two steps: var**1.5 underflows when the law's variance is ~e^-700
+        self.skew = m3 / self.var / math.sqrt(self.var) if self.var > 0 else math.inf
+        third_y = m6 - 3.0 * m2 * m4 + 2.0 * m2**3
+        self.skew_y = third_y / self.var_y / math.sqrt(self.var_y) if self.var_y > 0 else math.inf
+        self.reach = max(self.hi - self.mean, self.mean - self.lo)
+        self.y_max = self.reach**2
+        self.scale = max(abs(self.lo), abs(self.hi)) if self.bounded else abs(self.mean) + math.sqrt(self.var)
+
+    def normal(self, n: int) -> bool:
+        """Whether both the mean and the variance of n draws may be z-tested."""
+        return normal_approximation_holds(n, self.skew) and normal_approximation_holds(n, self.skew_y)
+
+
+def law_shapes(mechanism, quantity: str, points) -> list:
+    """The shape of the tested quantity's law at each point (None where the law is unknown): the report's law, or
+    the estimate's where the estimate is the built-ins' declared affine map of the report."""
+    if not mechanism.has_law or (quantity == "estimate" and not isinstance(mechanism, Mechanism)):
+        return [None] * len(points)
+    laws = [mechanism.law(float(x)) for x in points]
+    if quantity == "estimate":
+        laws = [law.affine(mechanism.estimate_scale, mechanism.estimate_shift) for law in laws]
+    return [_Shape(law) for law in laws]
+
+
+def skewed_mean_p(n: int, mean: float, expected: float, shape) -> float | None:
+    """An exact p-value for a sample mean of n draws where the law is too skewed for a z-test (Bennett's bound for a
+    bounded law, Cantelli's otherwise); None elsewhere."""
+    if shape is None or normal_approximation_holds(n, shape.skew):
+        return None
+    if not shape.bounded:
+        return cantelli_p_value(mean - expected, n, shape.var, _ROUNDING * shape.scale)
+    return bennett_p_value(mean - expected, n, shape.var, shape.hi - expected, expected - shape.lo,
+                           _ROUNDING * shape.scale)
+
+
+def skewed_variance_p(n: int, mean_square: float, expected_var: float, shape) -> float | None:
+    """An exact p-value for the mean of (X - claimed mean)^2 over n draws where the squared deviation is too skewed
+    for the fourth-moment z-test (Bennett's bound for a bounded law, Cantelli's otherwise); None elsewhere."""
+    if shape is None or normal_approximation_holds(n, shape.skew_y):
+        return None
+    if not shape.bounded:
+        return cantelli_p_value(mean_square - expected_var, n, shape.var_y, _ROUNDING * shape.scale**2)
+    return bennett_p_value(mean_square - expected_var, n, shape.var_y, shape.y_max - expected_var, expected_var,
+                           _ROUNDING * shape.y_max)
+
+
+def skewed_covariance_p(n: int, mean_product: float, expected_cov: float, shapes) -> float | None:
+    """Bennett's p-value for the mean of n products (e_0 - mu_0)(e_1 - mu_1) of two coordinates' estimates where
+    either coordinate's law is too skewed for a z-test (None elsewhere, and for unbounded laws, whose products
+    keep the z-test). Var[product] <= sqrt(m4_0 m4_1) (Cauchy-Schwarz), |product - cov| <= reach_0 reach_1 +
+    |cov|: a larger variance or range only loosens Bennett's bound, so both keep it valid."""
+    if any(s is None or not s.bounded for s in shapes) or all(s.normal(n) for s in shapes):
+        return None
+    variance = math.sqrt(shapes[0].fourth * shapes[1].fourth)
+    reach = shapes[0].reach * shapes[1].reach + abs(expected_cov)
+    return bennett_p_value(mean_product - expected_cov, n, variance, reach, reach, _ROUNDING * reach)
+
+
+def _mean_tests(moments: Moments, center, expected, shapes):
+    """z and p of the mean test per coordinate, and which are exact: the z-test, or an exact bound where the law is
+    too skewed."""
+    z, p = (np.atleast_1d(v).astype(float) for v in mean_z(moments, center, expected))
+    mean = np.atleast_1d(center + moments.mean_offset())
+    expected = np.broadcast_to(np.atleast_1d(expected), mean.shape)
+    exact = np.zeros(z.shape, dtype=bool)
+    for i, shape in enumerate(shapes):
+        bound = skewed_mean_p(moments.n, float(mean[i]), float(expected[i]), shape)
+        if bound is not None:
+            p[i], z[i], exact[i] = bound, equivalent_z(bound, mean[i] - expected[i]), True
+    return z, p, exact
+
+
+def _variance_tests(moments: Moments, expected_var, shapes, centred: bool):
+    """z and p of the variance test per coordinate, and which are exact: the fourth-moment z-test, or, where the
+    squared deviation is too skewed, an exact bound on the mean of (X - claimed mean)^2 (the power sums are
+    centred there)."""
+    z, p = (np.atleast_1d(v).astype(float) for v in variance_z(moments, expected_var))
+    exact = np.zeros(z.shape, dtype=bool)
+    if not centred:
+        return z, p, exact
+    mean_y = np.atleast_1d(moments.s2 / moments.n)
+    expected_var = np.broadcast_to(np.atleast_1d(expected_var), mean_y.shape)
+    for i, shape in enumerate(shapes):
+        bound = skewed_variance_p(moments.n, float(mean_y[i]), float(expected_var[i]), shape)
+        if bound is not None:
+            p[i], z[i], exact[i] = bound, equivalent_z(bound, mean_y[i] - expected_var[i]), True
+    return z, p, exact
+
+
+def _label(name: str, exact: bool) -> str:
+    return f"{name} (exact bound, z-equivalent)" if exact else name
 
 
 class _Sum:
@@ -144,22 +265,26 @@ def moment_plan(mechanism, n: int, seed: int, alpha: float, stream_base: int = 1
             moments, tx = parts[j], _tested(mechanism, x)
             at = names if sampled else [names[i]]
             width = np.atleast_1d(moments.s1).size
-            if width != len(at):  # a vector report of a one-dimensional input: one test per coordinate
+            per_coordinate_law = width == len(at)
+            if not per_coordinate_law:  # a vector report of a one-dimensional input: one test per coordinate
                 at = [f"{names[i]}, coordinate {j}" for j in range(width)]
             # a two-point report's variance is fixed by its mean and its sample variance is far from normal
             # (kurtosis 1 at the symmetric point): the variance test is left to the mean test there
             keep = ~two_point if sampled else np.repeat(~two_point[i:i + 1], width)
+            shapes = (law_shapes(mechanism, quantity, points if sampled else [x]) if per_coordinate_law
+                      else [None] * width)
             if claims_mean:
                 expected = _claimed(mechanism, quantity, "mean", tx)
-                zz, pp = mean_z(moments, expected, expected)
-                z["mean"].append(np.atleast_1d(zz))
-                p["mean"].append(np.atleast_1d(pp))
-                labels["mean"] += [prefix[quantity] + name for name in at]
+                zz, pp, exact = _mean_tests(moments, expected, expected, shapes)
+                z["mean"].append(zz)
+                p["mean"].append(pp)
+                labels["mean"] += [_label(prefix[quantity] + name, e) for name, e in zip(at, exact)]
             if claims_var:
-                zz, pp = variance_z(moments, _claimed(mechanism, quantity, "variance", tx))
-                z["variance"].append(np.atleast_1d(zz)[keep])
-                p["variance"].append(np.atleast_1d(pp)[keep])
-                labels["variance"] += [prefix[quantity] + name for name, k in zip(at, keep) if k]
+                zz, pp, exact = _variance_tests(moments, _claimed(mechanism, quantity, "variance", tx), shapes,
+                                                claims_mean)
+                z["variance"].append(zz[keep])
+                p["variance"].append(pp[keep])
+                labels["variance"] += [_label(prefix[quantity] + name, e) for name, e, k in zip(at, exact, keep) if k]
     families = (1 if z["mean"] else 0) + (1 if any(claims[q][1] for q in quantities) else 0) + (1 if covariance else 0)
     share = alpha / families
     ref = mechanism.reference
@@ -181,6 +306,10 @@ def moment_plan(mechanism, n: int, seed: int, alpha: float, stream_base: int = 1
         product = sums[0][-1]
         theory = float(mechanism.estimate_cov(x[0], x[1]))
         zc, pc = mean_z(product, 0.0, theory)
+        exact = skewed_covariance_p(n, float(product.s1 / product.n), theory,
+                                    law_shapes(mechanism, "estimate", x[:2]))
+        if exact is not None:
+            zc, pc = equivalent_z(exact, product.s1 / product.n - theory), exact
         results.append(_family("moments.covariance", f"{ref}: covariance of two coordinates (lpgnn E6)",
                                zc, pc, share, 1, n, seed, f"Cov[x'_0, x'_1] (theory {theory:.4g})",
                                ["coordinates 0 and 1"]))

@@ -19,10 +19,12 @@ law into the law of the server's estimate.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+import math
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 import numpy as np
+from scipy import stats
 
 
 class Law(ABC):
@@ -78,13 +80,40 @@ class Law(ABC):
     def mean(self) -> float:
         return self.moment(1)
 
+    def moment_about(self, center: float, order: int) -> float:
+        """E[(Y - center)^order], computed from values already shifted by ``center`` (no cancellation of raw
+        moments when the law is narrow around a distant point, e.g. a Square Wave window at large eps). This
+        default integrates the density numerically over a bounded support; the shapes below are exact."""
+        from scipy.integrate import quad
+
+        values, probs = self.atoms
+        lo, hi = self.support
+        body = quad(lambda y: (y - center) ** order * float(self.density(y)), lo, hi, limit=400)[0] \
+            if self.continuous_mass > 0 else 0.0
+        return float(np.dot(probs, (values - center) ** order)) + body
+
     @abstractmethod
     def var(self) -> float:
         """Second moment about the mean, computed from centred values (no m2 - m1^2 cancellation)."""
 
+    def sf(self, y) -> np.ndarray:
+        """P(Y > y); the shapes below compute it from the upper tail, so that a far upper tail does not round to 0."""
+        return 1.0 - np.asarray(self.cdf(y))
+
     def prob(self, lo, hi) -> np.ndarray:
-        """P(lo < Y <= hi), elementwise."""
-        return np.asarray(self.cdf(hi)) - np.asarray(self.cdf(lo))
+        """P(lo < Y <= hi), elementwise: from the cdf in the lower half of the law, from ``sf`` in the upper half (an
+        interval of mass e^-50 next to mass 1 survives; 1 - (1 - e^-50) is 0 in float64)."""
+        upper = np.asarray(self.cdf(hi), dtype=np.float64)
+        lower = np.asarray(self.cdf(lo), dtype=np.float64)
+        from_top = np.asarray(self.sf(lo), dtype=np.float64) - np.asarray(self.sf(hi), dtype=np.float64)
+        return np.where(upper <= 0.5, upper - lower, from_top)
+
+    @property
+    def atom_widths(self) -> np.ndarray:
+        """Per atom (in the order of ``atoms``): 0 for a true point mass, else the width of the uniform window it
+        stands for, a window narrower than the float64 spacing at its position (a Square Wave or Piecewise window
+        at large eps). Another law's mass on that window is its density there times the width (privacy ratios)."""
+        return np.zeros(len(self.atoms[0]))
 
     def total_mass(self) -> float:
         """Mass of the density integrated numerically plus the atoms: 1 for a valid law (audited)."""
@@ -101,21 +130,30 @@ ROUND_OFF = 1e-12
 
 @dataclass(frozen=True, eq=False)
 class PiecewiseUniform(Law):
-    """Density ``masses[i] / (edges[i+1] - edges[i])`` on each piece [edges[i], edges[i+1])."""
+    """Density ``masses[i] / widths[i]`` on each piece [edges[i], edges[i+1]).
+
+    ``widths`` are the pieces' exact widths when the caller knows them better than the rounded edges do (a window
+    of width 1e-11 at position 1 has edges good to 2e-16, i.e. a relative 1e-5: densities, and so privacy ratios,
+    would be off by that much); by default the differences of the edges.
+    """
 
     edges: np.ndarray
     masses: np.ndarray
+    widths: np.ndarray | None = None
 
     def __post_init__(self):
         edges = np.asarray(self.edges, dtype=np.float64)
         masses = np.asarray(self.masses, dtype=np.float64)
+        widths = np.diff(edges) if self.widths is None else np.asarray(self.widths, dtype=np.float64)
         keep = np.diff(edges) > 0  # drop zero-width pieces (they carry no mass)
         if np.any(masses[~keep] > 0):
             raise ValueError("a zero-width piece cannot carry mass")
         edges = np.concatenate([edges[:-1][keep], edges[-1:]])
         object.__setattr__(self, "edges", edges)
         object.__setattr__(self, "masses", masses[keep])
+        object.__setattr__(self, "widths", widths[keep])
         object.__setattr__(self, "_cum", np.concatenate([[0.0], np.cumsum(self.masses)]))
+        object.__setattr__(self, "_tail", np.concatenate([np.cumsum(self.masses[::-1])[::-1], [0.0]]))
 
     @property
     def support(self):
@@ -123,10 +161,23 @@ class PiecewiseUniform(Law):
 
     @property
     def heights(self) -> np.ndarray:
-        return self.masses / np.diff(self.edges)
+        return self.masses / self.widths
 
     def cdf(self, y):
         return np.interp(y, self.edges, self._cum, left=0.0, right=float(self._cum[-1]))
+
+    def sf(self, y):
+        return np.interp(y, self.edges, self._tail, left=float(self._tail[0]), right=0.0)
+
+    def prob(self, lo, hi):
+        """Height times overlap per piece (a piece wholly inside counts its exact mass): a difference of two cdf
+        values loses a window of mass 1e-42 next to a tail of 1e-22 (Square Wave at eps = 50)."""
+        lo = np.asarray(lo, dtype=np.float64)[..., None]
+        hi = np.asarray(hi, dtype=np.float64)[..., None]
+        a, b = self.edges[:-1], self.edges[1:]
+        overlap = np.clip(np.minimum(hi, b) - np.maximum(lo, a), 0.0, None)
+        whole = (lo <= a) & (b <= hi)
+        return np.where(whole, self.masses, self.heights * overlap).sum(-1)
 
     def density(self, y):
         y = np.asarray(y, dtype=np.float64)
@@ -150,7 +201,11 @@ class PiecewiseUniform(Law):
         return float(np.dot(self.masses, per_piece))
 
     def continuous_integral(self):
-        return float(np.sum(self.heights * np.diff(self.edges)))
+        return float(np.sum(self.heights * self.widths))
+
+    def moment_about(self, center, order):
+        a, b = self.edges[:-1] - center, self.edges[1:] - center
+        return float(np.dot(self.masses, sum(a**i * b ** (order - i) for i in range(order + 1)) / (order + 1)))
 
     def var(self):
         mean = self.mean()
@@ -166,28 +221,34 @@ class PiecewiseUniform(Law):
     def affine(self, scale, shift=0.0):
         if scale == 0:
             return Discrete(np.array([shift]), np.array([1.0]))
-        edges, masses = self.edges * scale + shift, self.masses
+        edges, masses, widths = self.edges * scale + shift, self.masses, self.widths * abs(scale)
         if scale < 0:
-            edges, masses = edges[::-1], masses[::-1]
-        return PiecewiseUniform(edges, masses)
+            edges, masses, widths = edges[::-1], masses[::-1], widths[::-1]
+        return PiecewiseUniform(edges, masses, widths)
 
 
 @dataclass(frozen=True, eq=False)
 class Discrete(Law):
-    """Point masses ``probs[i]`` at ``values[i]``."""
+    """Point masses ``probs[i]`` at ``values[i]``; ``widths[i]`` > 0 marks a sub-float-resolution window
+    (see ``Law.atom_widths``), 0 (the default) a true point mass."""
 
     values: np.ndarray
     probs: np.ndarray
+    widths: np.ndarray | None = None
 
     def __post_init__(self):
         values = np.asarray(self.values, dtype=np.float64)
         probs = np.asarray(self.probs, dtype=np.float64)
+        widths = np.zeros_like(values) if self.widths is None else np.asarray(self.widths, dtype=np.float64)
         order = np.argsort(values, kind="stable")
-        values, probs = values[order], probs[order]
+        values, probs, widths = values[order], probs[order], widths[order]
         unique, inverse = np.unique(values, return_inverse=True)  # merge equal values
         merged = np.bincount(inverse, weights=probs, minlength=len(unique))
+        merged_widths = np.zeros(len(unique))
+        np.maximum.at(merged_widths, inverse, widths)
         object.__setattr__(self, "values", unique)
         object.__setattr__(self, "probs", merged)
+        object.__setattr__(self, "widths", merged_widths)
 
     @property
     def support(self):
@@ -196,6 +257,10 @@ class Discrete(Law):
     def cdf(self, y):
         cum = np.concatenate([[0.0], np.cumsum(self.probs)])
         return cum[np.searchsorted(self.values, np.asarray(y, dtype=np.float64), side="right")]
+
+    def sf(self, y):
+        tail = np.concatenate([np.cumsum(self.probs[::-1])[::-1], [0.0]])
+        return tail[np.searchsorted(self.values, np.asarray(y, dtype=np.float64), side="right")]
 
     def density(self, y):
         return np.zeros_like(np.asarray(y, dtype=np.float64))
@@ -209,8 +274,15 @@ class Discrete(Law):
     def atoms(self):
         return self.values.copy(), self.probs.copy()
 
+    @property
+    def atom_widths(self):
+        return self.widths.copy()
+
     def moment(self, order):
         return float(np.dot(self.probs, self.values**order))
+
+    def moment_about(self, center, order):
+        return float(np.dot(self.probs, (self.values - center) ** order))
 
     def continuous_integral(self):
         return 0.0
@@ -224,7 +296,7 @@ class Discrete(Law):
         return self.values[np.minimum(idx, len(self.values) - 1)]
 
     def affine(self, scale, shift=0.0):
-        return Discrete(self.values * scale + shift, self.probs)
+        return Discrete(self.values * scale + shift, self.probs, self.widths * abs(scale))
 
 
 @dataclass(frozen=True, eq=False)
@@ -250,6 +322,9 @@ class Smooth(Law):
     def density(self, y):
         return self._frozen.pdf(y)
 
+    def sf(self, y):
+        return self._frozen.sf(y)
+
     def logdensity(self, y):
         return self._frozen.logpdf(y)
 
@@ -266,6 +341,13 @@ class Smooth(Law):
 
     def var(self):
         return float(self._frozen.var())
+
+    def moment_about(self, center, order):
+        """From the standard member's raw moments: E[(loc + scale Z - center)^k] = sum_j C(k, j) (loc -
+        center)^(k - j) scale^j E[Z^j]."""
+        shift = self.loc - center
+        return float(sum(math.comb(order, j) * shift ** (order - j) * self.scale**j * _standard_moment(self.family, j)
+                         for j in range(order + 1)))
 
     def continuous_integral(self):
         from scipy.integrate import quad
@@ -286,6 +368,26 @@ class Smooth(Law):
         return Smooth(self.family, self.loc * scale + shift, self.scale * abs(scale))
 
 
+@lru_cache(maxsize=256)
+def _standard_moment(family, order: int) -> float:
+    """E[Z^order] of the family's standard member (loc 0, scale 1); scipy integrates some of them numerically."""
+    return float(family(loc=0.0, scale=1.0).moment(order))
+
+
+@dataclass(frozen=True, eq=False)
+class LaplaceLaw(Smooth):
+    """Laplace(loc, scale) with its log density in closed form: scipy's ``laplace.logpdf`` is log(pdf), which is
+    -inf beyond about 745 scales from the centre (reached inside [-1, 1] at eps = 700, scale 2/700)."""
+
+    def logdensity(self, y):
+        return -math.log(2.0 * self.scale) - np.abs(np.asarray(y, dtype=np.float64) - self.loc) / self.scale
+
+    def affine(self, scale, shift=0.0):
+        if scale == 0:
+            return Discrete(np.array([shift]), np.array([1.0]))
+        return LaplaceLaw(stats.laplace, self.loc * scale + shift, self.scale * abs(scale))
+
+
 @dataclass(frozen=True, eq=False)
 class Mixture(Law):
     """``weights[i]`` times ``components[i]``; weights sum to 1."""
@@ -304,12 +406,30 @@ class Mixture(Law):
     def density(self, y):
         return sum(w * np.asarray(c.density(y)) for c, w in zip(self.components, self.weights))
 
+    def sf(self, y):
+        return sum(w * np.asarray(c.sf(y)) for c, w in zip(self.components, self.weights))
+
+    def prob(self, lo, hi):
+        return sum(w * np.asarray(c.prob(lo, hi)) for c, w in zip(self.components, self.weights))
+
+    @cached_property
+    def _merged_atoms(self) -> Discrete | None:
+        values = [c.atoms[0] for c in self.components]
+        if not sum(map(len, values)):
+            return None
+        probs = [w * c.atoms[1] for c, w in zip(self.components, self.weights)]
+        widths = [c.atom_widths for c in self.components]
+        return Discrete(np.concatenate(values), np.concatenate(probs), np.concatenate(widths))
+
     @property
     def atoms(self):
-        values = [c.atoms[0] for c in self.components]
-        probs = [w * c.atoms[1] for c, w in zip(self.components, self.weights)]
-        merged = Discrete(np.concatenate(values), np.concatenate(probs)) if sum(map(len, values)) else None
+        merged = self._merged_atoms
         return (merged.values, merged.probs) if merged is not None else (np.empty(0), np.empty(0))
+
+    @property
+    def atom_widths(self):
+        merged = self._merged_atoms
+        return merged.widths.copy() if merged is not None else np.empty(0)
 
     @property
     def breakpoints(self):
@@ -317,6 +437,9 @@ class Mixture(Law):
 
     def moment(self, order):
         return float(sum(w * c.moment(order) for c, w in zip(self.components, self.weights)))
+
+    def moment_about(self, center, order):
+        return float(sum(w * c.moment_about(center, order) for c, w in zip(self.components, self.weights)))
 
     def continuous_integral(self):
         return float(sum(w * c.continuous_integral() for c, w in zip(self.components, self.weights)))

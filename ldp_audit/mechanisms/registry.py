@@ -16,7 +16,7 @@ from .categorical import ExtendedSquareWaveLevels, RandomizedResponse
 from .gaussian import Gaussian
 from .sampled import SampledMechanism
 from .scalar import Duchi, Laplace, OneBit, Piecewise, SquareWave, SquareWaveUnit
-from .validation import check_eps, check_int, check_open_unit, check_range
+from .validation import EPS_MAX, EPS_MIN, check_eps, check_int, check_open_unit, check_range
 
 
 @dataclass(frozen=True)
@@ -48,7 +48,7 @@ class _Required:
 
 
 _REQUIRED = _Required()
-_EPS = Param("eps", _REQUIRED, "(0, 700]", "total privacy budget of one report")
+_EPS = Param("eps", _REQUIRED, f"[{EPS_MIN:g}, {EPS_MAX:g}]", "total privacy budget of one report")
 _D = Param("d", 8, "integer >= 1", "input dimension")
 _DELTA = Param("delta", 1e-5, "(0, 1)", "delta of (eps, delta)-LDP")
 
@@ -225,5 +225,6 @@ def make(name: str, **params):
             raise ValueError(f"mechanism {name!r} has no parameter {key!r}.{_suggest(key, accepted)} "
                              f"Its parameters: {', '.join(accepted)}")
     if "eps" not in params:
-        raise ValueError(f"mechanism {name!r} needs eps, a real number in (0, 700]")
+        raise ValueError(f"mechanism {name!r} needs eps, a real number in [{EPS_MIN:g}, {EPS_MAX:g}]")
+    params["eps"] = check_eps(params["eps"], lower=EPS_MIN)
     return entry.build(**params)

@@ -13,12 +13,12 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
+from scipy import special, stats
 
 from .base import ScalarMechanism
 from .constants import (coth_half, pm_constants, pm_variance, sw_mean_factor, sw_probabilities,
                         sw_second_moment_offset, sw_window_masses)
-from .laws import Discrete, Mixture, PiecewiseUniform, Smooth, point_mass
+from .laws import Discrete, LaplaceLaw, Mixture, PiecewiseUniform
 
 
 def _window_sample(u, masses, window_lo, width, outer_lo, outer_length):
@@ -41,15 +41,20 @@ def _window_sample(u, masses, window_lo, width, outer_lo, outer_length):
 def _window_law(window_lo, width, window_mass, outer_lo, outer_hi, outer_mass):
     """Uniform window of mass ``window_mass`` inside a uniform outer range (the laws of Square Wave and Piecewise).
 
-    At large eps the window can be narrower than one floating-point step at its position; it is then a point
-    mass at its centre, which is what the sampler produces too.
+    Densities use the exact ``width``, not the difference of the rounded edges (at large eps the window is
+    1e-11 wide at position 1, where the edges carry a relative error of 1e-5). A window narrower than one
+    floating-point step at its position is an atom at its left end, which is what the sampler produces too; the atom
+    keeps its width, so that its density ratio to the outer part stays e^eps (``Law.atom_widths``).
     """
     window_hi = window_lo + width
-    left, right = (window_lo - outer_lo) / (outer_hi - outer_lo - width), (outer_hi - window_hi) / (outer_hi - outer_lo - width)
+    outer_length = outer_hi - outer_lo - width
+    left, right = (window_lo - outer_lo) / outer_length, (outer_hi - window_hi) / outer_length
     edges = [outer_lo, window_lo, window_hi, outer_hi]
+    widths = [window_lo - outer_lo, width, outer_hi - window_hi]
     if window_hi > window_lo:
-        return PiecewiseUniform(edges, [outer_mass * left, window_mass, outer_mass * right])
-    return Mixture((point_mass(window_lo), PiecewiseUniform(edges, [left, 0.0, right])), (window_mass, outer_mass))
+        return PiecewiseUniform(edges, [outer_mass * left, window_mass, outer_mass * right], widths)
+    window = Discrete(np.array([window_lo]), np.array([1.0]), np.array([width]))
+    return Mixture((window, PiecewiseUniform(edges, [left, 0.0, right], widths)), (window_mass, outer_mass))
 
 
 @dataclass(frozen=True)
@@ -67,7 +72,7 @@ class Laplace(ScalarMechanism):
         return rng.laplace(x, self.noise_scale)
 
     def _law(self, x):
-        return Smooth(stats.laplace, float(x), self.noise_scale)
+        return LaplaceLaw(stats.laplace, float(x), self.noise_scale)
 
     def report_mean(self, x):
         return np.asarray(x, dtype=np.float64)
@@ -86,7 +91,9 @@ class Piecewise(ScalarMechanism):
     def _pieces(self, x):
         s, w, outer = pm_constants(self.eps)
         width = 2.0 / math.expm1(self.eps / 2.0)  # s - 1 without cancellation
-        left = 0.5 * (s + 1.0) * x - 0.5 * width
+        # clipped to [-s, s - width]: at x = +-1 the rounding of (s + 1) x / 2 could push the window past the
+        # outer range by an ulp, leaving a sliver of [-s, s] with no density under one input only
+        left = np.clip(0.5 * (s + 1.0) * x - 0.5 * width, -s, s - width)
         return s, (w, outer), left, width
 
     def _sample(self, x, rng):
@@ -176,15 +183,23 @@ class OneBit(ScalarMechanism):
 
     def prob_plus(self, x):
         """Pr[report > 0 | x] = 1/(e^eps + 1) + ((x + 1)/2)(e^eps - 1)/(e^eps + 1)."""
-        return 0.5 + 0.5 * np.asarray(x, dtype=np.float64) * math.tanh(self.eps / 2.0)
+        return self._prob_towards(np.asarray(x, dtype=np.float64))
+
+    def prob_minus(self, x):
+        """Pr[report < 0 | x], by the mirrored formula rather than 1 - prob_plus: at large eps the minority value
+        has probability about e^-eps (e^-700 at the top of the range), which 1 - prob_plus rounds to 0."""
+        return self._prob_towards(-np.asarray(x, dtype=np.float64))
+
+    def _prob_towards(self, x):
+        """1/(e^eps + 1) + ((x + 1)/2) tanh(eps/2): exact at x = -1 and accurate to ulp elsewhere."""
+        return special.expit(-self.eps) + 0.5 * (x + 1.0) * math.tanh(self.eps / 2.0)
 
     def _sample(self, x, rng):
         plus = rng.random(x.shape) < self.prob_plus(x)
         return np.where(plus, self.output_scale, -self.output_scale)
 
     def _law(self, x):
-        p = float(self.prob_plus(float(x)))
-        return Discrete([-self.output_scale, self.output_scale], [1.0 - p, p])
+        return Discrete([-self.output_scale, self.output_scale], [float(self.prob_minus(x)), float(self.prob_plus(x))])
 
     @property
     def estimate_scale(self):
@@ -194,8 +209,9 @@ class OneBit(ScalarMechanism):
         return self.output_scale * math.tanh(self.eps / 2.0) * np.asarray(x, dtype=np.float64)
 
     def report_var(self, x):
-        mean = self.report_mean(x)
-        return self.output_scale**2 - mean * mean
+        """C^2 - mean^2 = 4 C^2 Pr[+] Pr[-] (C the output scale), free of the cancellation of 1 - tanh^2 at large
+        eps."""
+        return 4.0 * self.output_scale**2 * self.prob_plus(x) * self.prob_minus(x)
 
 
 @dataclass(frozen=True)

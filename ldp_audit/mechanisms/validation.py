@@ -12,15 +12,27 @@ import numpy as np
 
 #: Largest budget accepted. Every constant is computed stably up to here (e^-700 is still a normal float64).
 EPS_MAX = 700.0
+#: Smallest total budget a registered mechanism accepts. Below it the noise scale (about 2/eps, times d/k for a
+#: sampled estimate) makes variances (~1/eps^2) and the fourth-moment sums of the variance test (~n/eps^4) approach
+#: float64 overflow (eps = 1e-300 gives an infinite variance), and the constants are verified against 80-digit
+#: arithmetic only down to here. A coordinate of a sampled mechanism may run at eps/k below it.
+EPS_MIN = 1e-12
+#: Why budgets below EPS_MIN are refused (part of the error message).
+EPS_MIN_REASON = (f"below {EPS_MIN:g} the noise variance (~1/eps^2) and the audits' fourth moments (~1/eps^4) "
+                  "leave the range of float64 numbers")
 
 
-def check_eps(eps, name: str = "eps", upper: float = EPS_MAX) -> float:
-    """A privacy budget: a finite real number in (0, upper]."""
+def check_eps(eps, name: str = "eps", upper: float = EPS_MAX, lower: float = 0.0) -> float:
+    """A privacy budget: a finite real number in (0, upper], and >= ``lower`` when one is given (the registry's
+    EPS_MIN; the message then says why)."""
+    allowed = f"[{lower:g}, {upper:g}]" if lower > 0 else f"(0, {upper:g}]"
     if isinstance(eps, bool) or not isinstance(eps, Real):
-        raise ValueError(f"{name} must be a real number in (0, {upper:g}], got {eps!r}")
+        raise ValueError(f"{name} must be a real number in {allowed}, got {eps!r}")
     value = float(eps)
     if not (math.isfinite(value) and 0.0 < value <= upper):
-        raise ValueError(f"{name} must be a real number in (0, {upper:g}], got {eps!r}")
+        raise ValueError(f"{name} must be a real number in {allowed}, got {eps!r}")
+    if value < lower:
+        raise ValueError(f"{name} must be a real number in {allowed}, got {eps!r}: {EPS_MIN_REASON}")
     return value
 
 
