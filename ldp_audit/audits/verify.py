@@ -5,7 +5,8 @@ It reads only the :class:`ldp_audit.mechanisms.base.Auditable` interface, so a b
 handed in by a user (adapted by :func:`ldp_audit.external.as_mechanism`) get the same rows. What runs:
 
 * ``sanity.*`` (exact, always): shape, finiteness, declared support, determinism given the seed;
-* privacy (``checks`` holds "privacy"): with a law, the exact ``law.mass`` and ``privacy.whitebox`` rows; always
+* privacy (``checks`` holds "privacy"): with a law (or an enumerated whole-report law, ``report_law.py``), the
+  exact ``law.mass`` and ``privacy.whitebox`` rows; always
   the black-box search on the mechanism's own samples (``privacy.blackbox``), with the law's events added as
   candidates, and ``privacy.budget`` when the law has events of maximal ratio;
 * moments ("moments", when the mechanism claims moment formulas): ``moments.mean`` / ``.variance`` /
@@ -30,6 +31,7 @@ from typing import Callable, Iterable
 from .distribution import distribution_plan
 from .moments import moment_plan
 from .privacy import blackbox_plan, distinct_inputs, search_pairs, whitebox_privacy
+from .report_law import declares_report_law, whitebox_report_law
 from .result import AuditReport, CheckResult
 from .sampling import Plan, run_plans
 from .sanity import sanity_checks
@@ -124,6 +126,8 @@ def run_checks(mechanism, settings: AuditSettings, checks=None,
             raise ValueError(f"{mechanism.name} declares no eps: a privacy audit needs the claimed eps")
         if mechanism.has_law:
             plans.append(_exact(whitebox_privacy, mechanism))
+        elif declares_report_law(mechanism):
+            plans.append(_exact(whitebox_report_law, mechanism))
         plans.append(blackbox_plan(mechanism, s.samples, s.seed, share))
     if "moments" in run:
         plans.append(moment_plan(mechanism, s.samples, s.seed, share))
