@@ -90,9 +90,9 @@ class Rappor(FrequencyOracle):
         return rappor_rates(self.eps, self.h)
 
     def instantaneous(self) -> tuple[float, float]:
-        """(q, p) of the instantaneous randomized response, given f."""
+        """(q, p) of the instantaneous randomized response, given the declared f (``prr``)."""
         q_star, _ = self.support_probabilities()
-        q = min(1.0, (q_star - 0.5 * self.f) / (1.0 - self.f))
+        q = min(1.0, (q_star - 0.5 * self.prr) / (1.0 - self.prr))
         return q, 1.0 - q
 
     def _perturb(self, x, rng):

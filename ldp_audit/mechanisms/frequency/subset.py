@@ -5,7 +5,8 @@ optimally local private discrete distribution estimation").
 The client reports a subset S of size d of the k items, d = round(k / (e^eps + 1)) clamped to [1, k - 1], with
 P(S | x) = e^eps / Z when x in S and 1 / Z otherwise, Z = C(k-1, d-1) e^eps + C(k-1, d). Equivalently: x is in S
 with probability p* = d e^eps / (d e^eps + k - d), and the other d - 1 (or d) members are uniform among the
-k - 1 other items. The report is the (n, k) 0/1 indicator of S; it supports v when v in S, with
+k - 1 other items. The report is the (n, k) 0/1 indicator of S (its law is written from p*, so the sampler, the law and the
+estimator share one constant); it supports v when v in S, with
 q* = (p* (d - 1) + (1 - p*) d) / (k - 1) for v != x.
 """
 from __future__ import annotations
@@ -55,15 +56,16 @@ class SubsetSelection(FrequencyOracle):
     def support_matrix(self, reports):
         return np.asarray(reports) == 1
 
-    def log_normaliser(self) -> float:
-        """log Z = log(C(k-1, d-1) e^eps + C(k-1, d))."""
-        d, k = self.size, self.k
-        return float(np.logaddexp(self.eps + log_comb(k - 1, d - 1), log_comb(k - 1, d)))
-
     def report_loglik(self, values, x):
+        """log P(S | x): x in S with probability p*, the rest of S uniform: p* / C(k-1, d-1) for S holding x,
+        (1 - p*) / C(k-1, d) for the others (= e^eps / Z and 1 / Z)."""
+        d, k = self.size, self.k
+        p, _ = self.support_probabilities()
         bits = np.asarray(values, dtype=np.float64).reshape(np.shape(values)[0], -1)
-        valid = np.all((bits == 0.0) | (bits == 1.0), axis=1) & (bits.sum(axis=1) == self.size)
-        ll = np.where(bits[:, int(x)] == 1.0, self.eps, 0.0) - self.log_normaliser()
+        valid = np.all((bits == 0.0) | (bits == 1.0), axis=1) & (bits.sum(axis=1) == d)
+        with np.errstate(divide="ignore"):
+            holding, other = math.log(p) - log_comb(k - 1, d - 1), np.log1p(-p) - log_comb(k - 1, d)
+        ll = np.where(bits[:, int(x)] == 1.0, holding, other)
         return np.where(valid, ll, -np.inf)
 
     def law_classes(self, x1, x0):

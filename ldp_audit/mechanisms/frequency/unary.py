@@ -89,16 +89,15 @@ def laplace_upper_tail(t: float, scale: float) -> float:
     return 0.5 * math.exp(-t / scale) if t >= 0 else -0.5 * math.expm1(t / scale) + 0.5
 
 
-def the_probabilities(theta: float, eps: float) -> tuple[float, float]:
-    """THE's (p*, q*) = (P(1 + Lap(2/eps) > theta), P(Lap(2/eps) > theta)) (Wang et al. 2017, Sec. 4.3)."""
-    scale = 2.0 / eps
+def the_probabilities(theta: float, scale: float) -> tuple[float, float]:
+    """THE's (p*, q*) = (P(1 + Lap(scale) > theta), P(Lap(scale) > theta)) (Wang et al. 2017, Sec. 4.3)."""
     return laplace_upper_tail(theta - 1.0, scale), laplace_upper_tail(theta, scale)
 
 
-def the_threshold(eps: float) -> float:
+def the_threshold(scale: float) -> float:
     """The theta in (1/2, 1) minimising THE's variance q*(1 - q*) / (p* - q*)^2 (Wang et al. 2017, Sec. 4.3)."""
     def variance(theta):
-        p, q = the_probabilities(theta, eps)
+        p, q = the_probabilities(theta, scale)
         return q * (1.0 - q) / (p - q) ** 2
     return float(optimize.minimize_scalar(variance, bounds=(0.5, 1.0), method="bounded",
                                           options={"xatol": 1e-10}).x)
@@ -116,10 +115,10 @@ class ThresholdHistogramEncoding(BitVectorOracle):
 
     @property
     def threshold(self) -> float:
-        return the_threshold(self.eps)
+        return the_threshold(self.noise_scale)
 
     def support_probabilities(self):
-        return the_probabilities(self.threshold, self.eps)
+        return the_probabilities(self.threshold, self.noise_scale)
 
     def _perturb(self, x, rng):
         noisy = one_hot(x, self.k) + rng.laplace(0.0, self.noise_scale, (x.size, self.k))
