@@ -14,16 +14,16 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from ldp_audit.audits.report_law import law_ceiling, whitebox_report_law
+from ldp_audit.audits.report_law import law_ceiling
 from ldp_audit.audits.verify import AuditSettings, verify
 from ldp_audit.mechanisms import make, names
 from ldp_audit.mechanisms.frequency import ORACLES
 from ldp_audit.mechanisms.frequency.hashing import BinaryLocalHashing, OptimisedLocalHashing, universal_hash
 from ldp_audit.mechanisms.frequency.hadamard import HadamardResponse
-from ldp_audit.mechanisms.frequency.rappor import Rappor, rappor_rates
+from ldp_audit.mechanisms.frequency.rappor import Rappor
 from ldp_audit.mechanisms.frequency.subset import SubsetSelection
-from ldp_audit.mechanisms.frequency.unary import (OptimisedUnaryEncoding, SummationHistogramEncoding,
-                                                  SymmetricUnaryEncoding, ThresholdHistogramEncoding)
+from ldp_audit.mechanisms.frequency.unary import (OptimisedUnaryEncoding, SymmetricUnaryEncoding,
+                                                  ThresholdHistogramEncoding)
 
 NAMES = [cls.name for cls in ORACLES]
 FAMILY_ALPHA = 1e-3

@@ -26,7 +26,7 @@ from functools import cached_property
 
 import numpy as np
 
-from .base import FrequencyOracle, exchangeable_classes, one_hot
+from .base import FrequencyOracle, exchangeable_classes
 from ..validation import check_int
 
 #: Public seed of the cohorts' Bloom maps.

@@ -22,7 +22,8 @@ from scipy import optimize
 from .base import FrequencyOracle, exchangeable_classes, one_hot
 
 
-def _as_rows(values, k: int) -> np.ndarray:
+def _as_rows(values) -> np.ndarray:
+    """Reports as (n, k) rows (one report may come as a flat vector)."""
     values = np.asarray(values)
     return values.reshape(values.shape[0], -1) if values.ndim != 2 else values
 
@@ -58,7 +59,7 @@ class BitVectorOracle(FrequencyOracle):
         return np.asarray(reports) == 1
 
     def report_loglik(self, values, x):
-        return bit_loglik(_as_rows(values, self.k), x, *self.support_probabilities())
+        return bit_loglik(_as_rows(values), x, *self.support_probabilities())
 
     def law_classes(self, x1, x0):
         others = np.setdiff1d(np.arange(self.k), [x1, x0])
@@ -142,7 +143,7 @@ class SummationHistogramEncoding(FrequencyOracle):
         return one_hot(x, self.k) + rng.laplace(0.0, self.noise_scale, (x.size, self.k))
 
     def report_loglik(self, values, x):
-        y = np.asarray(_as_rows(values, self.k), dtype=np.float64)
+        y = np.asarray(_as_rows(values), dtype=np.float64)
         b = self.noise_scale
         return -self.k * math.log(2.0 * b) - np.abs(y - one_hot(x, self.k)).sum(axis=1) / b
 
