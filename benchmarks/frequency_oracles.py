@@ -11,17 +11,17 @@ skipped, with its error), ``verify(..., checks="privacy")`` runs at ``--samples`
   (``audits.report_law.law_ceiling``: the law's best event over the same input pairs; "n/a" for SHE, whose law is
   continuous and not enumerated);
 * the white-box ratio from the law (``privacy.whitebox``) and the CPU seconds of the audit;
-* with LDP-Auditor: its eps_emp on the same protocol (its fixed attack on inputs 0 vs k-1), its CPU seconds and
-  the ratio ldp-audit / LDP-Auditor. LDP-Auditor (Arcolezi & Gambs, PETS 2024) covers GRR, SS, SUE, OUE, THE, SHE,
+* with LDP-Auditor: its eps_emp on the same protocol (its fixed attack on inputs 0 vs k-1, one Ray worker), its
+  wall seconds and the ratio ldp-audit / LDP-Auditor. LDP-Auditor (Arcolezi & Gambs, PETS 2024) covers GRR, SS, SUE, OUE, THE, SHE,
   BLH and OLH; Hadamard response and cohort RAPPOR have no counterpart there. Its confidence is 1 - alpha over one
   event; ldp-audit's is family-wise over every event and input pair it tries, so equal alphas favour LDP-Auditor.
 
 LDP-Auditor's package is also named ``ldp_audit``, so it runs in its own interpreter (a subprocess). To install
-it (research use; its pins need Python <= 3.12)::
+it (research use; its pins need Python <= 3.12, and it hashes str names, which xxhash >= 3 refuses)::
 
     git clone https://github.com/hharcolezi/ldp-audit /opt/LDP-Auditor
     python3.11 -m venv /opt/ldp-auditor-venv
-    /opt/ldp-auditor-venv/bin/pip install -r /opt/LDP-Auditor/requirements.txt
+    /opt/ldp-auditor-venv/bin/pip install -r /opt/LDP-Auditor/requirements.txt "xxhash<3"
     python benchmarks/frequency_oracles.py --ldp-auditor /opt/LDP-Auditor \\
         --ldp-auditor-python /opt/ldp-auditor-venv/bin/python --samples 1000000
 
@@ -53,13 +53,17 @@ LDP_AUDITOR_NAMES = {"sue": "SUE", "oue": "OUE", "she": "SHE", "the": "THE", "ol
 _DRIVER = """
 import json, sys, time
 from ldp_audit.base_auditor import LDPAuditor
+auditor, built = None, None
 for line in sys.stdin:
     job = json.loads(line)
-    start = time.process_time()
-    auditor = LDPAuditor(nb_trials=job["n"], alpha=job["alpha"], epsilon=job["eps"], delta=0.0, k=job["k"],
-                         random_state=job["seed"], n_jobs=1)
+    setting = (job["n"], job["alpha"], job["eps"], job["k"], job["seed"])
+    if setting != built:  # LDPAuditor fixes its inputs (0 and k-1) and starts Ray when built: once per setting
+        auditor = LDPAuditor(nb_trials=job["n"], alpha=job["alpha"], epsilon=job["eps"], delta=0.0, k=job["k"],
+                             random_state=job["seed"], n_jobs=1)
+        built = setting
+    start = time.perf_counter()
     eps_emp = float(auditor.run_audit(job["protocol"]))
-    print(json.dumps({"eps_emp": eps_emp, "cpu": time.process_time() - start}), flush=True)
+    print("RESULT " + json.dumps({"eps_emp": eps_emp, "wall": time.perf_counter() - start}), flush=True)
 """
 
 
@@ -87,7 +91,12 @@ class LdpAuditor:
         job = {"protocol": LDP_AUDITOR_NAMES[name], "eps": eps, "k": k, "n": n, "alpha": alpha, "seed": seed}
         self.process.stdin.write(json.dumps(job) + "\n")
         self.process.stdin.flush()
-        return json.loads(self.process.stdout.readline())
+        while True:  # Ray may write its own lines to stdout
+            line = self.process.stdout.readline()
+            if not line:
+                raise RuntimeError("LDP-Auditor's interpreter stopped; run it by hand to see why")
+            if line.startswith("RESULT "):
+                return json.loads(line[len("RESULT "):])
 
     def close(self):
         if self.process is not None:
@@ -118,12 +127,12 @@ def main() -> None:
     table = Table(title=f"frequency oracles: black-box eps_lower at {args.samples:,} draws per input, confidence "
                         f"{1 - args.alpha:g}" + (f"; LDP-Auditor {auditor.reason}" if auditor.reason else ""))
     for column in ("oracle", "eps", "k", "eps_lower", "ceiling", "lower/eps", "white-box", "family", "CPU s",
-                   "LDP-Auditor", "its CPU s", "ldp-audit / LDP-Auditor"):
+                   "LDP-Auditor", "its wall s", "ldp-audit / LDP-Auditor"):
         table.add_column(column)
     skipped = []
-    for name in args.oracles.split(","):
-        for eps in args.eps:
-            for k in args.k:
+    for eps in args.eps:
+        for k in args.k:
+            for name in args.oracles.split(","):
                 try:
                     oracle = make(name, eps=eps, k=k)
                 except ValueError as exc:
@@ -147,7 +156,7 @@ def main() -> None:
                               "n/a" if math.isnan(top) else f"{max(top, 0.0):.4f}", f"{black.statistic / eps:.3f}",
                               f"{white.statistic:.4f}" if white else "", black.details["family"], f"{cpu:.1f}",
                               "" if theirs is None else f"{theirs['eps_emp']:.4f}",
-                              "" if theirs is None else f"{theirs['cpu']:.1f}", ratio)
+                              "" if theirs is None else f"{theirs['wall']:.1f}", ratio)
     auditor.close()
     console.print(table)
     for line in skipped:
