@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from ldp_audit.audits.compare import variance_report
 from ldp_audit.audits.report_law import law_ceiling
 from ldp_audit.audits.verify import AuditSettings, verify
 from ldp_audit.mechanisms import make, names
@@ -192,3 +193,17 @@ def test_law_ceiling_of_an_enumerated_law():
         top = law_ceiling(make(name, eps=1.0, k=5), 1_000_000, 1e-4)
         assert 0.9 < top < 1.0, (name, top)
     assert math.isnan(law_ceiling(make("she", eps=1.0, k=5), 1_000_000, 1e-4))
+
+
+def test_compare_reads_coordinate_0_of_an_oracle_estimate():
+    oracles = [make(name, eps=1.0, k=5) for name in ("sue", "olh", "rappor")]
+    report = variance_report(oracles, [0.0, 3.0], 20_000, 9, 1e-3)
+    assert report.passed and len(report.results) == 9
+    wrong = variance_report([RapporTimesTwoVariance(1.0, 5)], None, 20_000, 9, 1e-3)
+    assert not wrong.passed
+
+
+@dataclasses.dataclass(frozen=True)
+class RapporTimesTwoVariance(Rappor):
+    def estimate_var(self, x):
+        return 2.0 * super().estimate_var(x)
