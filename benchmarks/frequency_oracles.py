@@ -7,9 +7,10 @@ skipped, with its error), ``verify(..., checks="privacy")`` runs at ``--samples`
 
 * ``eps_lower``: the black-box search's certified lower bound (``privacy.blackbox``), with the declared law's
   likelihood-ratio events among its candidates;
-* ``ceiling``: the best bound this n and per-event confidence could certify if the oracle follows its law exactly
-  (``audits.report_law.law_ceiling``: the law's best event over the same input pairs; "n/a" for SHE, whose law is
-  continuous and not enumerated);
+* ``ceiling``: the bound the law's best event would certify at this n and per-event confidence with its counts at
+  their expectations (``audits.report_law.law_ceiling``, over the same input pairs; "n/a" for SHE, whose law is
+  continuous and not enumerated). It is an expectation, not a cap: the search keeps the largest of many bounds, on
+  pairs whose laws are alike, so its maximum may exceed it by sampling luck (each bound still holds at its alpha);
 * the white-box ratio from the law (``privacy.whitebox``) and the CPU seconds of the audit;
 * with LDP-Auditor: its eps_emp on the same protocol (its fixed attack on inputs 0 vs k-1, one Ray worker), its
   wall seconds and the ratio ldp-audit / LDP-Auditor. LDP-Auditor (Arcolezi & Gambs, PETS 2024) covers GRR, SS, SUE, OUE, THE, SHE,

@@ -113,9 +113,9 @@ class Rappor(FrequencyOracle):
     def _item_bits(self, reports) -> np.ndarray:
         """(n, k, h): each report's bits at every item's Bloom positions in its cohort."""
         reports = np.asarray(reports)
-        cohort = reports[:, 0].astype(np.int64)
-        return np.take_along_axis(reports[:, 1:], self.positions[cohort].reshape(len(reports), -1) , axis=1) \
-            .reshape(len(reports), self.k, self.h)
+        n = len(reports)
+        where = self.positions[reports[:, 0].astype(np.int64)].reshape(n, -1)
+        return np.take_along_axis(reports[:, 1:], where, axis=1).reshape(n, self.k, self.h)
 
     def support_matrix(self, reports):
         return np.all(self._item_bits(reports) == 1, axis=2)
