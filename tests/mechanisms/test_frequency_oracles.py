@@ -207,3 +207,21 @@ def test_compare_reads_coordinate_0_of_an_oracle_estimate():
 class RapporTimesTwoVariance(Rappor):
     def estimate_var(self, x):
         return 2.0 * super().estimate_var(x)
+
+
+@pytest.mark.parametrize("name", ["sue", "oue", "the", "ss", "hr", "rappor"])
+def test_estimator_formulas_agree_with_the_law_exactly(name):
+    """The estimate's mean and variance for item x (= x1) and an item v != x (= x0), summed over the law's classes,
+    equal ``estimate_mean`` / ``estimate_var`` (Wang et al. 2017, Eqs. (1)-(2)) to float precision. (Local hashing's
+    classes stand for the seed space by a seed sample, exact for likelihood ratios, not for means over seeds.)"""
+    m = make(name, eps=1.3, k=5)
+    x, v = 1, 3
+    mean, second = np.zeros(2), np.zeros(2)
+    for values, log_counts in m.law_classes(x, v):
+        probs = np.exp(m.report_loglik(values, x) + log_counts)
+        est = m.estimate(values)[:, [x, v]]
+        mean += probs @ est
+        second += probs @ est**2
+    formula_mean, formula_var = m.estimate_mean(x)[[x, v]], m.estimate_var(x)[[x, v]]
+    assert np.allclose(mean, formula_mean, rtol=0, atol=1e-9 * np.sqrt(formula_var).max())
+    assert np.allclose(second - mean**2, formula_var, rtol=1e-9, atol=0)
