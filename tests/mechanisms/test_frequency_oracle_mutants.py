@@ -30,7 +30,7 @@ from ldp_audit.mechanisms.frequency.unary import (OptimisedUnaryEncoding, Summat
                                                   SymmetricUnaryEncoding, ThresholdHistogramEncoding,
                                                   the_probabilities)
 
-SETTINGS = AuditSettings(samples=40_000, seed=5)
+SETTINGS = AuditSettings(samples=20_000, seed=5)
 
 
 # ----- built at 2 eps ---------------------------------------------------------------------------------------------

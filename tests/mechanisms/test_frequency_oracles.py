@@ -30,7 +30,7 @@ NAMES = [cls.name for cls in ORACLES]
 FAMILY_ALPHA = 1e-3
 TESTS = 40
 ALPHA = FAMILY_ALPHA / TESTS
-SETTINGS = AuditSettings(samples=40_000, seed=5)
+SETTINGS = AuditSettings(samples=20_000, seed=5)
 
 
 def _statuses(report):
