@@ -79,16 +79,18 @@ class BlhAtTwiceEps(BinaryLocalHashing):
 
 @dataclass(frozen=True)
 class HadamardAtTwiceEps(HadamardResponse):
-    def support_probabilities(self):
-        return HadamardResponse(2 * self.eps, self.k).support_probabilities()
+    def report_probabilities(self):
+        return HadamardResponse(2 * self.eps, self.k).report_probabilities()
 
 
 @dataclass(frozen=True)
 class SubsetAtTwiceEps(SubsetSelection):
-    def support_probabilities(self):
+    """x joins S with the probability of 2 eps (d unchanged)."""
+
+    def inclusion(self):
         d, k = self.size, self.k
-        p = d / (d + (k - d) * math.exp(-2 * self.eps))
-        return p, (p * (d - 1) + (1.0 - p) * d) / (k - 1)
+        tail = (k - d) * math.exp(-2 * self.eps)
+        return d / (d + tail), tail / (d + tail)
 
 
 @dataclass(frozen=True)

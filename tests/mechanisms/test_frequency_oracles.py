@@ -15,7 +15,7 @@ import pytest
 from scipy import stats
 
 from ldp_audit.audits.compare import variance_report
-from ldp_audit.audits.report_law import law_ceiling
+from ldp_audit.audits.report_law import law_ceiling, whitebox_report_law
 from ldp_audit.audits.verify import AuditSettings, verify
 from ldp_audit.mechanisms import make, names
 from ldp_audit.mechanisms.frequency import ORACLES
@@ -87,6 +87,17 @@ def test_extreme_budgets_give_finite_constants(name):
         assert np.all(np.isfinite(m.estimate_var(np.arange(3)))) and np.all(m.estimate_var(np.arange(3)) >= 0)
         reports = m.perturb(np.arange(3), 1)
         assert np.all(np.isfinite(m.estimate(reports)))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_law_is_exact_over_the_whole_budget_range(name):
+    """Probabilities near 1 keep their complements' digits: the white-box rows hold from eps = 1e-6 to 700, and
+    the law spends eps exactly (THE: at most eps)."""
+    for eps in (1e-6, 50.0, 700.0):
+        rows = {r.name: r for r in whitebox_report_law(make(name, eps=eps, k=5))}
+        assert all(r.status.value == "pass" for r in rows.values()), [r.explanation for r in rows.values()]
+        spent = rows["privacy.whitebox"].statistic / eps
+        assert spent == pytest.approx(1.0, rel=1e-6) or (name == "the" and 0.5 < spent < 1.0)
 
 
 # ----- the sampler against the exact law ---------------------------------------------------------------------------

@@ -38,13 +38,18 @@ class HadamardResponse(FrequencyOracle):
     def order(self) -> int:
         return hadamard_order(self.k)
 
+    def report_probabilities(self) -> tuple[float, float]:
+        """(P(y in C_x), P(y not in C_x)) = (e^eps, 1) / (e^eps + 1), both from e^-eps (no rounding to 1)."""
+        inside = 1.0 / (1.0 + math.exp(-self.eps))
+        return inside, math.exp(-self.eps) * inside
+
     def support_probabilities(self):
-        return 1.0 / (1.0 + math.exp(-self.eps)), 0.5
+        return self.report_probabilities()[0], 0.5
 
     def _perturb(self, x, rng):
         """A uniform y in {0..K-1}, moved into C_x (or out of it) by flipping bit t, the lowest set bit of x + 1:
         flipping t changes the parity of popcount((x + 1) & y), a bijection between C_x and its complement."""
-        p, _ = self.support_probabilities()
+        p, _ = self.report_probabilities()
         y = rng.integers(0, self.order, size=x.size, dtype=np.int64)
         lowest = (x + 1) & -(x + 1)
         wanted = rng.random(x.size) < p
@@ -55,10 +60,10 @@ class HadamardResponse(FrequencyOracle):
 
     def report_loglik(self, values, x):
         y = np.asarray(values).reshape(-1)
-        p, _ = self.support_probabilities()
+        inside, outside = self.report_probabilities()
         valid = (y >= 0) & (y < self.order) & (y == np.round(y))
         half = math.log(self.order / 2.0)
-        ll = np.where(in_set(np.where(valid, y, 0), int(x)), math.log(p), math.log1p(-p)) - half
+        ll = np.where(in_set(np.where(valid, y, 0), int(x)), math.log(inside), math.log(outside)) - half
         return np.where(valid, ll, -np.inf)
 
     def law_classes(self, x1, x0):

@@ -38,7 +38,7 @@ MAX_BITS = 1 << 14
 def rappor_rates(eps: float, hashes: int) -> tuple[float, float]:
     """(q*, p*) with p* = 1 - q*, such that hashes * log(q*(1-p*)/(p*(1-q*))) = eps."""
     q_star = 1.0 / (1.0 + math.exp(-eps / (2.0 * hashes)))
-    return q_star, 1.0 - q_star
+    return q_star, math.exp(-eps / (2.0 * hashes)) * q_star
 
 
 @dataclass(frozen=True)
@@ -135,10 +135,12 @@ class Rappor(FrequencyOracle):
         bits = values[:, 1:].astype(np.float64)
         q_star, p_star = self.support_probabilities()
         ones = bits.sum(axis=1)
-        ll = ones * math.log(p_star) + (self.bits - ones) * math.log1p(-p_star) - math.log(self.cohorts)
+        # p* = 1 - q*, so log(1 - p*) = log q* and log(1 - q*) = log p* (no complement rounded near 1)
+        lq, lp = math.log(q_star), math.log(p_star)
+        ll = ones * lp + (self.bits - ones) * lq - math.log(self.cohorts)
         own = np.take_along_axis(bits, self.positions[np.where(valid_cohort, cohort, 0).astype(np.int64), int(x)],
                                  axis=1)
-        ll = ll + (own * math.log(q_star / p_star) + (1.0 - own) * math.log((1.0 - q_star) / (1.0 - p_star))).sum(1)
+        ll = ll + (own * (lq - lp) + (1.0 - own) * (lp - lq)).sum(1)
         valid = valid_cohort & np.all((bits == 0.0) | (bits == 1.0), axis=1)
         return np.where(valid, ll, -np.inf)
 

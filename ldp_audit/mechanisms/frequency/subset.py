@@ -33,14 +33,20 @@ class SubsetSelection(FrequencyOracle):
     def size(self) -> int:
         return subset_size(self.k, self.eps)
 
-    def support_probabilities(self):
+    def inclusion(self) -> tuple[float, float]:
+        """(p*, 1 - p*): x in S with d e^eps / (d e^eps + k - d), both computed from e^-eps."""
         d, k = self.size, self.k
-        p = d / (d + (k - d) * math.exp(-self.eps))
-        return p, (p * (d - 1) + (1.0 - p) * d) / (k - 1)
+        tail = (k - d) * math.exp(-self.eps)
+        return d / (d + tail), tail / (d + tail)
+
+    def support_probabilities(self):
+        p, not_p = self.inclusion()
+        d = self.size
+        return p, (p * (d - 1) + not_p * d) / (self.k - 1)
 
     def _perturb(self, x, rng):
         d, n = self.size, x.size
-        p, _ = self.support_probabilities()
+        p, _ = self.inclusion()
         rows = np.arange(n)
         keys = rng.random((n, self.k))
         keys[rows, x] = 2.0  # x is never among the d smallest keys of the others
@@ -60,11 +66,11 @@ class SubsetSelection(FrequencyOracle):
         """log P(S | x): x in S with probability p*, the rest of S uniform: p* / C(k-1, d-1) for S holding x,
         (1 - p*) / C(k-1, d) for the others (= e^eps / Z and 1 / Z)."""
         d, k = self.size, self.k
-        p, _ = self.support_probabilities()
+        p, not_p = self.inclusion()
         bits = np.asarray(values, dtype=np.float64).reshape(np.shape(values)[0], -1)
         valid = np.all((bits == 0.0) | (bits == 1.0), axis=1) & (bits.sum(axis=1) == d)
         with np.errstate(divide="ignore"):
-            holding, other = math.log(p) - log_comb(k - 1, d - 1), np.log1p(-p) - log_comb(k - 1, d)
+            holding, other = np.log(p) - log_comb(k - 1, d - 1), np.log(not_p) - log_comb(k - 1, d)
         ll = np.where(bits[:, int(x)] == 1.0, holding, other)
         return np.where(valid, ll, -np.inf)
 

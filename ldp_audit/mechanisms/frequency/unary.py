@@ -28,14 +28,15 @@ def _as_rows(values) -> np.ndarray:
     return values.reshape(values.shape[0], -1) if values.ndim != 2 else values
 
 
-def bit_loglik(bits: np.ndarray, x: int, p: float, q: float) -> np.ndarray:
-    """log P(bits | x) when bit x is Bernoulli(p) and every other bit Bernoulli(q), independently; -inf for a
-    row that is not a 0/1 vector."""
+def bit_loglik(bits: np.ndarray, x: int, p: float, q: float, not_p: float, not_q: float) -> np.ndarray:
+    """log P(bits | x) when bit x is Bernoulli(p) and every other bit Bernoulli(q), independently (``not_p`` and
+    ``not_q`` are 1 - p and 1 - q, given separately so that a probability near 1 keeps its complement's digits);
+    -inf for a row that is not a 0/1 vector."""
     bits = np.asarray(bits, dtype=np.float64)
     ones = bits.sum(axis=1)
     hit = bits[:, int(x)]
     with np.errstate(divide="ignore"):
-        lq, l1q, lp, l1p = np.log(q), np.log1p(-q), np.log(p), np.log1p(-p)
+        lq, l1q, lp, l1p = np.log(q), np.log(not_q), np.log(p), np.log(not_p)
     ll = ones * lq + (bits.shape[1] - ones) * l1q
     # bit x follows p, not q (written as a sum of the two branches, so a 0 * -inf never appears)
     ll = ll + np.where(hit == 1.0, lp - lq, l1p - l1q)
@@ -55,11 +56,16 @@ class BitVectorOracle(FrequencyOracle):
         bits[rows, x] = u[rows, x] < p
         return bits.astype(np.uint8)
 
+    def support_complements(self) -> tuple[float, float]:
+        """(1 - p*, 1 - q*); subclasses whose p* can be near 1 give them in a stable form."""
+        p, q = self.support_probabilities()
+        return 1.0 - p, 1.0 - q
+
     def support_matrix(self, reports):
         return np.asarray(reports) == 1
 
     def report_loglik(self, values, x):
-        return bit_loglik(_as_rows(values), x, *self.support_probabilities())
+        return bit_loglik(_as_rows(values), x, *self.support_probabilities(), *self.support_complements())
 
     def law_classes(self, x1, x0):
         others = np.setdiff1d(np.arange(self.k), [x1, x0])
@@ -73,7 +79,12 @@ class SymmetricUnaryEncoding(BitVectorOracle):
 
     def support_probabilities(self):
         p = 1.0 / (1.0 + math.exp(-0.5 * self.eps))
-        return p, 1.0 - p
+        return p, math.exp(-0.5 * self.eps) * p
+
+    def support_complements(self):
+        """Symmetric: 1 - p = q and 1 - q = p."""
+        p, q = self.support_probabilities()
+        return q, p
 
 
 @dataclass(frozen=True)
@@ -120,6 +131,11 @@ class ThresholdHistogramEncoding(BitVectorOracle):
 
     def support_probabilities(self):
         return the_probabilities(self.threshold, self.noise_scale)
+
+    def support_complements(self):
+        """(P(1 + Lap <= theta), P(Lap <= theta)): the lower tails, computed as tails."""
+        theta, scale = self.threshold, self.noise_scale
+        return laplace_upper_tail(1.0 - theta, scale), laplace_upper_tail(-theta, scale)
 
     def _perturb(self, x, rng):
         noisy = one_hot(x, self.k) + rng.laplace(0.0, self.noise_scale, (x.size, self.k))
