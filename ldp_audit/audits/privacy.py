@@ -31,6 +31,7 @@ from scipy import integrate
 from ..mechanisms.laws import Law, Smooth
 from .result import CheckResult, Status
 from .sampling import Plan, run_plan
+from .reports import ReportFormat
 from .search import Candidate, KeyEvent, ScoreOf, ceiling, pilot_pairs, search_plan
 from .stats import expected_ratio_lower_bound, ratio_upper_bound
 
@@ -125,6 +126,17 @@ def hockey_stick(law1: Law, law0: Law, eps: float) -> float:
     return delta
 
 
+#: Ulps of the law's float type a log density ratio may be off by (two values of a few rounding errors each).
+_RATIO_ULPS = 8.0
+
+
+def ratio_tolerance(resolution: float, copies: int = 1) -> float:
+    """Absolute slack on a law's log density ratio for a law computed in a float type of machine epsilon
+    ``resolution`` (0 for float64, whose rounding the relative ``_EXACT_TOL`` already covers): each of the two
+    densities carries a few rounding errors, and a sampled report multiplies the coordinate's ratio by ``copies``."""
+    return 0.0 if resolution <= np.finfo(np.float64).eps else _RATIO_ULPS * resolution * copies
+
+
 def whitebox_privacy(mechanism) -> list[CheckResult]:
     """Exact checks from the law: total mass of every input's law, and the ratio bound (or delta profile)."""
     coordinate, copies = coordinate_of(mechanism)
@@ -161,14 +173,18 @@ def whitebox_privacy(mechanism) -> list[CheckResult]:
         return results
     per_coordinate = max_log_ratio(laws)
     total = copies * per_coordinate
-    ok = total <= eps * (1.0 + _EXACT_TOL)
+    slack = ratio_tolerance(mechanism.law_resolution, copies)
+    ok = total <= eps * (1.0 + _EXACT_TOL) + slack
     results.append(CheckResult(
         "privacy.whitebox", f"{mechanism.reference}: {eps:g}-LDP",
         Status.PASS if ok else Status.FAIL, total, "max log ratio", threshold=eps,
         explanation=(f"largest log density ratio over {len(grid)} inputs is {total:.6g}"
                      + (f" (= {copies} x {per_coordinate:.6g} per sampled coordinate)" if copies > 1 else "")
-                     + ("" if ok else f", above the claimed eps={eps:g}")),
-        details={"tightness": total / eps, "per_coordinate": per_coordinate, "copies": copies}))
+                     + ("" if ok else f", above the claimed eps={eps:g}")
+                     + (f" (compared with tolerance {slack:.2g}: the law is computed in a float type of resolution "
+                        f"{mechanism.law_resolution:.2g})" if slack else "")),
+        details={"tightness": total / eps, "per_coordinate": per_coordinate, "copies": copies,
+                 "tolerance": slack}))
     return results
 
 
@@ -361,13 +377,25 @@ def _show(x) -> str:
     return np.array2string(x, precision=4) if x.ndim else f"{float(x):g}"
 
 
+def _input_label(mechanism, x) -> str:
+    """An input as the user writes it: the category (e.g. 'red') for a finite domain of declared categories."""
+    categories = mechanism.categories
+    if categories is not None and np.ndim(x) == 0:
+        j = int(round(float(x) - mechanism.domain[0]))
+        if 0 <= j < len(categories):
+            value = categories[j]
+            return repr(value) if isinstance(value, str) else f"{float(value):g}"
+    return _show(x)
+
+
 def search_pairs(mechanism, seed: int) -> list:
     """The ordered input pairs the black-box search contrasts: every ordered pair of ``mechanism.privacy_inputs``,
     plus the pairs of ``mechanism.pilot_inputs`` that a short seeded pilot run finds most different."""
     fixed = list(mechanism.privacy_inputs)
     pairs = [(a, b) for i, a in enumerate(fixed) for j, b in enumerate(fixed) if i != j]
     if len(mechanism.pilot_inputs):
-        pairs += pilot_pairs(mechanism.sample, list(mechanism.pilot_inputs), seed, set(pairs))
+        pairs += pilot_pairs(mechanism.sample, list(mechanism.pilot_inputs), seed, set(pairs),
+                             fmt=ReportFormat(ReportFormat.of(mechanism).universe))
     return pairs
 
 
@@ -404,8 +432,9 @@ def blackbox_plan(mechanism, n: int, seed: int, alpha: float, pairs=None) -> Pla
     tight = [t for t, c in enumerate(planned) if c.family == "law-tight" and delta == 0.0]
     search_alpha = alpha / 2.0 if tight else alpha
     scores = _likelihood_scores(mechanism, inputs, pair_ids) if mechanism.report_loglik is not None else None
+    fmt = ReportFormat.of(mechanism, inputs)
     finding = yield from search_plan(mechanism.sample, inputs, pair_ids, n, seed, search_alpha, delta, planned,
-                                     scores)
+                                     scores, fmt, [_input_label(mechanism, x) for x in inputs])
     if mechanism.has_law and mechanism.sampling is None:
         finding = _weigh_exact_events(mechanism, inputs, finding)
     top = ceiling(mechanism.eps, finding.n_final, finding.alpha_each, delta)
@@ -430,8 +459,26 @@ def _weigh_exact_events(mechanism, inputs, finding):
     return replace(finding, candidates=tuple(marked))
 
 
+#: What a user does when the search cannot see into the reports.
+REMEDY = ("declare how the server reads a report (supports(reports, item) and/or key(reports)), or report a numeric "
+          "encoding (numbers, an indicator vector, a tuple of numbers)")
+
+
+def _blind_row(mechanism, finding, n, seed, alpha, reason: str) -> CheckResult:
+    """INCONCLUSIVE, never a blind PASS: the search had nothing it could see into."""
+    eps, delta = mechanism.eps, mechanism.delta
+    return CheckResult(
+        "privacy.blackbox", f"{mechanism.reference}: {eps:g}-LDP" + (f" (delta={delta:g})" if delta else ""),
+        Status.INCONCLUSIVE, None, "eps_lower", threshold=eps, n=n, seed=seed, alpha=alpha,
+        explanation=f"the search cannot see into these reports: {reason}; to audit them, {REMEDY}",
+        details={"blind": reason, "remedy": REMEDY, "tests": len(finding.candidates), "pilot": finding.pilot,
+                 "final_draws": finding.n_final})
+
+
 def _blackbox_row(mechanism, inputs, finding, n, seed, alpha, top: float) -> CheckResult:
     eps, delta = mechanism.eps, mechanism.delta
+    if not finding.candidates:
+        return _blind_row(mechanism, finding, n, seed, alpha, finding.blind or "no family found an event to test")
     bounds = finding.bounds()
     counts = lambda t: (int(finding.counts[finding.candidates[t].i1][t]), int(finding.counts[finding.candidates[t].i0][t]))
     # infinite loss by the law: an event the declared law gives probability 0 under x0, seen under x1
@@ -440,8 +487,10 @@ def _blackbox_row(mechanism, inputs, finding, n, seed, alpha, top: float) -> Che
     cand, raw = finding.candidates[best], float(bounds[best])
     lower = max(raw, 0.0)
     c1, c0 = counts(best)
-    x1, x0 = _show(inputs[cand.i1]), _show(inputs[cand.i0])
+    x1, x0 = _input_label(mechanism, inputs[cand.i1]), _input_label(mechanism, inputs[cand.i0])
     violated = raw > eps * (1.0 + _EXACT_TOL) or bool(impossible)
+    if finding.blind and not violated:  # an event found anyway may still prove a violation; a pass it cannot
+        return _blind_row(mechanism, finding, n, seed, alpha, finding.blind)
     where = f"inputs {x1} vs {x0}, {cand.family} event {cand.event.describe()}"
     if impossible:
         finding_text = (f"UNBOUNDED loss: {where} has probability 0 under {x0} by the declared law and occurred {c1} "
@@ -453,6 +502,10 @@ def _blackbox_row(mechanism, inputs, finding, n, seed, alpha, top: float) -> Che
         finding_text = (f"{where}: eps >= {lower:.4f} with confidence 1 - {alpha:.3g}"
                         + (f", ABOVE the claimed {eps:g}" if violated else
                            f" (tightness {lower / eps:.3f}; ceiling {top:.4f} at this n and confidence)"))
+    if finding.id_like and not violated:
+        finding_text += (f"; coordinate(s) {list(finding.id_like)[:4]} take a fresh integer in nearly every report (a "
+                         f"hash seed or id?): if the server reads reports through them, declare supports(reports, "
+                         f"item) and/or key(reports) so the search can too")
     per_family = {}
     for t, c in enumerate(finding.candidates):
         per_family[c.family] = max(per_family.get(c.family, -math.inf), float(bounds[t]))
@@ -464,7 +517,7 @@ def _blackbox_row(mechanism, inputs, finding, n, seed, alpha, top: float) -> Che
                  "unbounded": bool(impossible), "never_seen_under_x0": finding.never_seen_under_x0(best),
                  "family": cand.family, "event": cand.event.describe(), "counts": [c1, c0],
                  "tests": len(finding.candidates), "alpha_each": finding.alpha_each, "pairs": len({(c.i1, c.i0) for c in finding.candidates}),
-                 "pilot": finding.pilot, "final_draws": finding.n_final,
+                 "pilot": finding.pilot, "final_draws": finding.n_final, "id_like_columns": list(finding.id_like),
                  "eps_lower_per_family": {k: (v if math.isfinite(v) else None) for k, v in per_family.items()}})
 
 

@@ -14,7 +14,8 @@ from typing import Any, Iterable
 #: Version of the JSON schema written by :meth:`AuditReport.to_dict`. Bump on any incompatible change.
 #: 2.0: numbers JSON cannot hold (inf, -inf, nan) are written as null, never as strings such as "inf"; an
 #: interval's missing end is therefore null (e.g. ``[0.98, null]`` for a one-sided lower bound).
-SCHEMA_VERSION = "2.0"
+#: 2.1: a row's status may also be "warn" (a note that never changes the verdict; see :class:`Status`).
+SCHEMA_VERSION = "2.1"
 
 
 class Status(str, Enum):
@@ -24,6 +25,8 @@ class Status(str, Enum):
     FAIL = "fail"
     INCONCLUSIVE = "inconclusive"
     INFO = "info"  # informational rows (e.g. a measured figure with no pass/fail meaning)
+    #: a caveat the reader must see (e.g. a sampler that cannot be reproduced from its seed); never fails a verdict
+    WARN = "warn"
 
 
 def _json_number(value: Any) -> Any:
@@ -78,7 +81,7 @@ class CheckResult:
 
     @property
     def passed(self) -> bool:
-        return self.status in (Status.PASS, Status.INFO)
+        return self.status in (Status.PASS, Status.INFO, Status.WARN)
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -91,7 +94,8 @@ class AuditReport:
     """A titled list of check results with a verdict.
 
     The verdict is ``fail`` when any check failed, ``inconclusive`` when none failed but some were
-    inconclusive, and ``pass`` otherwise.
+    inconclusive, and ``pass`` otherwise: ``info`` and ``warn`` rows never change it (:meth:`warnings` lists
+    the latter, so a renderer or a CI gate can show them).
     """
 
     title: str
@@ -119,6 +123,9 @@ class AuditReport:
 
     def failures(self) -> list[CheckResult]:
         return [r for r in self.results if r.status == Status.FAIL]
+
+    def warnings(self) -> list[CheckResult]:
+        return [r for r in self.results if r.status == Status.WARN]
 
     def merged(self, other: "AuditReport", title: str | None = None) -> "AuditReport":
         return AuditReport(title or self.title, self.results + other.results,

@@ -1,13 +1,21 @@
 """Exact checks of a sampler's contract, run before any statistics (they cost no false alarms).
 
 * ``sanity.shape``: ``sample(x, n, rng)`` returns n reports of one shape at every probe input (numbers, vectors,
-  sparse rows, tuples of arrays or categorical objects; see :mod:`ldp_audit.audits.reports`);
+  sparse rows, tuples or dicts of arrays, report objects; see :mod:`ldp_audit.audits.reports`), and the declared
+  ``supports`` / ``key`` return one boolean / integer per report. A failure is a protocol error (``verify``
+  exits 2), not a privacy finding;
 * ``sanity.finite``: no NaN or infinite number in a report;
 * ``sanity.support``: every report lies in the declared output support (when one is declared);
 * ``sanity.determinism``: the reports are a function of the ``rng`` argument alone: the same seed gives the
   same reports whatever the global ``numpy`` and ``random`` states, and another seed gives other reports
-  (unless the output is constant). A failure gets its own exit code in ``verify``: nothing else in the report
-  can be reproduced from its seed.
+  (unless the output is constant). Two findings differ in kind:
+
+  - a sampler that *ignores* its rng (two seeds, identical random reports) hands every user the same noise:
+    always a FAIL;
+  - a sampler that draws from a generator of its own (OpenDP, python-dp: secure, unseedable) gives other
+    reports for the same seed. Every statistical check stays valid on such fresh draws, so by default the row is
+    a WARN (numbers differ run to run) and the verdict follows the statistical rows; with ``require_seeded``
+    it is a FAIL, which ``verify`` maps to its own exit code (3): nothing in the report can be reproduced.
 """
 from __future__ import annotations
 
@@ -15,7 +23,7 @@ import random
 
 import numpy as np
 
-from .reports import as_rows
+from .reports import ReportFormat, as_rows
 from .result import CheckResult, Status
 from .sampling import rng_for
 
@@ -30,19 +38,21 @@ def _show(x) -> str:
     return np.array2string(x, precision=4, threshold=8) if x.ndim else f"{x.item()!r}"
 
 
-def _draw(mechanism, x, seed: int, index: int):
-    return mechanism.sample(x, SANITY_DRAWS, rng_for(seed, _STREAM, index))
+def _draw(mechanism, x, seed: int, index: int, fmt: ReportFormat):
+    return as_rows(mechanism.sample(x, SANITY_DRAWS, rng_for(seed, _STREAM, index)), SANITY_DRAWS, fmt)
 
 
-def sanity_checks(mechanism, seed: int) -> tuple[list[CheckResult], bool]:
-    """The sampler's contract at ``mechanism.privacy_inputs``; returns the rows and whether statistics may run."""
+def sanity_checks(mechanism, seed: int, require_seeded: bool = False) -> tuple[list[CheckResult], bool]:
+    """The sampler's contract at ``mechanism.privacy_inputs``; returns the rows and whether statistics may run
+    (``require_seeded``: a sampler not reproducible from its seed FAILs instead of getting a WARN)."""
     ref, n = mechanism.reference, SANITY_DRAWS
     probes = list(mechanism.privacy_inputs)
     rows, problems = [], []
+    fmt = ReportFormat.of(mechanism, probes)  # the declared supports / key are called here first, and checked
     for i, x in enumerate(probes):
         try:
-            rows.append(as_rows(_draw(mechanism, x, seed, i), n))
-        except Exception as exc:  # the mechanism's code failed: report it, do not crash the audit
+            rows.append(_draw(mechanism, x, seed, i, fmt))
+        except (Exception, SystemExit) as exc:  # the mechanism's code failed: report it, do not crash the audit
             problems.append(f"sample({_show(x)}, {n}, rng) failed: {type(exc).__name__}: {exc}")
             break
     if not problems and len({r.width for r in rows}) > 1:
@@ -67,21 +77,23 @@ def sanity_checks(mechanism, seed: int) -> tuple[list[CheckResult], bool]:
             Status.FAIL if outside else Status.PASS, float(outside), "outside", threshold=0.0, n=n * len(probes),
             seed=seed, explanation=(f"{outside} report(s) outside {support.describe()}" if outside
                                     else f"every report lies in {support.describe()}")))
-    results.append(determinism_check(mechanism, probes[0], rows[0], seed))
+    results.append(determinism_check(mechanism, probes[0], rows[0], seed, require_seeded, fmt))
     return results, not bad
 
 
-def determinism_check(mechanism, x, first, seed: int) -> CheckResult:
-    """Same seed -> same reports whatever the global RNG states; another seed -> other reports (if random)."""
+def determinism_check(mechanism, x, first, seed: int, require_seeded: bool = False,
+                      fmt: ReportFormat | None = None) -> CheckResult:
+    """Same seed -> same reports whatever the global RNG states; another seed -> other reports (if random).
+    Not reproducible: WARN, or FAIL with ``require_seeded``; ignoring the rng: always FAIL."""
     saved_np, saved_py = np.random.get_state(), random.getstate()
     try:
         np.random.seed(12345)
         random.seed(12345)
-        again = as_rows(_draw(mechanism, x, seed, 0), SANITY_DRAWS)
+        again = _draw(mechanism, x, seed, 0, fmt)
         np.random.seed(54321)
         random.seed(54321)
-        third = as_rows(_draw(mechanism, x, seed, 0), SANITY_DRAWS)
-        other = as_rows(_draw(mechanism, x, seed + 1, 0), SANITY_DRAWS)
+        third = _draw(mechanism, x, seed, 0, fmt)
+        other = _draw(mechanism, x, seed + 1, 0, fmt)
     finally:
         np.random.set_state(saved_np)
         random.setstate(saved_py)
@@ -89,14 +101,18 @@ def determinism_check(mechanism, x, first, seed: int) -> CheckResult:
         np.array_equal(first.values, third.values, equal_nan=True)
     random_output = np.unique(first.values, axis=0).shape[0] > 1
     ignores_rng = random_output and np.array_equal(first.values, other.values, equal_nan=True)
+    status = Status.PASS
     if not same:
-        finding = ("the same seed gave different reports: the sampler draws from a global or hidden random state "
-                   "instead of its rng argument, so audits are not reproducible")
+        status = Status.FAIL if require_seeded else Status.WARN
+        finding = ("not reproducible from its seed: the same seed gave different reports, so the sampler draws from "
+                   "a global or hidden random state (e.g. its own secure generator) instead of its rng argument; "
+                   + ("--require-seeded makes this a failure" if require_seeded else
+                      "every statistical row is valid on these fresh draws, but its numbers will differ run to run"))
     elif ignores_rng:
+        status = Status.FAIL
         finding = ("two different seeds gave identical random reports: the sampler ignores its rng (a fixed "
                    "internal seed gives every user the same noise)")
     else:
         finding = "reports depend on the rng argument alone (same seed, same reports; other seed, other reports)"
-    return CheckResult("sanity.determinism", f"{mechanism.reference}: reproducible given the seed",
-                       Status.PASS if same and not ignores_rng else Status.FAIL, n=3 * SANITY_DRAWS, seed=seed,
-                       explanation=finding)
+    return CheckResult("sanity.determinism", f"{mechanism.reference}: reproducible given the seed", status,
+                       n=3 * SANITY_DRAWS, seed=seed, explanation=finding, details={"reproducible": same})

@@ -11,7 +11,15 @@ family on the pilot alone:
 * ``score``: cells of a naive-Bayes score, the sum over coordinates of each coordinate's estimated log
   likelihood ratio (the likelihood-ratio test of DP-Sniper, learned on the pilot, for reports whose
   coordinates are (conditionally) independent, as in HDS, multi-bit and unary encoding);
-* ``law``: events given by the caller from a declared law (chosen before any sampling).
+* ``law``: events given by the caller from a declared law (chosen before any sampling);
+* ``supports`` (when the mechanism declares ``supports(reports, item)``, the frequency oracle's support test):
+  joint cells of "report supports x1" and "report supports x0", e.g. "supports x1, not x0", whose ratio is e^eps
+  for local hashing (OLH, BLH) whatever the size of the hash-seed space;
+* ``keyed`` (when the mechanism declares a public ``key(reports)``, e.g. a cohort id or a hash seed): a
+  naive-Bayes score whose per-coordinate weights are estimated separately for every key value seen at least
+  ``KEY_MIN_COUNT`` times in the pilot (other key values score 0), over the ``KEYED_COLUMNS`` coordinates most
+  different within key values; its cells are a union over key values of per-key events, so the event stays well
+  defined and keeps the whole mass (RAPPOR's cohorts: a bit means another Bloom position in every cohort).
 
 Coordinates enter the ``marginal``, ``pair`` and ``score`` families only when their pilot means differ between
 x1 and x0 by more than ``SCREEN_Z`` standard errors. Within a family the cells are ranked by their pilot ratio
@@ -20,9 +28,16 @@ and the prefix union maximising the bound the final sample is expected to give i
 ``BLOCK_ENTRIES`` numbers per sampler call) then counts every chosen event, and each event's Clopper-Pearson
 ratio bound is taken at alpha / (number of events), so the reported maximum holds with confidence 1 - alpha.
 
-What it cannot see: an event that no family expresses, e.g. the relation between a hash seed and the hashed
-value in local hashing with a large seed space (each (seed, value) report then occurs once and no coordinate
-alone differs), or a difference confined to coordinates whose means agree.
+What it can and cannot see. It sees numbers (every coordinate, after :mod:`ldp_audit.audits.reports` decoded
+dicts, tuples, complex numbers and item sets into columns), exact reports that repeat, and what the mechanism
+declares about how its server reads a report (``supports``, ``key``). It cannot see an event that no family
+expresses: the relation between a hash seed and the hashed value in local hashing with a large seed space
+(each (seed, value) report occurs once and no coordinate alone differs) unless ``supports`` is declared; a
+key-dependent meaning (cohorts) unless ``key`` is declared and its values repeat; a difference confined to
+coordinates whose means agree; the content of opaque objects (strings, ids: only their equality). When it can see
+nothing at all (every coordinate opaque, exact reports seen ``MIN_KEY_COUNT`` times holding less than
+``SEEN_MASS`` of the pilot, nothing declared) the finding says so (``Finding.blind``) and the privacy row is
+INCONCLUSIVE with the remedy, never a PASS at 0.
 """
 from __future__ import annotations
 
@@ -33,7 +48,9 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from .reports import Rows, as_rows
+from scipy import sparse
+
+from .reports import ReportFormat, Rows, as_rows
 from .sampling import CHUNK, Plan, Stream, rng_for, run_plan
 from .stats import expected_ratio_lower_bound, ratio_lower_bound
 
@@ -52,6 +69,9 @@ PAIR_CELLS = 8
 #: Exact reports kept as cells (the most frequent in the pilot), and the pilot count one needs to be kept.
 TOP_KEYS = 4096
 MIN_KEY_COUNT = 5
+#: Opaque reports (no numeric coordinate) are seen into only when exact reports seen MIN_KEY_COUNT+ times in the
+#: pilot hold at least this share of every input's pilot draws; else the privacy row is INCONCLUSIVE.
+SEEN_MASS = 0.5
 #: Coordinates whose pilot means differ by more than this many standard errors enter the coordinate families.
 SCREEN_Z = 4.0
 #: Naive-Bayes weights within this many standard errors of 0 are set to 0.
@@ -61,6 +81,13 @@ PAIR_COLUMNS = 4
 #: Reports per input of the short pilot run that picks extra input pairs, and how many pairs it adds.
 PAIR_PILOT = 2000
 PILOT_PAIRS = 2
+#: Key-conditioned cells: a key value needs this many pilot reports (both inputs together) to get its own
+#: weights; at most KEY_GROUPS key values and KEYED_COLUMNS coordinates (most different within key values) are
+#: weighed, each in at most KEYED_CELLS cells.
+KEY_MIN_COUNT = 64
+KEY_GROUPS = 1024
+KEYED_COLUMNS = 64
+KEYED_CELLS = 16
 #: Stream numbers (``sampling.rng_for``) of the pair pilot, the probe, the pilots and the final counts.
 _PAIR_PILOT, _PROBE, _PILOT, _FINAL = 780, 790, 800, 900
 
@@ -168,6 +195,34 @@ class ScoreOf:
         return self.label
 
 
+@dataclass(frozen=True)
+class KeyedScore:
+    """sum_j w_j[g(key), cell_j(y_j)]: a naive-Bayes score whose weights are estimated separately for each value g
+    of the declared public key seen at least KEY_MIN_COUNT times in the pilot (0 for other key values): the
+    meaning of a coordinate may depend on the key (RAPPOR's cohort picks the Bloom hash functions), so its
+    pooled means can agree while each key value's differ."""
+
+    groups: np.ndarray  # sorted key values with weights of their own
+    columns: tuple[int, ...]
+    cells: tuple[Cells, ...]
+    weights: tuple[np.ndarray, ...]  # (groups + 1, cells + 1): last row and first column are 0
+
+    def group_of(self, rows: Rows) -> np.ndarray:
+        pos = np.clip(np.searchsorted(self.groups, rows.public_key), 0, self.groups.size - 1)
+        return np.where(self.groups[pos] == rows.public_key, pos, self.groups.size)
+
+    def __call__(self, rows: Rows) -> np.ndarray:
+        g = self.group_of(rows)
+        score = np.zeros(rows.n)
+        for j, cells, w in zip(self.columns, self.cells, self.weights):
+            score += w[g, rows.cell_index(j, cells) + 1]
+        return np.round(score, 9)
+
+    def describe(self) -> str:
+        return (f"naive-Bayes score of coordinates {list(self.columns)[:8]} conditioned on the key "
+                f"({self.groups.size} key values)")
+
+
 # ----- events ---------------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class CellEvent:
@@ -221,6 +276,30 @@ class PairEvent:
 
     def describe(self) -> str:
         return f"{int(self.chosen.sum())} joint cell(s) of coordinates {self.j1} and {self.j0}"
+
+
+@dataclass(frozen=True)
+class SupportEvent:
+    """Joint cells of the declared support test for items v1 and v0 (cell 2 a + b: a = supports v1, b = supports
+    v0), e.g. "supports v1 and not v0", the local-hashing event of ratio e^eps."""
+
+    j1: int
+    j0: int
+    chosen: np.ndarray
+    labels: tuple[str, str] = ("x1", "x0")
+
+    def contains(self, rows: Rows) -> np.ndarray:
+        return self.chosen[_support_cell(rows, self.j1, self.j0)]
+
+    def describe(self) -> str:
+        v1, v0 = self.labels
+        names = {0: f"supports neither {v1} nor {v0}", 1: f"supports {v0}, not {v1}", 2: f"supports {v1}, not {v0}",
+                 3: f"supports {v1} and {v0}"}
+        return "report " + " or ".join(names[c] for c in np.flatnonzero(self.chosen)[::-1])
+
+
+def _support_cell(rows: Rows, j1: int, j0: int) -> np.ndarray:
+    return (2 * rows.derived[:, j1] + rows.derived[:, j0]).astype(np.int64)
 
 
 @dataclass(frozen=True)
@@ -331,6 +410,8 @@ def _exact_event(r1: Rows, r0: Rows, n_final, alpha, delta):
     first = np.unique(inverse, return_index=True)[1]  # a report of each distinct key
     rows = pooled[first[frequent[chosen]]]
     example = np.array2string(rows[0][:12], precision=4) + (" ..." if rows.shape[1] > 12 else "")
+    if not all(r1.numeric or (True,)):
+        example += " (opaque entries are shown by their codes)"
     values = np.sort(rows[:, 0]) if rows.shape[1] == 1 else np.empty(0)
     return KeyEvent(np.sort(keys[frequent[chosen]]), example, values), predicted
 
@@ -382,10 +463,62 @@ def _pair_event(columns, r1: Rows, r0: Rows, n_final, alpha, delta):
     return best, best_bound
 
 
+def _support_event(j1: int, j0: int, r1: Rows, r0: Rows, n_final, alpha, delta, labels):
+    """The best union of the four joint cells of "supports v1" and "supports v0"."""
+    chosen, _ = _best_prefix(np.bincount(_support_cell(r1, j1, j0), minlength=4),
+                             np.bincount(_support_cell(r0, j1, j0), minlength=4), r1.n, r0.n, n_final, alpha, delta)
+    return SupportEvent(j1, j0, chosen, labels)
+
+
+def _keyed_score(r1: Rows, r0: Rows) -> KeyedScore | None:
+    """Per-key-value naive-Bayes weights (see :class:`KeyedScore`), or None when no key value repeats enough."""
+    values, totals = np.unique(np.concatenate([r1.public_key, r0.public_key]), return_counts=True)
+    frequent = np.argsort(-totals, kind="stable")[:KEY_GROUPS]
+    groups = np.sort(values[frequent[totals[frequent] >= KEY_MIN_COUNT]])
+    if groups.size == 0:
+        return None
+    probe = KeyedScore(groups, (), (), ())
+    g1, g0 = probe.group_of(r1), probe.group_of(r0)
+    size = groups.size + 1
+    m1, m0 = np.bincount(g1, minlength=size).astype(float), np.bincount(g0, minlength=size).astype(float)
+    # coordinates whose means differ most within key values: sum over key values of squared z-scores
+    one_hot = lambda g, n: sparse.csr_matrix((np.ones(n), (g, np.arange(n))), shape=(size, n))
+    s1, s0 = one_hot(g1, r1.n) @ r1.values, one_hot(g0, r0.n) @ r0.values
+    q1, q0 = one_hot(g1, r1.n) @ r1.values ** 2, one_hot(g0, r0.n) @ r0.values ** 2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean1, mean0 = s1 / m1[:, None], s0 / m0[:, None]
+        var = (q1 / m1[:, None] - mean1 ** 2) / m1[:, None] + (q0 / m0[:, None] - mean0 ** 2) / m0[:, None]
+        z2 = np.where(var > 0, (mean1 - mean0) ** 2 / np.where(var > 0, var, 1.0), 0.0)[:-1]
+    strength = np.nan_to_num(z2).sum(axis=0)
+    columns = [int(j) for j in np.argsort(-strength, kind="stable")[:KEYED_COLUMNS] if strength[j] > 0]
+    if not columns:
+        return None
+    cells, weights = [], []
+    for j in columns:
+        c = Cells.of(np.concatenate([r1.values[:, j], r0.values[:, j]]), KEYED_CELLS, KEYED_CELLS)
+        n1 = np.bincount(g1 * c.size + np.maximum(c.index(r1.values[:, j]), 0), minlength=size * c.size)
+        n0 = np.bincount(g0 * c.size + np.maximum(c.index(r0.values[:, j]), 0), minlength=size * c.size)
+        n1, n0 = n1.reshape(size, c.size), n0.reshape(size, c.size)
+        w = np.log((n1 + 0.5) / (m1[:, None] + 1.0)) - np.log((n0 + 0.5) / (m0[:, None] + 1.0))
+        w = np.where(np.abs(w) > NB_SHRINK_Z * np.sqrt(1.0 / (n1 + 0.5) + 1.0 / (n0 + 0.5)), w, 0.0)
+        w[-1] = 0.0  # key values without weights of their own
+        cells.append(c)
+        weights.append(np.hstack([np.zeros((size, 1)), w]))
+    return KeyedScore(groups, tuple(columns), tuple(cells), tuple(weights))
+
+
 def choose_events(r1: Rows, r0: Rows, n_final: int, alpha: float, delta: float = 0.0,
-                  scores: Sequence[ScoreOf] = ()) -> dict[str, object]:
-    """One event per family for the ordered pair (x1 -> r1, x0 -> r0), chosen on the pilot alone."""
+                  scores: Sequence[ScoreOf] = (), support_columns: tuple[int, int] | None = None,
+                  labels: tuple[str, str] = ("x1", "x0")) -> dict[str, object]:
+    """One event per family for the ordered pair (x1 -> r1, x0 -> r0), chosen on the pilot alone
+    (``support_columns``: the columns of ``Rows.derived`` that test support of x1 and of x0)."""
     events = {}
+    if support_columns is not None and r1.derived is not None:
+        events["supports"] = _support_event(*support_columns, r1, r0, n_final, alpha, delta, labels)
+    if r1.public_key is not None:
+        keyed = _keyed_score(r1, r0)
+        if keyed is not None:
+            events["keyed"] = _cell_event(keyed, r1, r0, n_final, alpha, delta, 256, BINS)[0]
     exact, _ = _exact_event(r1, r0, n_final, alpha, delta)
     if exact is not None:
         events["exact"] = exact
@@ -407,12 +540,13 @@ def choose_events(r1: Rows, r0: Rows, n_final: int, alpha: float, delta: float =
     return {family: e for family, e in events.items() if isinstance(e, KeyEvent) or e.chosen.any()}
 
 
-def pilot_pairs(sample: Callable, candidates: Sequence, seed: int, exclude=(), count: int = PILOT_PAIRS) -> list:
+def pilot_pairs(sample: Callable, candidates: Sequence, seed: int, exclude=(), count: int = PILOT_PAIRS,
+                fmt: ReportFormat | None = None) -> list:
     """Ordered pairs (x1, x0) of ``candidates`` that a short pilot run (``PAIR_PILOT`` reports each, streams of
     their own) finds most different: by the bound their best exact-report union would give on the pilot, pairs
     in ``exclude`` skipped. The search then treats them like the fixed pairs: events chosen on its own pilot,
     bounded on fresh draws, so choosing the pairs on other data costs no confidence beyond the extra tests."""
-    rows = [as_rows(sample(x, PAIR_PILOT, rng_for(seed, _PAIR_PILOT, i)), PAIR_PILOT) for i, x in enumerate(candidates)]
+    rows = [read_reports(sample, x, PAIR_PILOT, rng_for(seed, _PAIR_PILOT, i), fmt) for i, x in enumerate(candidates)]
     _, inverse = np.unique(np.concatenate([r.keys for r in rows]), return_inverse=True)
     counts = np.stack([np.bincount(part, minlength=inverse.max() + 1) for part in np.split(inverse, len(rows))])
     counts = counts[:, counts.sum(axis=0) >= MIN_KEY_COUNT]  # exact reports seen often enough to compare
@@ -431,23 +565,37 @@ def pilot_pairs(sample: Callable, candidates: Sequence, seed: int, exclude=(), c
 
 
 # ----- sampling --------------------------------------------------------------------------------------------------
-class _Draw:
-    """Picklable chunk reducer: ``size`` reports of input x, in blocks of ``block`` rows, reduced by ``reduce``."""
+def read_reports(sample: Callable, x, n: int, rng: np.random.Generator, fmt: ReportFormat | None) -> Rows:
+    """``as_rows(sample(x, n, rng))``; an error in the sampler (or in reading its reports) becomes a ValueError
+    that names the call, so the user sees what failed instead of a traceback from deep inside the engine."""
+    try:
+        return as_rows(sample(x, n, rng), n, fmt)
+    except (Exception, SystemExit) as exc:
+        if isinstance(exc, ValueError):
+            raise
+        raise ValueError(f"sample({_label(x)}, {n}, rng) failed during the privacy search: "
+                         f"{type(exc).__name__}: {exc}") from exc
 
-    def __init__(self, sample, x, block: int, events=None):
-        self.sample, self.x, self.block, self.events = sample, x, block, events
+
+
+class _Draw:
+    """Picklable chunk reducer: ``size`` reports of input x, in blocks of ``block`` rows, read as ``fmt`` says;
+    the rows themselves, or the count of each of ``events``."""
+
+    def __init__(self, sample, x, block: int, events=None, fmt: ReportFormat | None = None):
+        self.sample, self.x, self.block, self.events, self.fmt = sample, x, block, events, fmt
 
     def __call__(self, size: int, rng: np.random.Generator):
         parts = []
         for start in range(0, size, self.block):
             rows_n = min(self.block, size - start)
-            rows = as_rows(self.sample(self.x, rows_n, rng), rows_n)
+            rows = read_reports(self.sample, self.x, rows_n, rng, self.fmt)
             if self.events is None:
                 parts.append(rows)
             else:
                 parts.append(np.array([int(np.count_nonzero(e.contains(rows))) for e in self.events], dtype=np.int64))
         if self.events is None:
-            return [Rows(np.vstack([p.values for p in parts]))]
+            return [Rows.concat(parts)]
         return np.sum(parts, axis=0)
 
 
@@ -462,6 +610,12 @@ class Finding:
     pilot: int
     alpha_each: float
     delta: float
+    #: why the search could see nothing in the reports (no repeated report, no numeric coordinate, no declared
+    #: support or key), or None when it could
+    blind: str | None = None
+    #: numeric coordinates that take a fresh value in nearly every pilot report (a hash seed, a nonce, an id)
+    #: while the mechanism declares neither supports nor key: reports the server may read through them
+    id_like: tuple[int, ...] = ()
 
     def bounds(self) -> np.ndarray:
         return np.array([ratio_lower_bound(self.counts[c.i1][t], self.counts[c.i0][t], self.n_final, self.n_final,
@@ -482,37 +636,84 @@ def ceiling(eps: float, n: int, alpha: float, delta: float = 0.0) -> float:
 
 def search(sample: Callable, inputs: Sequence, pairs: Sequence[tuple[int, int]], n: int, seed: int, alpha: float,
            delta: float = 0.0, planned: Sequence[Candidate] = (), scores: dict | None = None, workers: int = 1,
-           progress: Callable[[int], None] | None = None) -> Finding:
+           progress: Callable[[int], None] | None = None, fmt: ReportFormat | None = None) -> Finding:
     """:func:`search_plan`, run on its own."""
-    return run_plan(search_plan(sample, inputs, pairs, n, seed, alpha, delta, planned, scores), workers, progress)
+    return run_plan(search_plan(sample, inputs, pairs, n, seed, alpha, delta, planned, scores, fmt), workers,
+                    progress)
 
 
 def search_plan(sample: Callable, inputs: Sequence, pairs: Sequence[tuple[int, int]], n: int, seed: int,
                 alpha: float, delta: float = 0.0, planned: Sequence[Candidate] = (),
-                scores: dict | None = None) -> Plan:
+                scores: dict | None = None, fmt: ReportFormat | None = None,
+                labels: Sequence[str] | None = None) -> Plan:
     """Pilot, choose events for each ordered pair of ``inputs`` (indices in ``pairs``), count them on fresh draws:
     a sampling plan (``sampling.Plan``) of two rounds, the pilots of every input, then their final counts.
 
     ``planned`` are events fixed in advance (from a declared law); ``scores`` maps a pair to extra score
-    functions (a declared law's log likelihood ratio) whose cells form the ``law`` family.
+    functions (a declared law's log likelihood ratio) whose cells form the ``law`` family. ``fmt`` says how to
+    read a report (set-valued reports, a declared support test, whose items are ``inputs``, and public key);
+    ``labels`` name the inputs in event descriptions (default: their values).
     """
-    probe = as_rows(sample(inputs[0], 64, rng_for(seed, _PROBE)), 64)
+    fmt = fmt or ReportFormat()
+    probe = as_rows(sample(inputs[0], 64, rng_for(seed, _PROBE)), 64, fmt)
     block = int(max(256, min(CHUNK, BLOCK_ENTRIES // max(probe.width, 1))))
     m = int(min(PILOT, n // 4, max(4096, PILOT_ENTRIES // max(probe.width, 1))))
     n_final = n - m
     used = sorted({i for pair in pairs for i in pair})
-    drawn = yield [Stream(_Draw(sample, inputs[i], block), m, seed, _PILOT + i) for i in used]
-    pilots = {i: Rows(np.vstack([p.values for p in parts])) for i, parts in zip(used, drawn)}
+    drawn = yield [Stream(_Draw(sample, inputs[i], block, fmt=fmt), m, seed, _PILOT + i) for i in used]
+    pilots = {i: Rows.concat(parts) for i, parts in zip(used, drawn)}
     # Bonferroni over every event that may be chosen, counted before choosing: one per family and pair (scalar
-    # reports have the exact and marginal families only; pair and score need two coordinates).
-    families = (2 if probe.width == 1 else 4) + (1 if scores else 0)
+    # reports have the exact and marginal families only; pair and score need two coordinates; supports and keyed
+    # run when declared).
+    families = (2 if probe.width == 1 else 4) + (1 if scores else 0) + (probe.derived is not None) + \
+        (probe.public_key is not None)
     tests = len(pairs) * families + len(planned)
     alpha_each = alpha / tests
     candidates = list(planned)
     for i1, i0 in pairs:
         extra = (scores or {}).get((i1, i0), ())
-        for family, event in choose_events(pilots[i1], pilots[i0], n_final, alpha_each, delta, extra).items():
+        support_columns = (i1, i0) if probe.derived is not None else None
+        named = (labels[i1], labels[i0]) if labels is not None else (_label(inputs[i1]), _label(inputs[i0]))
+        for family, event in choose_events(pilots[i1], pilots[i0], n_final, alpha_each, delta, extra,
+                                           support_columns, named).items():
             candidates.append(Candidate(i1, i0, family, event))
+    blind = None if (planned or scores or fmt.declared) else _blindness(pilots)
+    id_like = () if fmt.declared else _id_like(pilots[used[0]])
     events = [c.event for c in candidates]
-    totals = yield [Stream(_Draw(sample, inputs[i], block, events), n_final, seed, _FINAL + i) for i in used]
-    return Finding(tuple(candidates), dict(zip(used, totals)), n_final, m, alpha_each, delta)
+    totals = yield [Stream(_Draw(sample, inputs[i], block, events, fmt), n_final, seed, _FINAL + i) for i in used]
+    return Finding(tuple(candidates), dict(zip(used, totals)), n_final, m, alpha_each, delta, blind, id_like)
+
+
+def _label(x) -> str:
+    x = np.asarray(x)
+    return f"{x.item():g}" if x.ndim == 0 and x.dtype.kind in "biuf" else np.array2string(x, precision=3, threshold=4)
+
+
+#: A numeric coordinate with at least this share of distinct values in a pilot looks like a key (seed, id).
+ID_LIKE_SHARE = 0.99
+
+
+def _id_like(rows: Rows) -> tuple[int, ...]:
+    """Numeric, integer-valued coordinates whose pilot values are nearly all distinct."""
+    values = np.sort(rows.values, axis=0)
+    distinct = 1 + np.count_nonzero(np.diff(values, axis=0) != 0, axis=0)
+    integral = np.all(values == np.round(values), axis=0)
+    numeric = np.array(rows.numeric, dtype=bool) if rows.numeric else np.ones(rows.width, dtype=bool)
+    return tuple(int(j) for j in np.flatnonzero(numeric & integral & (distinct >= ID_LIKE_SHARE * rows.n)))
+
+
+def _blindness(pilots: dict) -> str | None:
+    """Why the search cannot see into these reports, or None: every coordinate is an opaque code (no number to
+    cut into cells) and the exact reports seen MIN_KEY_COUNT times or more (the only events left) hold less than
+    SEEN_MASS of some input's pilot draws."""
+    rows = list(pilots.values())
+    if any(r.any_numeric for r in rows):
+        return None
+    seen = []
+    for r in rows:
+        counts = np.unique(r.keys, return_counts=True)[1]
+        seen.append(counts[counts >= MIN_KEY_COUNT].sum() / r.n)
+    if min(seen) >= SEEN_MASS:
+        return None
+    return (f"every report is an opaque object (no numeric coordinate) and exact reports seen {MIN_KEY_COUNT}+ times "
+            f"hold only {min(seen):.1%} of an input's {rows[0].n} pilot draws")

@@ -4,7 +4,8 @@ false-alarm rate.
 It reads only the :class:`ldp_audit.mechanisms.base.Auditable` interface, so a built-in and the same mechanism
 handed in by a user (adapted by :func:`ldp_audit.external.as_mechanism`) get the same rows. What runs:
 
-* ``sanity.*`` (exact, always): shape, finiteness, declared support, determinism given the seed;
+* ``sanity.*`` (exact, always): shape, finiteness, declared support, determinism given the seed (a sampler with
+  its own unseedable generator gets a WARN row and is audited on fresh draws; ``require_seeded`` makes it a FAIL);
 * privacy (``checks`` holds "privacy"): with a law (or an enumerated whole-report law, ``report_law.py``), the
   exact ``law.mass`` and ``privacy.whitebox`` rows; always
   the black-box search on the mechanism's own samples (``privacy.blackbox``), with the law's events added as
@@ -46,22 +47,26 @@ CHECKS = ("privacy", "moments", "distribution")
 
 @dataclass(frozen=True)
 class AuditSettings:
-    """Samples per input, seed, family-wise false-alarm rate alpha (confidence 1 - alpha), worker processes."""
+    """Samples per input, seed, family-wise false-alarm rate alpha (confidence 1 - alpha), worker processes, and
+    whether a sampler not reproducible from its seed fails (``require_seeded``) or gets a WARN row."""
 
     samples: int = DEFAULT_SAMPLES
     seed: int = DEFAULT_SEED
     alpha: float = DEFAULT_ALPHA
     workers: int = 1
+    require_seeded: bool = False
 
     def __post_init__(self):
         object.__setattr__(self, "samples", check_int(self.samples, "samples", 1000))
         object.__setattr__(self, "seed", check_int(self.seed, "seed", 0))
         object.__setattr__(self, "alpha", check_open_unit(self.alpha, "alpha (1 - confidence)"))
         object.__setattr__(self, "workers", check_int(self.workers, "workers", 1, 64))
+        if not isinstance(self.require_seeded, bool):
+            raise ValueError(f"require_seeded must be True or False, got {self.require_seeded!r}")
 
     def as_dict(self) -> dict:
         return {"samples": self.samples, "seed": self.seed, "alpha": self.alpha, "confidence": 1.0 - self.alpha,
-                "workers": self.workers}
+                "workers": self.workers, **({"require_seeded": True} if self.require_seeded else {})}
 
 
 def parse_checks(checks: str | Iterable[str] | None) -> tuple[str, ...]:
@@ -90,23 +95,26 @@ def families(mechanism, checks: tuple[str, ...]) -> list[str]:
     return out
 
 
-def planned_draws(mechanism, settings: AuditSettings, checks=None) -> int:
-    """How many reports ``verify`` will draw in its seeded chunks (the total of its progress bar; the search's
-    extra pairs are picked on a short pilot of their own, run here too, so the count is exact)."""
+def planned_draws(mechanism, settings: AuditSettings, checks=None, pairs=None) -> int:
+    """How many reports ``verify`` will draw in its seeded chunks (the total of its progress bar), given the
+    search's input ``pairs`` (default: picked here by :func:`search_pairs`, whose short pilot run then runs)."""
     checks = parse_checks(checks)
     run = families(mechanism, checks)
     total = 0
     if "privacy" in run:
-        total = settings.samples * len(distinct_inputs(search_pairs(mechanism, settings.seed)))
+        pairs = search_pairs(mechanism, settings.seed) if pairs is None else pairs
+        total = settings.samples * len(distinct_inputs(pairs))
     probed = ("moments" in run) + ("distribution" in run)
     if probed:
         total += settings.samples * probed * (1 if mechanism.sampling is not None else len(mechanism.audit_inputs))
     return total
 
 
-def run_checks(mechanism, settings: AuditSettings, checks=None,
-               progress: Callable[[int], None] | None = None) -> list[CheckResult]:
-    """The rows of ``verify`` (see the module docstring) for the selected ``checks``."""
+def run_checks(mechanism, settings: AuditSettings, checks=None, progress: Callable[[int], None] | None = None,
+               planned: Callable[[int], None] | None = None) -> list[CheckResult]:
+    """The rows of ``verify`` (see the module docstring) for the selected ``checks``; ``planned`` is told the
+    number of draws once the plan is known (after the sanity checks and the search's pair pilot, which runs
+    once)."""
     checks = parse_checks(checks)
     if settings.workers > 1:
         try:
@@ -114,21 +122,25 @@ def run_checks(mechanism, settings: AuditSettings, checks=None,
         except Exception as exc:
             raise ValueError(f"workers={settings.workers} needs a picklable mechanism (module-level functions and "
                              f"classes, no lambdas or closures); pickling failed: {exc}") from exc
-    results, runnable = sanity_checks(mechanism, settings.seed)
+    results, runnable = sanity_checks(mechanism, settings.seed, settings.require_seeded)
     if not runnable:
         return results
     run = families(mechanism, checks)
     share = settings.alpha / max(len(run), 1)
     s = settings
     plans = []
+    pairs = None
     if "privacy" in run:
         if mechanism.eps is None:
             raise ValueError(f"{mechanism.name} declares no eps: a privacy audit needs the claimed eps")
+        pairs = search_pairs(mechanism, s.seed)
         if mechanism.has_law:
             plans.append(_exact(whitebox_privacy, mechanism))
         elif declares_report_law(mechanism):
             plans.append(_exact(whitebox_report_law, mechanism))
-        plans.append(blackbox_plan(mechanism, s.samples, s.seed, share))
+        plans.append(blackbox_plan(mechanism, s.samples, s.seed, share, pairs))
+    if planned is not None:
+        planned(planned_draws(mechanism, s, checks, pairs))
     if "moments" in run:
         plans.append(moment_plan(mechanism, s.samples, s.seed, share))
     if "distribution" in run:
@@ -149,12 +161,12 @@ def subject_of(mechanism) -> dict:
 
 
 def verify(mechanism, settings: AuditSettings | None = None, progress: Callable[[int], None] | None = None,
-           checks=None, title: str | None = None) -> AuditReport:
+           checks=None, title: str | None = None, planned: Callable[[int], None] | None = None) -> AuditReport:
     """Run the selected audits (``checks``: "all", "privacy", "moments", "distribution" or a list of them) of
     ``mechanism`` (anything implementing the audit interface) and return the report (titled ``title``, by
-    default "verify NAME")."""
+    default "verify NAME"); ``progress`` is told each batch of draws, ``planned`` their total once known."""
     s = settings or AuditSettings()
     selected = parse_checks(checks)
-    results = run_checks(mechanism, s, selected, progress)
+    results = run_checks(mechanism, s, selected, progress, planned)
     return AuditReport.of(title or f"verify {mechanism.name}", results, subject=subject_of(mechanism),
                           settings={**s.as_dict(), "checks": ",".join(selected)})

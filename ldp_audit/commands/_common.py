@@ -69,11 +69,28 @@ def parse_param(text: str) -> tuple[str, object]:
     return key, value
 
 
+class _Advance:
+    """What :func:`progress_bar` yields: ``advance(draws)``, and ``advance.plan(total)`` to set the total once the
+    plan knows it (both no-ops without a bar)."""
+
+    def __init__(self, progress=None, task=None):
+        self.progress, self.task = progress, task
+
+    def __call__(self, draws: int) -> None:
+        if self.progress is not None:
+            self.progress.advance(self.task, draws)
+
+    def plan(self, total: int) -> None:
+        if self.progress is not None:
+            self.progress.update(self.task, total=total)
+
+
 @contextmanager
 def progress_bar(console, total: int | None = None, enabled: bool = True, description: str = "sampling"):
-    """A rich progress bar over draws; yields ``advance(draws)`` (a no-op when disabled or not a terminal)."""
+    """A rich progress bar over draws; yields ``advance(draws)`` (a no-op when disabled or not a terminal), whose
+    ``advance.plan(total)`` sets a total not known when the bar starts."""
     if not enabled or not console.is_terminal:
-        yield lambda draws: None
+        yield _Advance()
         return
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TimeElapsedColumn, \
         TimeRemainingColumn
@@ -85,8 +102,7 @@ def progress_bar(console, total: int | None = None, enabled: bool = True, descri
 
     with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(), Rate(),
                   TimeElapsedColumn(), TimeRemainingColumn(), console=console, transient=True) as progress:
-        task = progress.add_task(description, total=total)
-        yield lambda draws: progress.advance(task, draws)
+        yield _Advance(progress, progress.add_task(description, total=total))
 
 
 class _Quiet:

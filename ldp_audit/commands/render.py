@@ -10,7 +10,8 @@ from rich.markup import escape
 from ..audits.result import AuditReport, CheckResult, Status
 from ..files import write_atomic
 
-_STYLE = {Status.PASS: "green", Status.FAIL: "bold red", Status.INCONCLUSIVE: "yellow", Status.INFO: "cyan"}
+_STYLE = {Status.PASS: "green", Status.FAIL: "bold red", Status.INCONCLUSIVE: "yellow", Status.INFO: "cyan",
+          Status.WARN: "bold yellow"}
 
 
 def _fmt(value) -> str:
@@ -56,7 +57,8 @@ def to_table(report: AuditReport, width: int | None = None):
     width = width or 160
     shown = {name for name, needs in _OPTIONAL if width >= needs}
     verdict = report.verdict
-    table = Table(title=f"{escape(report.title)} — verdict: [{_STYLE[verdict]}]{verdict.value.upper()}[/]",
+    table = Table(title=f"{escape(report.title)} — verdict: [{_STYLE[verdict]}]{verdict.value.upper()}[/]"
+                        + _warned(report),
                   show_lines=False, expand=False)
     table.add_column("status", no_wrap=True)
     table.add_column("check", overflow="fold", max_width=28)
@@ -77,6 +79,12 @@ def to_table(report: AuditReport, width: int | None = None):
     return table
 
 
+def _warned(report: AuditReport) -> str:
+    """" (N warning(s))" after a verdict when WARN rows exist (they never change the verdict itself)."""
+    count = len(report.warnings())
+    return f" ({count} warning{'s' if count > 1 else ''})" if count else ""
+
+
 def _short(value) -> bool:
     """Scalars and short lists go into a table's caption; nested data stays in JSON and Markdown."""
     if isinstance(value, (list, tuple)):
@@ -86,7 +94,7 @@ def _short(value) -> bool:
 
 def to_markdown(report: AuditReport) -> str:
     """A Markdown rendering: a heading with the verdict, the settings, and a table of checks."""
-    lines = [f"## {report.title}", "", f"**Verdict: {report.verdict.value.upper()}**", ""]
+    lines = [f"## {report.title}", "", f"**Verdict: {report.verdict.value.upper()}**{_warned(report)}", ""]
     if report.subject or report.settings:
         for key, value in {**report.subject, **report.settings}.items():
             lines.append(f"- {key}: `{value}`")

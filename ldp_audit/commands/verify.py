@@ -7,10 +7,15 @@ user's own mechanism (see ldp_audit.external); extra parameters go through
 |all (or a comma-separated list) selects the audits; the sampler's sanity
 checks always run.
 
-Exit codes: 0 every check passed; 1 a check failed (e.g. a privacy violation);
-2 usage error or bad input; 3 the sampler is not reproducible given its seed
-(sanity.determinism failed), so no row of the report can be reproduced and the
-verdict itself is not trustworthy.
+A sampler that draws from a generator of its own (OpenDP, python-dp) cannot be
+reproduced from --seed: it is audited on fresh draws and sanity.determinism is a
+WARN row (numbers differ run to run); --require-seeded makes that a failure.
+
+Exit codes: 0 every check passed (WARN rows included); 1 a check failed (e.g. a
+privacy violation); 2 usage error, bad input, or a sampler that breaks the
+protocol (sanity.shape: wrong number or shape of reports, an exception in the
+user's code); 3 with --require-seeded, the sampler is not reproducible given its
+seed, so no row of the report can be reproduced.
 """
 from __future__ import annotations
 
@@ -19,14 +24,15 @@ from dataclasses import replace
 
 from ..audits.result import Status
 from ..audits.sampling import CHUNK
-from ..audits.verify import (CHECKS, DEFAULT_ALPHA, DEFAULT_SAMPLES, DEFAULT_SEED, AuditSettings, parse_checks,
-                             planned_draws, verify)
+from ..audits.verify import CHECKS, DEFAULT_ALPHA, DEFAULT_SAMPLES, DEFAULT_SEED, AuditSettings, parse_checks, verify
 from ..mechanisms import make
 from ._common import add_engine_options, add_output_options, emit, engine_for, parse_param, progress_bar
 from .options import check_memory, integer, probability, real, seed
 
-#: Exit code of a sampler that is not reproducible given its seed (distinct from 1, a failed check).
+#: Exit code of a sampler that is not reproducible given its seed, under --require-seeded (distinct from 1).
 EXIT_NOT_REPRODUCIBLE = 3
+#: Exit code of a sampler that breaks the protocol (the shape check failed): bad input, not a privacy finding.
+EXIT_PROTOCOL = 2
 
 #: Mechanism parameters with their own option (everything else: --param key=value).
 _NAMED = {"d": integer(1, 10 ** 7), "k": str, "m": str, "alpha": real(), "beta": real(), "delta": probability,
@@ -51,6 +57,8 @@ def register(sub) -> None:
     p.add_argument("--workers", type=integer(1, 64), default=1,
                    help="worker processes; results do not depend on it (default %(default)s)")
     add_engine_options(p)
+    p.add_argument("--require-seeded", action="store_true",
+                   help="fail (exit 3) when the sampler is not reproducible from --seed, instead of a WARN row")
     p.add_argument("--checks", default="all", type=_checks, metavar="|".join(CHECKS + ("all",)),
                    help="audits to run: 'all' (default) or a comma-separated subset; sanity checks always run")
     add_output_options(p)
@@ -65,12 +73,27 @@ def _checks(text):
 
 
 def _exit_code(report, code: int) -> int:
-    not_reproducible = any(r.name == "sanity.determinism" and r.status == Status.FAIL for r in report.results)
-    return EXIT_NOT_REPRODUCIBLE if not_reproducible else code
+    failed = {r.name for r in report.results if r.status == Status.FAIL}
+    if "sanity.shape" in failed:
+        return EXIT_PROTOCOL
+    return EXIT_NOT_REPRODUCIBLE if "sanity.determinism" in failed else code
 
 
 def _k_value(text):
     return int(text) if isinstance(text, str) and text.lstrip("-").isdigit() else text
+
+
+def _extra_params(pairs, named: dict) -> dict:
+    """``--param KEY=VALUE`` pairs; a key that has its own option (--eps, --d, ...) or comes twice is refused."""
+    extra = {}
+    for key, value in pairs:
+        if key == "eps":
+            raise ValueError(f"--param eps={value}: the claimed budget has its own option, use --eps {value}")
+        if key in named or key in extra:
+            where = f"--{key}" if key in named else "an earlier --param"
+            raise ValueError(f"--param {key}={value}: parameter {key} is already given by {where}")
+        extra[key] = value
+    return extra
 
 
 def run(args, console) -> int:
@@ -78,11 +101,11 @@ def run(args, console) -> int:
     for key in ("k", "m"):
         if key in params:
             params[key] = _k_value(params[key])
-    params.update(dict(args.param))
+    params.update(_extra_params(args.param, params))
     engine_name = args.engine or ("processes" if args.workers > 1 else "local")
     # the pickle check of a process pool; Dask ships closures too (cloudpickle) and checks its workers itself
     settings = AuditSettings(args.samples, args.seed, round(1.0 - args.confidence, 12),
-                             args.workers if engine_name == "processes" else 1)
+                             args.workers if engine_name == "processes" else 1, args.require_seeded)
     if ":" in args.mechanism:
         from ..external import adapted, load_external
 
@@ -95,10 +118,8 @@ def run(args, console) -> int:
         check_memory("--d", 8.0 * 1.2 * held * d, f"{held} reports of dimension {d} (fewer --samples, or "
                      "--checks privacy, which samples in chunks)")
 
-    total = planned_draws(mechanism, settings, args.checks)
     with engine_for(args, mechanism) as engine, progress_bar(
-            console, total=total, enabled=not (args.json or args.markdown),
-            description=f"auditing {args.mechanism}") as advance:
-        report = verify(mechanism, settings, progress=advance, checks=args.checks)
+            console, enabled=not (args.json or args.markdown), description=f"auditing {args.mechanism}") as advance:
+        report = verify(mechanism, settings, progress=advance, checks=args.checks, planned=advance.plan)
     report = replace(report, settings={**report.settings, **engine.settings()})
     return _exit_code(report, emit(report, args, console))

@@ -4,7 +4,8 @@ A user may write a domain in plain Python and :func:`parse_domain` reads it:
 
 * ``(lo, hi)`` — a tuple of two reals: the interval [lo, hi] (integer categories lo..hi when the mechanism
   says ``discrete_input = True``);
-* ``range(k)``, a list, set or 1-D array — a finite set of numeric values (categories);
+* ``range(k)``, a list, set or 1-D array — a finite set of categories: numbers, or strings such as
+  ``["red", "green", "blue"]`` (the engine works with their codes 0..c-1 and hands the sampler the string);
 * ``(lo_vector, hi_vector)`` — a tuple of two equal-length sequences: the box prod_j [lo_j, hi_j];
 * an :class:`Interval`, :class:`Box` or :class:`FiniteSet` — taken as is.
 """
@@ -47,33 +48,55 @@ class Interval:
 
 @dataclass(frozen=True, eq=False)
 class FiniteSet:
-    """Finitely many numeric values (categories), kept sorted."""
+    """Finitely many categories, kept sorted: numbers, or strings (then always re-coded 0..c-1 by the engine)."""
 
     values: np.ndarray
 
     def __post_init__(self):
-        try:
-            values = np.unique(np.asarray(list(self.values), dtype=np.float64))
-        except (TypeError, ValueError) as exc:
-            raise ValueError(f"a finite domain must hold numbers, got {self.values!r}") from exc
-        if values.size < 2 or not np.all(np.isfinite(values)):
-            raise ValueError(f"a finite domain needs at least two finite values, got {self.values!r}")
+        raw = list(self.values)
+        if raw and all(isinstance(v, str) for v in raw):
+            values = np.unique(np.asarray(raw, dtype=str))
+        else:
+            try:
+                values = np.unique(np.asarray(raw, dtype=np.float64))
+            except (TypeError, ValueError) as exc:
+                raise ValueError(f"a finite domain must hold numbers or strings (not a mix), got {self.values!r}") \
+                    from exc
+            if not np.all(np.isfinite(values)):
+                raise ValueError(f"a finite domain needs finite values, got {self.values!r}")
+        if values.size < 2:
+            raise ValueError(f"a finite domain needs at least two distinct values, got {self.values!r}")
         object.__setattr__(self, "values", values)
+
+    @property
+    def strings(self) -> bool:
+        return self.values.dtype.kind == "U"
 
     @property
     def consecutive_integers(self) -> bool:
         """True for {lo, lo+1, ..., hi}: then categories are used as they are, without re-coding."""
         v = self.values
-        return bool(np.all(v == np.round(v)) and np.all(np.diff(v) == 1.0))
+        return not self.strings and bool(np.all(v == np.round(v)) and np.all(np.diff(v) == 1.0))
+
+    def category(self, code: int):
+        """The category of code ``code`` (0..c-1, in sorted order), as the user writes it."""
+        value = self.values[int(code)]
+        return str(value) if self.strings else float(value)
 
     def contains(self, values) -> np.ndarray:
-        return np.isin(np.asarray(values, dtype=np.float64), self.values)
+        if self.strings:
+            values = np.asarray(values, dtype=object)
+            return np.isin(values, self.values) & np.vectorize(lambda v: isinstance(v, str), otypes=[bool])(values)
+        try:
+            return np.isin(np.asarray(values, dtype=np.float64), self.values)
+        except (TypeError, ValueError):
+            return np.zeros(np.shape(values), dtype=bool)
 
     def describe(self) -> str:
         v = self.values
         if self.consecutive_integers:
             return f"{{{v[0]:g}, ..., {v[-1]:g}}}"
-        shown = ", ".join(f"{a:g}" for a in v[:6])
+        shown = ", ".join(repr(str(a)) if self.strings else f"{a:g}" for a in v[:6])
         return "{" + shown + (", ..." if v.size > 6 else "") + "}"
 
 

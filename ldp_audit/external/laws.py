@@ -224,3 +224,20 @@ def pmf_law(pmf, support_values: np.ndarray, x) -> Discrete:
 def density_law(pdf, cdf, lo: float, hi: float, x) -> DensityLaw:
     """The law with density pdf(y, x) (and cdf(y, x) when given) on [lo, hi]."""
     return DensityLaw(_Bound(pdf, x), None if cdf is None else _Bound(cdf, x), lo, hi)
+
+
+#: Resolution (machine epsilon) of float64, the precision of every law that is not given in a narrower type.
+FLOAT64_RESOLUTION = float(np.finfo(np.float64).eps)
+
+
+def float_resolution(description) -> float:
+    """The machine epsilon of the narrowest floating type in a user's law description (a float32 pmf table, a dict
+    of float16 probabilities...); float64's for scipy distributions, Laws and plain Python numbers."""
+    if isinstance(description, dict):
+        return float_resolution(list(description.values()))
+    if isinstance(description, (list, tuple)) and description:
+        return min(float_resolution(part) for part in description)
+    dtype = getattr(description, "dtype", None)
+    if dtype is not None and np.issubdtype(dtype, np.floating):
+        return float(np.finfo(dtype).eps)
+    return FLOAT64_RESOLUTION

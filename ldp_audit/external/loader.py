@@ -44,6 +44,9 @@ def load_external(spec: str, eps: float, params: dict) -> ExternalMechanism:
         raise ValueError(f"MECH must be 'package.module:factory', got {spec!r}")
     try:
         module = _import(module_name)
+    except SystemExit as exc:  # the user's module ended the interpreter: say so instead of exiting with its code
+        raise ValueError(f"importing module {module_name!r} (from {spec!r}) called sys.exit({exc.code!r}); a "
+                         f"mechanism module must not exit (guard script code with if __name__ == '__main__')") from exc
     except Exception as exc:  # ImportError, or any error raised while the user's module runs
         raise ValueError(f"cannot import module {module_name!r} (from {spec!r}): {type(exc).__name__}: {exc}. "
                          f"Is it installed, or on PYTHONPATH / in the current directory?") from exc
@@ -65,6 +68,9 @@ def load_external(spec: str, eps: float, params: dict) -> ExternalMechanism:
         pass  # no signature available (builtins, C functions): just call it
     try:
         obj = factory(eps=eps, **params)
+    except SystemExit as exc:
+        raise ValueError(f"factory {spec!r} called sys.exit({exc.code!r}) for eps={eps!r}, params {params!r}; a "
+                         f"factory must return a mechanism (or raise an exception saying what is wrong)") from exc
     except Exception as exc:
         raise ValueError(f"factory {spec!r} raised {type(exc).__name__} for eps={eps!r}, params {params!r}: "
                          f"{exc}") from exc

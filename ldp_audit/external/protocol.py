@@ -2,9 +2,12 @@
 
 Two levels (issue 6):
 
-**Black-box** — a sampler and a claim: ``sample(x, n, rng) -> reports`` (n reports of ONE input x, as an array
-whose first axis has length n), the claimed ``eps`` (and ``delta``, default 0) and the input ``domain``
-(an interval, a box or a finite set; see :mod:`ldp_audit.external.domains`). Optionally the output
+**Black-box** — a sampler and a claim: ``sample(x, n, rng) -> reports`` (n reports of ONE input x: an array
+whose first axis has length n, a tuple or dict of such arrays, or a list of n report objects such as dicts,
+tuples, complex numbers, strings or sets of item ids; see :mod:`ldp_audit.audits.reports` for how each is read),
+the claimed ``eps`` (and ``delta``, default 0) and the input ``domain`` (an interval, a box or a finite set of
+numbers or strings; see :mod:`ldp_audit.external.domains`). A sampler that cannot be seeded (its own secure
+generator) is audited on fresh draws, with a WARN row. Optionally the output
 ``support`` (an interval or a finite set). Audited by the data-driven black-box privacy search and the sanity
 checks (shape, finiteness, support, determinism given the seed).
 
@@ -14,6 +17,12 @@ checks (shape, finiteness, support, determinism given the seed).
 claimed ``estimate_mean(x)`` (default: x, i.e. unbiased) and ``estimate_var(x)``. Then the engine's exact
 white-box privacy audit, law-derived black-box audit, moment and goodness-of-fit checks run as they do for
 built-in mechanisms.
+
+**How the server reads a report** (frequency oracles) — optional, for either level: ``supports(reports, item)
+-> (n,) bool`` (does each report count for category ``item``; e.g. local hashing's H_s(item) == y) and
+``key(reports) -> (n,) int`` (a public key the report's meaning depends on: a hash seed, a cohort id). ``reports``
+is exactly what ``sample`` returned. With them the black-box search reads reports as the server does (see
+:mod:`ldp_audit.audits.search`); without them a report whose every entry is a fresh hash seed is opaque.
 
 Shapes accepted by :func:`as_mechanism`:
 
@@ -38,7 +47,7 @@ from ..mechanisms.base import Mechanism, contrast_points, pilot_points
 from ..mechanisms.laws import Law
 from ..mechanisms.validation import check_eps
 from .domains import Box, Domain, FiniteSet, Interval, parse_domain
-from .laws import density_law, pmf_law, to_law
+from .laws import FLOAT64_RESOLUTION, density_law, float_resolution, pmf_law, to_law
 
 #: Names a user may give each optional claim (first match wins).
 _ALIASES = {
@@ -52,8 +61,8 @@ _ALIASES = {
 #: Everything :func:`as_mechanism` reads from a user's object, for error messages.
 PROTOCOL = ("sample(x, n, rng) or perturb(x, rng)", "eps", "domain", "delta", "support", "law(x)", "pmf(y, x)",
             "pdf(y, x)", "cdf(y, x)", "report_mean(x) / mean(x)", "report_var(x) / var(x)", "estimate(reports)",
-            "estimate_mean(x)", "estimate_var(x)", "report_loglik(reports, x) / logpmf(reports, x)", "name",
-            "reference")
+            "estimate_mean(x)", "estimate_var(x)", "report_loglik(reports, x) / logpmf(reports, x)",
+            "supports(reports, item)", "key(reports)", "name", "reference")
 
 
 def _identity(x):
@@ -82,6 +91,8 @@ class ExternalMechanism:
     estimate_mean_fn: Callable | None = None
     estimate_var_fn: Callable | None = None
     loglik_fn: Callable | None = None
+    supports_fn: Callable | None = None
+    key: Callable | None = None
     name: str = "user mechanism"
     reference: str = "user's claim"
     parameters: dict = field(default_factory=dict)
@@ -106,6 +117,18 @@ class ExternalMechanism:
     @property
     def report_loglik(self) -> Callable | None:
         return None if self.loglik_fn is None else _LoglikOf(self)
+
+    @property
+    def supports(self) -> Callable | None:
+        """The user's ``supports(reports, item)``, called with the user's item for an engine input."""
+        return None if self.supports_fn is None else _SupportsOf(self)
+
+    @property
+    def categories(self) -> list | None:
+        """The categories of a finite domain as the user writes them (the ids a set-valued report may hold)."""
+        if not isinstance(self.input_domain, FiniteSet):
+            return None
+        return [self.input_domain.category(j) for j in range(self.input_domain.values.size)]
 
     @property
     def level(self) -> str:
@@ -170,7 +193,7 @@ class ExternalMechanism:
         if isinstance(self.input_domain, Box):
             return np.asarray(code, dtype=np.float64)
         if self._recoded:
-            return float(self.input_domain.values[int(code)])
+            return self.input_domain.category(code)
         if isinstance(self.input_domain, FiniteSet):
             return int(code) if float(code).is_integer() else float(code)
         return float(code)
@@ -183,11 +206,22 @@ class ExternalMechanism:
         """n reports of the user's own input x, as the user's sampler returns them (any report shape)."""
         if not np.all(self.input_domain.contains(x)):
             raise ValueError(f"input {x!r} is outside the declared domain {self.input_domain.describe()}")
-        return self.sampler(x, int(n), rng)
+        try:
+            return self.sampler(x, int(n), rng)
+        except SystemExit as exc:  # user code must not end the audit (and its exit code) silently
+            raise RuntimeError(f"{self.name}: sample({x!r}, {int(n)}, rng) called sys.exit({exc.code!r})") from exc
 
     def estimate(self, reports) -> np.ndarray:
         reports = np.asarray(reports, dtype=np.float64)
         return reports if self.estimator is None else np.asarray(self.estimator(reports), dtype=np.float64)
+
+    @property
+    def law_resolution(self) -> float:
+        """Machine epsilon of the float type the user's law is written in (float32 tables: 1.2e-7), so the white-box
+        audit compares ratios with a tolerance fitted to it; probed at the first audit input."""
+        if self.law_fn is None:
+            return FLOAT64_RESOLUTION
+        return self.law_fn.resolution(self.value_of(self.audit_inputs[0]))
 
     def law(self, x) -> Law:
         if self.law_fn is None:
@@ -214,6 +248,16 @@ class ExternalMechanism:
 
     def estimate_var(self, x):
         return self._claim(self.estimate_var_fn, x, "estimate_var(x)")
+
+
+class _SupportsOf:
+    """The user's support test, called with the user's item for an engine input."""
+
+    def __init__(self, mech: ExternalMechanism):
+        self.mech = mech
+
+    def __call__(self, reports, item):
+        return self.mech.supports_fn(reports, self.mech.value_of(item))
 
 
 class _LoglikOf:
@@ -253,6 +297,9 @@ class _FromFamily:
             return to_law(dist, "the family's distribution")
         return float(getattr(dist, self.part)())
 
+    def resolution(self, x) -> float:
+        return FLOAT64_RESOLUTION  # scipy distributions compute in float64
+
 
 class _LawOf:
     """law(x) of a user object, converted to an ldp_audit Law."""
@@ -267,6 +314,17 @@ class _LawOf:
             return pmf_law(self.fn, self.extra.values, x)
         pdf, cdf = self.fn
         return density_law(pdf, cdf, self.extra.lo, self.extra.hi, x)
+
+    def resolution(self, x) -> float:
+        """The float type of what the user's law returns at x (float64 for functions of scalars only)."""
+        try:
+            if self.kind == "law":
+                return float_resolution(self.fn(x))
+            if self.kind == "pmf":
+                return float_resolution(np.asarray(self.fn(self.extra.values, x)))
+            return float_resolution(np.asarray(self.fn[0](np.linspace(self.extra.lo, self.extra.hi, 5), x)))
+        except (TypeError, ValueError):
+            return FLOAT64_RESOLUTION
 
 
 def _required_positional(fn) -> int | None:
@@ -303,7 +361,7 @@ def as_mechanism(obj, eps=None, domain=None, *, require_eps: bool = True, **clai
         return obj if eps is None else obj.with_eps(eps)
     unknown = set(claims) - {"delta", "support", "law", "pmf", "pdf", "cdf", "report_mean", "report_var", "mean",
                              "var", "estimate", "estimate_mean", "estimate_var", "name", "reference", "params",
-                             "discrete_input", "report_loglik", "logpmf"}
+                             "discrete_input", "report_loglik", "logpmf", "supports", "key"}
     if unknown:
         raise ValueError(f"unknown protocol keyword(s) {sorted(unknown)}; the protocol reads: {', '.join(PROTOCOL)}")
     if is_builtin(obj) and obj.sampling is not None:
@@ -378,11 +436,12 @@ def as_mechanism(obj, eps=None, domain=None, *, require_eps: bool = True, **clai
     estimate_mean = claim("estimate_mean")
     estimate_var = claim("estimate_var")
     loglik = claim("report_loglik", _ALIASES["report_loglik"])
+    supports, key_fn = claim("supports"), claim("key")
     if estimator is not None and estimate_mean is None:
         estimate_mean = _identity  # an estimator's claim, unless stated otherwise, is that it is unbiased
     for key, value in (("report_mean", report_mean), ("report_var", report_var), ("estimate", estimator),
                        ("estimate_mean", estimate_mean), ("estimate_var", estimate_var),
-                       ("report_loglik", loglik)):
+                       ("report_loglik", loglik), ("supports", supports), ("key", key_fn)):
         if value is not None and not callable(value):
             raise ValueError(f"{label}: {key} must be callable, got {type(value).__name__}")
     whitebox = law_fn is not None or report_mean or report_var or estimator
@@ -395,5 +454,6 @@ def as_mechanism(obj, eps=None, domain=None, *, require_eps: bool = True, **clai
     return ExternalMechanism(
         sampler=sampler, eps=eps_value, input_domain=input_domain, delta=delta, law_fn=law_fn,
         output_support=output_support, report_mean_fn=report_mean, report_var_fn=report_var, estimator=estimator,
-        estimate_mean_fn=estimate_mean, estimate_var_fn=estimate_var, loglik_fn=loglik, name=str(claim("name") or label),
+        estimate_mean_fn=estimate_mean, estimate_var_fn=estimate_var, loglik_fn=loglik, supports_fn=supports, key=key_fn,
+        name=str(claim("name") or label),
         reference=str(claim("reference") or f"{label}: user's claim"), parameters=dict(parameters))

@@ -81,7 +81,20 @@ class Auditable(Protocol):
     ``has_law`` (``law(x)`` gives the exact law of one report, or of one sampled coordinate),
     ``sampling`` (a :class:`Sampling`, or None), ``report_loglik`` (a whole-report log likelihood
     ``(values (n, w), x) -> (n,)``, or None), ``output_support`` (an object with ``contains`` and ``describe``,
-    or None) and ``moment_claims`` ({"report" | "estimate": (claims a mean, claims a variance)}). Built-ins implement it through :class:`Mechanism`; a user's object is adapted into it once by
+    or None) and ``moment_claims`` ({"report" | "estimate": (claims a mean, claims a variance)}).
+
+    How the server reads a report, optional, as data (None when not declared):
+
+    * ``supports(reports, item) -> (n,) bool``: the frequency oracle's support test, does each report count for
+      item v (local hashing: H_s(v) == y; unary encoding: bit v set; RAPPOR: every Bloom bit of v in the cohort
+      set). The black-box search adds the family "report supports item v" for the inputs it probes;
+    * ``key(reports) -> (n,) int64``: a public key the report's meaning depends on (a hash seed, a cohort id).
+      The search adds cells conditioned on the key (for key values seen often enough in its pilot);
+    * ``categories``: the item ids a set-valued report (a list or set of items per report) may hold, in the
+      sampler's terms; the search reads such reports as indicator vectors over them.
+
+    ``reports`` is what ``sample`` returned, untouched (a tuple of arrays, a dict, objects...); ``item`` an input
+    in ``sample``'s terms. Built-ins implement it through :class:`Mechanism`; a user's object is adapted into it once by
     :func:`ldp_audit.external.as_mechanism`.
     """
 
@@ -94,6 +107,9 @@ class Auditable(Protocol):
     report_loglik: Callable | None
     output_support: Any
     moment_claims: dict
+    supports: Callable | None
+    key: Callable | None
+    categories: Sequence | None
 
     def sample(self, x, n: int, rng: np.random.Generator) -> Any: ...
 
@@ -117,6 +133,13 @@ class Mechanism(ABC):
     report_loglik: ClassVar[Callable | None] = None
     #: built-ins declare no output support beyond their law's (the distribution audit checks that one)
     output_support: ClassVar[None] = None
+    #: how a server reads a report (see :class:`Auditable`): a frequency oracle overrides ``supports`` and/or
+    #: ``key`` with methods; built-ins return arrays, never item sets, so ``categories`` stays None
+    supports: ClassVar[Callable | None] = None
+    key: ClassVar[Callable | None] = None
+    categories: ClassVar[Sequence | None] = None
+    #: machine epsilon of the float type the law is computed in (the white-box ratio tolerance is fitted to it)
+    law_resolution: ClassVar[float] = float(np.finfo(np.float64).eps)
 
     @property
     def sampling(self) -> Sampling | None:

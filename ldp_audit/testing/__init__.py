@@ -34,10 +34,11 @@ __all__ = ["assert_ldp", "assert_moments", "audit", "failure_message", "DEFAULT_
            "DEFAULT_SEED"]
 
 
-def _settings(samples, seed, alpha, workers, engine) -> AuditSettings:
+def _settings(samples, seed, alpha, workers, engine, require_seeded=False) -> AuditSettings:
     # the pickle check of a process pool; Dask ships closures too (cloudpickle) and checks its workers itself
     pool = engine == "processes" or (engine is None and workers > 1)
-    return AuditSettings(samples=samples, seed=seed, alpha=alpha, workers=workers if pool else 1)
+    return AuditSettings(samples=samples, seed=seed, alpha=alpha, workers=workers if pool else 1,
+                         require_seeded=require_seeded)
 
 
 @contextmanager
@@ -62,11 +63,12 @@ def _engine(engine, workers: int, scheduler: str | None, mechanism):
 
 
 def _run(mech, samples, seed, alpha, workers, engine, scheduler, progress=None, checks="all",
-         title=None) -> AuditReport:
+         title=None, require_seeded=False) -> AuditReport:
     """``verify`` on the chosen engine; engine, scheduler and workers go into the report's settings only."""
     name = engine.name if isinstance(engine, Engine) else engine
+    settings = _settings(samples, seed, alpha, workers, name, require_seeded)
     with _engine(engine, workers, scheduler, mech) as running:
-        report = verify(mech, _settings(samples, seed, alpha, workers, name), progress, checks, title=title)
+        report = verify(mech, settings, progress, checks, title=title)
     return replace(report, settings={**report.settings, **running.settings()})
 
 
@@ -75,7 +77,7 @@ def failure_message(report: AuditReport, call: str = "") -> str:
     to reproduce, then the whole report as Markdown."""
     lines = [f"{report.title}: verdict {report.verdict.value.upper()}"]
     for r in report.results:
-        if r.status not in (Status.FAIL, Status.INCONCLUSIVE):
+        if r.status not in (Status.FAIL, Status.INCONCLUSIVE, Status.WARN):
             continue
         stat = f"{r.statistic_name or 'statistic'} = {r.statistic:.6g}" if r.statistic is not None else ""
         bound = f"bound {r.threshold:.6g}" if r.threshold is not None else ""
@@ -98,7 +100,8 @@ def _raise_unless_passed(report: AuditReport, call: str) -> AuditReport:
 
 def audit(mechanism, eps: float | None = None, *, domain=None, checks="all", samples: int = DEFAULT_SAMPLES,
           seed: int = DEFAULT_SEED, alpha: float = DEFAULT_ALPHA, workers: int = 1, engine=None,
-          scheduler: str | None = None, progress: Callable[[int], None] | None = None, **claims) -> AuditReport:
+          scheduler: str | None = None, progress: Callable[[int], None] | None = None, require_seeded: bool = False,
+          **claims) -> AuditReport:
     """The selected audits (``checks``: "all", "privacy", "moments", "distribution" or a list) of ``mechanism``
     (a user's object in any protocol shape, or a built-in), exactly as ``ldp-audit verify`` runs them; never
     raises on a failed check: inspect ``report.passed`` / ``report.failures()``. ``eps``, ``domain`` and
@@ -107,27 +110,32 @@ def audit(mechanism, eps: float | None = None, *, domain=None, checks="all", sam
     ``engine`` ("local", the default, or "processes" when ``workers`` > 1; "processes" with ``workers``
     processes; "dask" on ``scheduler`` or a LocalCluster of ``workers`` workers; or an open
     :class:`~ldp_audit.audits.engines.Engine`) says where the draws run, like ``verify --engine``; it never
-    changes a number. The assertions take the same options."""
+    changes a number. The assertions take the same options.
+
+    A sampler that draws from a generator of its own (OpenDP, python-dp) is audited on fresh draws, with a WARN
+    row ``sanity.determinism``; ``require_seeded=True`` makes that row a failure (as ``verify --require-seeded``)."""
     mech = adapted(mechanism, eps, domain, **claims)
-    return _run(mech, samples, seed, alpha, workers, engine, scheduler, progress, checks, f"audit {mech.name}")
+    return _run(mech, samples, seed, alpha, workers, engine, scheduler, progress, checks, f"audit {mech.name}",
+                require_seeded)
 
 
 def assert_ldp(mechanism, eps: float, *, domain=None, samples: int = DEFAULT_SAMPLES, seed: int = DEFAULT_SEED,
                alpha: float = DEFAULT_ALPHA, workers: int = 1, engine=None, scheduler: str | None = None,
-               **claims) -> AuditReport:
+               require_seeded: bool = False, **claims) -> AuditReport:
     """Assert that ``mechanism`` is ``eps``-LDP (``(eps, delta)`` with ``delta=...``): ``audit`` with
     ``checks="privacy"`` (sanity checks, the exact white-box rows when a law is declared, the black-box search on
-    the mechanism's samples). Raises AssertionError with the rendered report on a failure; returns the report."""
+    the mechanism's samples). Raises AssertionError with the rendered report on a failure; returns the report.
+    An unseedable sampler passes with a WARN row unless ``require_seeded=True``."""
     mech = adapted(mechanism, eps, domain, **claims)
     report = _run(mech, samples, seed, alpha, workers, engine, scheduler, checks="privacy",
-                  title=f"assert_ldp {mech.name} eps={float(eps):g}")
+                  title=f"assert_ldp {mech.name} eps={float(eps):g}", require_seeded=require_seeded)
     return _raise_unless_passed(report, "assert_ldp")
 
 
 def assert_moments(mechanism, mean: Callable | None = None, var: Callable | None = None, *, of: str | None = None,
                    domain=None, samples: int = DEFAULT_SAMPLES, seed: int = DEFAULT_SEED,
                    alpha: float = DEFAULT_ALPHA, workers: int = 1, engine=None, scheduler: str | None = None,
-                   **claims) -> AuditReport:
+                   require_seeded: bool = False, **claims) -> AuditReport:
     """Assert that sample means and variances match formulas (z-tests, Bonferroni over inputs and families):
     ``audit`` with ``checks="moments"``.
 
@@ -157,6 +165,6 @@ def assert_moments(mechanism, mean: Callable | None = None, var: Callable | None
                    f"{target}_mean_fn": mean, f"{target}_var_fn": var}
         mech = replace(base, **claimed)
     report = _run(mech, samples, seed, alpha, workers, engine, scheduler, checks="moments",
-                  title=f"assert_moments {mech.name}")
+                  title=f"assert_moments {mech.name}", require_seeded=require_seeded)
     return _raise_unless_passed(report, "assert_moments")
 

@@ -10,7 +10,10 @@ Options (command line, or ``addopts`` in your pytest configuration):
   pool or cluster for the whole session, started at the first assertion); never changes a number;
 * ``--ldp-audit-workers W``  worker processes of that engine (default 1);
 * ``--ldp-audit-scheduler tcp://HOST:PORT``  Dask scheduler for ``--ldp-audit-engine dask`` (default:
-  ``$DASK_SCHEDULER_ADDRESS``, else a LocalCluster of W workers).
+  ``$DASK_SCHEDULER_ADDRESS``, else a LocalCluster of W workers);
+* ``--ldp-audit-require-seeded``  fail every assertion whose sampler is not reproducible from its seed (by
+  default such a sampler, e.g. OpenDP's or python-dp's own secure generator, is audited on fresh draws and
+  its ``sanity.determinism`` row is a WARN).
 
 How the session's false-alarm rate is bounded: every assertion made through the ``ldp_auditor`` fixture runs at
 the fixed level ``alpha = (1 - C) / M`` (default 1e-3 / 100 = 1e-5). A correct mechanism fails one assertion
@@ -60,6 +63,7 @@ class LdpAuditor:
     engine: str = "local"
     workers: int = 1
     scheduler: str | None = None
+    require_seeded: bool = False
     made: list = field(default_factory=list)
     _running: object = field(default=None, repr=False)
 
@@ -88,7 +92,8 @@ class LdpAuditor:
         return self.session_alpha / self.max_assertions
 
     def _options(self, what: str, options: dict) -> dict:
-        merged = {"samples": self.samples, "seed": self.seed, "alpha": self.alpha, **options}
+        merged = {"samples": self.samples, "seed": self.seed, "alpha": self.alpha,
+                  "require_seeded": self.require_seeded, **options}
         if "engine" not in options:
             merged["engine"] = self._session_engine()
         if merged["alpha"] > self.alpha:
@@ -137,6 +142,8 @@ def pytest_addoption(parser):
     group.addoption("--ldp-audit-scheduler", default=None, metavar="tcp://HOST:PORT",
                     help="Dask scheduler for --ldp-audit-engine dask (default: $DASK_SCHEDULER_ADDRESS, else a "
                          "LocalCluster of W workers)")
+    group.addoption("--ldp-audit-require-seeded", action="store_true", default=False,
+                    help="fail assertions whose sampler is not reproducible from its seed (default: a WARN row)")
 
 
 def pytest_configure(config):
@@ -160,7 +167,8 @@ def pytest_configure(config):
         raise pytest.UsageError(f"--ldp-audit-workers must be in [1, 64], got {workers}")
     if scheduler and engine != "dask":
         raise pytest.UsageError(f"--ldp-audit-scheduler needs --ldp-audit-engine dask (got {engine})")
-    config.stash[_AUDITOR] = LdpAuditor(samples, seed, confidence, budget, engine, workers, scheduler)
+    config.stash[_AUDITOR] = LdpAuditor(samples, seed, confidence, budget, engine, workers, scheduler,
+                                        config.getoption("--ldp-audit-require-seeded"))
 
 
 def pytest_unconfigure(config):

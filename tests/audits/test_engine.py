@@ -134,7 +134,7 @@ def test_checks_selection_and_its_errors():
 def test_verify_checks_option_and_exit_codes(capsys):
     assert main(["verify", "multibit", "--eps", "1", "--d", "32", "--samples", "20000", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["schema_version"] == "2.0" and data["verdict"] == "pass"
+    assert data["schema_version"] == "2.1" and data["verdict"] == "pass"
     assert main(["verify", "hds", "--eps", "1", "--d", "500", "--samples", "5000", "--checks", "privacy",
                  "--json"]) == 0
     names = {r["name"] for r in json.loads(capsys.readouterr().out)["results"]}
@@ -143,7 +143,7 @@ def test_verify_checks_option_and_exit_codes(capsys):
     assert "--checks" in capsys.readouterr().err
 
 
-def test_a_sampler_on_the_global_random_state_exits_3(tmp_path, monkeypatch, capsys):
+def test_a_sampler_on_the_global_random_state_exits_3_when_seeding_is_required(tmp_path, monkeypatch, capsys):
     (tmp_path / "global_rr.py").write_text(
         "import numpy as np\n"
         "def make(eps):\n"
@@ -151,7 +151,8 @@ def test_a_sampler_on_the_global_random_state_exits_3(tmp_path, monkeypatch, cap
         "        return np.where(np.random.random(n) < np.exp(eps) / (np.exp(eps) + 1), x, 1 - x)\n"
         "    return {'sample': sample, 'eps': eps, 'domain': [0, 1]}\n")
     monkeypatch.syspath_prepend(str(tmp_path))
-    assert main(["verify", "global_rr:make", "--eps", "1", "--samples", "5000", "--checks", "privacy"]) == 3
+    assert main(["verify", "global_rr:make", "--eps", "1", "--samples", "5000", "--checks", "privacy",
+                 "--require-seeded"]) == 3
     assert "sanity.determinism" in capsys.readouterr().out
 
 

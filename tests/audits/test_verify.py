@@ -85,7 +85,7 @@ def test_data_driven_search_passes_laplace_and_catches_unit_sensitivity():
 
 def test_report_json_schema_is_versioned_and_finite():
     data = json.loads(verify(make("grr", eps=1.0, c=3), AuditSettings(samples=20_000)).to_json())
-    assert data["schema"] == "ldp-audit/report" and data["schema_version"] == "2.0"
+    assert data["schema"] == "ldp-audit/report" and data["schema_version"] == "2.1"
     assert data["verdict"] == "pass" and all("status" in r for r in data["results"])
     blackbox = next(r for r in data["results"] if r["name"] == "privacy.blackbox")
     assert blackbox["interval"][1] is None  # one-sided: the upper end is null, never the string "inf"

@@ -265,7 +265,7 @@ def test_sanity_checks_have_power(bug, check, words):
             y[::1000] = np.nan
         return np.clip(y, -3.0, 3.5 if bug == "outside" else 3.0)
 
-    report = audit(sample, eps=1.0, domain=(-1.0, 1.0), support=(-3.0, 3.0), samples=5_000)
+    report = audit(sample, eps=1.0, domain=(-1.0, 1.0), support=(-3.0, 3.0), samples=5_000, require_seeded=True)
     failed = [r for r in report.results if r.status.value == "fail"]
     assert failed and failed[0].name == check and words in failed[0].explanation
     if bug in ("short", "nan"):

@@ -94,8 +94,6 @@ class FrequencyOracle(Mechanism):
     d: ClassVar[int] = 1
     #: the audits enumerate the law through ``law_classes`` and ``report_loglik``, not through a one-coordinate law
     has_law: ClassVar[bool] = False
-    #: the report carries no public key unless a subclass says so (local hashing: the seed; RAPPOR: the cohort)
-    key: ClassVar[object] = None
     #: no formula for the raw report's moments is claimed (only the estimate's, ``moment_claims``)
     report_mean: ClassVar[object] = None
     report_var: ClassVar[object] = None
