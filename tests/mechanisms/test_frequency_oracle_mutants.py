@@ -2,8 +2,8 @@
 where the correct oracle PASSes (tests/mechanisms/test_frequency_oracles.py shows the PASS at the same settings).
 
 * built at 2 eps (the constant shared by sampler, law and estimator): ``privacy.whitebox`` FAILS from the law
-  alone; ``privacy.blackbox`` FAILS from samples for every oracle whose report the search can read today (local
-  hashing's (seed, bucket) reports need the "supports" search family, tested with the audit side of issue 21);
+  alone, and ``privacy.blackbox`` FAILS from samples (local hashing's unique (seed, bucket) reports through the
+  search's "supports" family, which reads the oracle's declared ``supports``);
 * wrong constant in the server estimator: ``moments.mean`` FAILS;
 * wrong variance formula (where the estimate takes more than two values): ``moments.variance`` FAILS;
 * cohort RAPPOR whose client applies a smaller f than it declares: ``privacy.blackbox`` and ``moments.mean`` FAIL
@@ -101,10 +101,6 @@ class RapporAtTwiceEps(Rappor):
 
 TWICE = [SueAtTwiceEps, OueAtTwiceEps, SheUnitSensitivity, TheUnitSensitivity, OlhKeepingAtTwiceEps,
          BlhAtTwiceEps, HadamardAtTwiceEps, SubsetAtTwiceEps, RapporAtTwiceEps]
-#: reports the black-box search reads without the "supports"/"key" families
-READABLE = [m for m in TWICE if m not in (OlhKeepingAtTwiceEps, BlhAtTwiceEps)]
-
-
 @pytest.mark.parametrize("mutant", TWICE, ids=lambda c: c.__name__)
 def test_law_of_a_mutant_at_twice_eps_fails_whitebox(mutant):
     rows = {r.name: r for r in whitebox_report_law(mutant(1.0, 5))}
@@ -113,8 +109,9 @@ def test_law_of_a_mutant_at_twice_eps_fails_whitebox(mutant):
     assert "law.mass" not in rows or rows["law.mass"].status.value == "pass"
 
 
-@pytest.mark.parametrize("mutant", READABLE, ids=lambda c: c.__name__)
+@pytest.mark.parametrize("mutant", TWICE, ids=lambda c: c.__name__)
 def test_samples_of_a_mutant_at_twice_eps_fail_blackbox(mutant):
+    """Local hashing's unique (seed, bucket) reports are read through its declared ``supports``."""
     report = verify(mutant(1.0, 5), SETTINGS, checks="privacy")
     row = next(r for r in report.results if r.name == "privacy.blackbox")
     assert row.status.value == "fail" and row.statistic > 1.0, row.explanation
