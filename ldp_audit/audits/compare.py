@@ -47,6 +47,13 @@ class VarianceRow:
         return self.low <= self.theory <= self.high
 
 
+def _first(values, x):
+    """Coordinate 0 of an estimate that is a vector for a one-dimensional input (a frequency oracle estimates the
+    indicator vector e_x); the values as they are otherwise."""
+    values = np.asarray(values)
+    return values[..., 0] if values.ndim > np.ndim(x) else values
+
+
 class _EstimateMoments:
     def __init__(self, mechanism, x):
         self.mechanism, self.x = mechanism, x
@@ -56,13 +63,14 @@ class _EstimateMoments:
         if is_sampled(m):
             est = m.estimate(m.perturb(np.full((size, m.d), self.x), rng))[:, 0]
         else:
-            est = m.estimate(m.perturb(np.full(size, self.x), rng))
-        return Moments.of(est, m.estimate_mean(self.x))
+            x = np.full(size, self.x)
+            est = _first(m.estimate(m.perturb(x, rng)), x)
+        return Moments.of(est, _first(m.estimate_mean(self.x), self.x))
 
 
 def worst_input(mechanism) -> float:
     xs = mechanism.audit_inputs
-    return float(xs[int(np.argmax(mechanism.estimate_var(xs)))])
+    return float(xs[int(np.argmax(_first(mechanism.estimate_var(xs), xs)))])
 
 
 def compare_variances(mechanisms: list, inputs: list[float] | None, n: int, seed: int, alpha: float,
@@ -77,7 +85,7 @@ def compare_variances(mechanisms: list, inputs: list[float] | None, n: int, seed
             moments = map_reduce(_EstimateMoments(m, x), n, seed, 1000 * i + j, progress=progress)
             var, fourth = moments.central()
             se = math.sqrt(max(fourth - var * var, 0.0) / n)
-            theory = float(m.estimate_var(x))
+            theory = float(_first(m.estimate_var(x), x))
             exact = skewed_variance_p(n, float(moments.s2 / n), theory, law_shapes(m, "estimate", [x])[0])
             rows.append(VarianceRow(getattr(m, "name", "?"), label, theory, float(var),
                                     float(var - z * se), float(var + z * se), n, exact, alpha))

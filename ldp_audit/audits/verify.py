@@ -6,7 +6,8 @@ handed in by a user (adapted by :func:`ldp_audit.external.as_mechanism`) get the
 
 * ``sanity.*`` (exact, always): shape, finiteness, declared support, determinism given the seed (a sampler with
   its own unseedable generator gets a WARN row and is audited on fresh draws; ``require_seeded`` makes it a FAIL);
-* privacy (``checks`` holds "privacy"): with a law, the exact ``law.mass`` and ``privacy.whitebox`` rows; always
+* privacy (``checks`` holds "privacy"): with a law (or an enumerated whole-report law, ``report_law.py``), the
+  exact ``law.mass`` and ``privacy.whitebox`` rows; always
   the black-box search on the mechanism's own samples (``privacy.blackbox``), with the law's events added as
   candidates, and ``privacy.budget`` when the law has events of maximal ratio;
 * moments ("moments", when the mechanism claims moment formulas): ``moments.mean`` / ``.variance`` /
@@ -31,6 +32,7 @@ from typing import Callable, Iterable
 from .distribution import distribution_plan
 from .moments import moment_plan
 from .privacy import blackbox_plan, distinct_inputs, search_pairs, whitebox_privacy
+from .report_law import declares_report_law, whitebox_report_law
 from .result import AuditReport, CheckResult
 from .sampling import Plan, run_plans
 from .sanity import sanity_checks
@@ -134,6 +136,8 @@ def run_checks(mechanism, settings: AuditSettings, checks=None, progress: Callab
         pairs = search_pairs(mechanism, s.seed)
         if mechanism.has_law:
             plans.append(_exact(whitebox_privacy, mechanism))
+        elif declares_report_law(mechanism):
+            plans.append(_exact(whitebox_report_law, mechanism))
         plans.append(blackbox_plan(mechanism, s.samples, s.seed, share, pairs))
     if planned is not None:
         planned(planned_draws(mechanism, s, checks, pairs))

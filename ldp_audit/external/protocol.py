@@ -93,6 +93,8 @@ class ExternalMechanism:
     loglik_fn: Callable | None = None
     supports_fn: Callable | None = None
     key: Callable | None = None
+    #: users declare their law through ``pmf``/``pdf``/``law`` or ``report_loglik``, never as output classes
+    law_classes: Callable | None = None
     name: str = "user mechanism"
     reference: str = "user's claim"
     parameters: dict = field(default_factory=dict)

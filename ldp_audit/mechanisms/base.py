@@ -81,7 +81,9 @@ class Auditable(Protocol):
     ``has_law`` (``law(x)`` gives the exact law of one report, or of one sampled coordinate),
     ``sampling`` (a :class:`Sampling`, or None), ``report_loglik`` (a whole-report log likelihood
     ``(values (n, w), x) -> (n,)``, or None), ``output_support`` (an object with ``contains`` and ``describe``,
-    or None) and ``moment_claims`` ({"report" | "estimate": (claims a mean, claims a variance)}).
+    or None), ``law_classes`` (a whole-report law as a finite partition of the outputs: ``(x1, x0) ->`` blocks of
+    representative reports with their counts, or None) and ``moment_claims`` ({"report" | "estimate": (claims a
+    mean, claims a variance)}).
 
     How the server reads a report, optional, as data (None when not declared):
 
@@ -110,6 +112,7 @@ class Auditable(Protocol):
     supports: Callable | None
     key: Callable | None
     categories: Sequence | None
+    law_classes: Callable | None
 
     def sample(self, x, n: int, rng: np.random.Generator) -> Any: ...
 
@@ -138,6 +141,9 @@ class Mechanism(ABC):
     supports: ClassVar[Callable | None] = None
     key: ClassVar[Callable | None] = None
     categories: ClassVar[Sequence | None] = None
+    #: a whole-report law as a finite partition of the outputs (frequency oracles override it with a method,
+    #: ``law_classes(x1, x0)``; see :mod:`ldp_audit.mechanisms.frequency.base`)
+    law_classes: ClassVar[Callable | None] = None
     #: machine epsilon of the float type the law is computed in (the white-box ratio tolerance is fitted to it)
     law_resolution: ClassVar[float] = float(np.finfo(np.float64).eps)
 

@@ -13,6 +13,7 @@ from typing import Callable
 
 from .budget_split import resolve_k
 from .categorical import ExtendedSquareWaveLevels, RandomizedResponse
+from .frequency import ORACLES, Rappor
 from .gaussian import Gaussian
 from .sampled import SampledMechanism
 from .scalar import Duchi, Laplace, OneBit, Piecewise, SquareWave, SquareWaveUnit
@@ -103,6 +104,39 @@ def _grr(eps, c=2):
            (_EPS, Param("f", 5, "integer >= 2", "number of levels")))
 def _esw(eps, f=5):
     return ExtendedSquareWaveLevels(eps, f)
+
+
+# ----- frequency oracles over k categories -----------------------------------------------------------------------
+_K = Param("k", 8, "integer in [2, 65536]", "number of categories {0..k-1}")
+_ORACLE_SUMMARIES = {
+    "sue": "symmetric unary encoding (basic one-time RAPPOR): k bits, each kept w.p. e^(eps/2)/(e^(eps/2)+1)",
+    "oue": "optimised unary encoding: k bits, x's bit 1 w.p. 1/2, others 1 w.p. 1/(e^eps+1)",
+    "she": "summation with histogram encoding: e_x + Lap(2/eps)^k",
+    "the": "thresholding with histogram encoding: bits 1[e_x + Lap(2/eps) > theta], optimal theta",
+    "olh": "optimised local hashing: (seed, bucket), g = round(e^eps)+1, seeds from 2^63",
+    "blh": "binary local hashing: (seed, bucket), g = 2, seeds from 2^63",
+    "hr": "Hadamard response: one output in {0..K-1}, K = 2^ceil(log2(k+1))",
+    "ss": "subset selection: a d-subset of the k items, d = k/(e^eps+1)",
+}
+
+
+def _oracle(cls):
+    _register(cls.name, _ORACLE_SUMMARIES[cls.name], cls.reference, (_EPS, _K))(lambda eps, k=8: cls(eps, k))
+
+
+for _cls in ORACLES:
+    if _cls is not Rappor:
+        _oracle(_cls)
+
+
+@_register("rappor", "RAPPOR with cohorts: (cohort, h k bits), permanent + instantaneous randomized response",
+           Rappor.reference,
+           (_EPS, _K, Param("h", 2, "integer in [1, 64]", "Bloom bits per item"),
+            Param("cohorts", 8, "integer in [1, 4096]", "cohorts (each with its own public Bloom map)"),
+            Param("prr", None, "real in [0, 2/(1+e^(eps/(2h)))], or None: half of that",
+                  "RAPPOR's f: probability that the permanent response replaces a Bloom bit by a fair coin")))
+def _rappor(eps, k=8, h=2, cohorts=8, prr=None):
+    return Rappor(eps, k, h, cohorts, prr)
 
 
 # ----- high-dimensional: instances of the sampled composition ------------------------------------------------

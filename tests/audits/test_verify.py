@@ -12,13 +12,14 @@ from ldp_audit.audits.stats import clopper_pearson, ratio_lower_bound
 from ldp_audit.audits.verify import AuditSettings, verify
 from ldp_audit.mechanisms import available, make
 
+from conftest import ORACLE_NAMES
 from mutants import LaplaceUnitSensitivity
 
 SETTINGS = AuditSettings(samples=100_000, seed=11)
 
 
 @pytest.mark.parametrize("eps", [0.1, 1.0, 4.0])
-@pytest.mark.parametrize("name", [info.name for info in available()])
+@pytest.mark.parametrize("name", [info.name for info in available() if info.name not in ORACLE_NAMES])
 def test_every_registered_mechanism_passes(name, eps):
     report = verify(make(name, eps=eps), SETTINGS)
     assert report.passed, [(r.name, r.explanation) for r in report.failures()]
