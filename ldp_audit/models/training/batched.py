@@ -40,7 +40,7 @@ def train_batch(configs: list, device: str | None = None, cache: RunCache | None
         if members[0].model in stacked.STACKED_MODELS:
             trained = _train_together(members, device, cache)
         else:
-            trained = [_train_together([config], device, cache)[0] for config in members]
+            trained = [train_module(config, device, cache) for config in members]
         for i, result in zip(indices, trained):
             results[i] = result
     return results
@@ -149,7 +149,13 @@ class ModuleBackbone:
         return self.module(self.x, self.edge_index).unsqueeze(0)
 
 
-def _train_together(configs: list, device: str, cache: RunCache) -> list[RunResult]:
+def train_module(config: RunConfig, device: str | None = None, cache: RunCache | None = None) -> RunResult:
+    """One run through its own torch module on propagated features (``modules.build``): how backbones without a
+    stacked form (GAT) train, and the one-run-at-a-time reference of ``benchmarks/train.py``."""
+    return _train_together([config], runtime.choose_device(device), cache or RunCache(), stack=False)[0]
+
+
+def _train_together(configs: list, device: str, cache: RunCache, stack: bool = True) -> list[RunResult]:
     """The one training loop: full-batch Adam, one evaluation pass per epoch, per-run checkpoint selection."""
     import torch
 
@@ -161,7 +167,7 @@ def _train_together(configs: list, device: str, cache: RunCache) -> list[RunResu
     objective.prepare(batch, config.k_y)
     transitions = batch.transition.cpu().numpy()
     selections = [stages.SELECTIONS[c.selection](transitions[i]) for i, c in enumerate(configs)]
-    if config.model in stacked.STACKED_MODELS:
+    if stack:
         backbone, width = _stacked_backbone(configs, graph, device, cache)
     else:
         backbone = ModuleBackbone(config, graph, device, cache)

@@ -73,7 +73,8 @@ class Report:
 def apply_chains(h: torch.Tensor, chains: list, transpose: bool = False) -> torch.Tensor:
     """Run r's slice of ``h`` (runs, n, w) through its list of :class:`SparseOperator` (reversed and transposed for
     the backward pass). The runs sit side by side as column blocks of one (n, runs, w) tensor for the whole chain;
-    at each step the runs that apply the same operator share one sparse product."""
+    at each step the runs that apply the same operator share one sparse product (all of them, in the common
+    case of one KProp for the batch; one per run for FlexProp, whose weights are each run's reported levels)."""
     chains = [c[::-1] for c in chains] if transpose else chains
     runs, n, w = h.shape
     wide = h.permute(1, 0, 2).contiguous()
@@ -82,14 +83,18 @@ def apply_chains(h: torch.Tensor, chains: list, transpose: bool = False) -> torc
         for run, chain in enumerate(chains):
             if step < len(chain):
                 groups.setdefault(id(chain[step]), (chain[step], []))[1].append(run)
+        if len(groups) == 1 and len(next(iter(groups.values()))[1]) == runs:
+            operator = next(iter(groups.values()))[0]
+            matrix = operator.backward if transpose else operator.forward
+            wide = torch.sparse.mm(matrix, wide.reshape(n, -1)).reshape(n, runs, w)
+            continue
+        slices = list(wide.unbind(1))
         for operator, members in groups.values():
             matrix = operator.backward if transpose else operator.forward
-            if len(members) == runs:
-                wide = torch.sparse.mm(matrix, wide.reshape(n, -1)).reshape(n, runs, w)
-            else:
-                index = torch.as_tensor(members, device=h.device)
-                part = torch.sparse.mm(matrix, wide.index_select(1, index).reshape(n, -1))
-                wide = wide.index_copy(1, index, part.reshape(n, len(members), w))
+            part = wide.index_select(1, torch.as_tensor(members, device=h.device)).reshape(n, -1)
+            for run, value in zip(members, torch.sparse.mm(matrix, part).reshape(n, len(members), w).unbind(1)):
+                slices[run] = value
+        wide = torch.stack(slices, 1)
     return wide.permute(1, 0, 2).contiguous()
 
 
@@ -102,7 +107,7 @@ class FirstLayer:
     the next epoch's training pass see the same weights, so the second reuses the first's product."""
 
     reports: list  # Report per run
-    chains: list  # per term: a list (per run) of Operator lists
+    chains: list  # per term: a list (per run) of SparseOperator lists
     _cached: tuple = (None, None)
 
     def _product(self, weights: list) -> torch.Tensor:
