@@ -1,6 +1,7 @@
 """Private GNN training: one pipeline core (config -> stages -> result store -> sweeps) and its presets.
 
-``RunConfig`` names a run; ``train_run`` executes it (``train_batch`` many of one shape as one stacked model); ``RunStore`` keeps one JSON per (configuration, seed);
+``RunConfig`` names a run; ``train_run`` executes it (``train_batch``: many of one shape as one stacked
+model); ``RunStore`` keeps one JSON per (configuration, seed);
 ``run_sweep`` runs many, resumably and in parallel processes; ``lpgnn`` holds the LPGNN paper's grids.
 Only the training modules need torch, so they are imported on first use: the CLI can describe its options on a
 core-only install.

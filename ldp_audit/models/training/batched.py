@@ -2,11 +2,11 @@
 
 Configs with equal :meth:`RunConfig.batch_key` (dataset, split, backbone shape, objective, optimiser settings,
 epochs) train as one stacked model (``stacked.py``); the rest of the batch is split by that key. Each run keeps
-everything that is its own: its initialisation (the one-run module built under its INIT seed, then stacked), its
-dropout masks (a generator continuing its INIT stream), its feature and label reports (its FEATURES and LABELS
-streams), its Adam moments (Adam is element-wise, so one Adam over stacked tensors is one Adam per run), its
-checkpoint selection. ``train_run(config)`` is ``train_batch([config])[0]``, so a run's result is the same alone
-and in any batch. Backbones without a stacked form (GAT) train one run at a time through the same loop.
+everything that is its own: its initialisation (the one-run module built under its INIT seed, then stacked),
+its dropout masks (a generator of its own, seeded from its INIT stream), its feature and label reports (its
+FEATURES and LABELS streams), its Adam moments (Adam is element-wise, so one Adam over stacked tensors is one
+Adam per run: lr and weight decay are part of the batch key), its checkpoint selection. ``train_run(config)`` is
+``train_batch([config])[0]``, so a run's result is the same alone and in any batch. Backbones without a stacked form (GAT) train one run at a time through the same loop.
 """
 from __future__ import annotations
 
@@ -25,6 +25,8 @@ from .tensors import SparseOperator
 from .cache import RunCache, split_nodes
 
 METRICS = ("train_acc", "val_loss", "val_acc", "test_acc")
+#: Sub-stream of Stream.INIT for a stacked run's dropout masks (a generator of its own, on the training device).
+DROPOUT_STREAM = 2
 
 
 def train_batch(configs: list, device: str | None = None, cache: RunCache | None = None) -> list[RunResult]:
@@ -114,9 +116,8 @@ def _stacked_backbone(configs: list, graph: datasets.Graph, device, cache: RunCa
         torch.manual_seed(runtime.torch_seed(config.seed, Stream.INIT))
         module = modules.build(model, width, config.hidden, graph.num_classes, config.dropout)
         per_run.append(stacked.module_parameters(model, module))
-        generator = torch.Generator(device=device)
-        generator.set_state(torch.get_rng_state())  # dropout continues the run's INIT stream
-        generators.append(generator)
+        generators.append(torch.Generator(device=device).manual_seed(
+            runtime.torch_seed(config.seed, Stream.INIT, DROPOUT_STREAM)))
     params = {k: v.to(device) for k, v in stacked.stack_parameters(per_run).items()}
     params = {k: v.detach().requires_grad_(True) for k, v in params.items()}
     return stacked.StackedBackbone(model, first, params, graph_ops, configs[0].dropout, generators), width

@@ -162,7 +162,7 @@ class _FixedInputProduct(torch.autograd.Function):
 
 
 def _dropout(h: torch.Tensor, p: float, generators: list) -> torch.Tensor:
-    """Inverted dropout with each run's mask drawn from its own generator (its INIT stream)."""
+    """Inverted dropout with each run's mask drawn from its own generator."""
     if p == 0.0:
         return h
     masks = torch.stack([torch.empty(h.shape[1:], device=h.device).bernoulli_(1 - p, generator=g)
