@@ -99,3 +99,13 @@ def test_stacked_layers_compute_what_the_torch_geometric_modules_compute(model):
         with torch.no_grad():
             assert torch.allclose(evaluated[run], net(x, edge_index), atol=1e-5)
             assert torch.allclose(trained[run], net.train()(x, edge_index), atol=1e-5)
+
+
+def test_a_batch_longer_than_a_stack_trains_in_stacks_with_the_same_results(monkeypatch):
+    configs = [_config(eps_x=1.0, k_x=2, seed=s) for s in range(3)]
+    whole = train_batch(configs, "cpu", _cache())
+    monkeypatch.setattr(batched_module, "STACK_SIZE", 2)
+    assert batched_module.stack_size(_cache().graph("csbm")) == 2
+    assert all(_same(a, b) for a, b in zip(train_batch(configs, "cpu", _cache()), whole))
+    monkeypatch.setattr(batched_module, "REPORT_BYTES", 1)  # not even one dense report fits: one run per stack
+    assert batched_module.stack_size(_cache().graph("csbm")) == 1

@@ -29,6 +29,8 @@ from .cache import RunCache, split_nodes
 METRICS = ("train_acc", "val_loss", "val_acc", "test_acc")
 #: Most runs in one stacked model (CPU: 16 runs train ~25 % faster per run than 64 on Cora, see benchmarks/train.py).
 STACK_SIZE = 16
+#: Memory the dense feature reports of one stack may take (float32 n x d each; sparse reports take far less).
+REPORT_BYTES = 2 << 30
 #: Sub-stream of Stream.INIT for a stacked run's dropout masks (a generator of its own, on the training device).
 DROPOUT_STREAM = 2
 
@@ -44,13 +46,20 @@ def train_batch(configs: list, device: str | None = None, cache: RunCache | None
     for indices in groups.values():
         members = [configs[i] for i in indices]
         if members[0].model in stacked.STACKED_MODELS:
-            trained = [result for start in range(0, len(members), STACK_SIZE)
-                       for result in _train_together(members[start:start + STACK_SIZE], device, cache)]
+            size = stack_size(cache.graph(members[0].dataset))
+            trained = [result for start in range(0, len(members), size)
+                       for result in _train_together(members[start:start + size], device, cache)]
         else:
             trained = [train_module(config, device, cache) for config in members]
         for i, result in zip(indices, trained):
             results[i] = result
     return results
+
+
+def stack_size(graph: datasets.Graph) -> int:
+    """Runs per stacked model: :data:`STACK_SIZE`, fewer where that many dense n x d reports would pass
+    :data:`REPORT_BYTES` (Facebook: 424 MB per report, 5 runs)."""
+    return max(1, min(STACK_SIZE, REPORT_BYTES // (4 * graph.num_nodes * stages.feature_width(graph))))
 
 
 def _labels(configs: list, graph: datasets.Graph, device) -> stages.Batch:
