@@ -109,3 +109,18 @@ def test_a_batch_longer_than_a_stack_trains_in_stacks_with_the_same_results(monk
     assert all(_same(a, b) for a, b in zip(train_batch(configs, "cpu", _cache()), whole))
     monkeypatch.setattr(batched_module, "REPORT_BYTES", 1)  # not even one dense report fits: one run per stack
     assert batched_module.stack_size(_cache().graph("csbm")) == 1
+
+
+def test_the_alone_versus_batch_check_catches_runs_that_share_statistics(monkeypatch):
+    """Power: a stacked BatchNorm that pools its statistics over the whole stack (runs leak into each other) must
+    make a run's result depend on its batch mates."""
+    from ldp_audit.models.training import stacked
+
+    def pooled(self, z, training):
+        mean, var = z.mean((0, 1), keepdim=True), z.var((0, 1), unbiased=False, keepdim=True)
+        return (z - mean) / torch.sqrt(var + 1e-5) * self.params["gamma"].unsqueeze(1) + \
+            self.params["beta"].unsqueeze(1)
+
+    monkeypatch.setattr(stacked.StackedBackbone, "_batch_norm", pooled)
+    configs = [_config(eps_x=1.0, k_x=2, seed=s) for s in range(2)]
+    assert not _same(train_batch(configs, "cpu", _cache())[0], train_run(configs[0], "cpu", _cache()))
