@@ -110,35 +110,25 @@ class FirstLayer:
     chains: list  # per term: a list (per run) of SparseOperator lists
     _cached: tuple = (None, None)
 
-    def _product(self, weights: list) -> torch.Tensor:
-        total = None
-        by_report: dict = {}
+    def _per_report(self, product: str, stacked_input: torch.Tensor) -> torch.Tensor:
+        """``Report.times`` (or ``transpose_times``) for every run, one product per distinct report."""
+        groups: dict = {}
         for run, report in enumerate(self.reports):
-            by_report.setdefault(id(report), (report, []))[1].append(run)
-        for w, chains in zip(weights, self.chains):
-            slices = [None] * len(self.reports)
-            for report, runs in by_report.values():
-                index = torch.as_tensor(runs, device=w.device)
-                for r, value in zip(runs, report.times(w.index_select(0, index)).unbind(0)):
-                    slices[r] = value
-            term = apply_chains(torch.stack(slices), chains)
-            total = term if total is None else total + term
-        return total
+            groups.setdefault(id(report), (report, []))[1].append(run)
+        slices = [None] * len(self.reports)
+        for report, runs in groups.values():
+            part = stacked_input.index_select(0, torch.as_tensor(runs, device=stacked_input.device))
+            for run, value in zip(runs, getattr(report, product)(part).unbind(0)):
+                slices[run] = value
+        return torch.stack(slices)
+
+    def _product(self, weights: list) -> torch.Tensor:
+        terms = [apply_chains(self._per_report("times", w), chains) for w, chains in zip(weights, self.chains)]
+        return sum(terms[1:], terms[0])
 
     def _weight_grads(self, grad: torch.Tensor) -> list:
-        by_report: dict = {}
-        for run, report in enumerate(self.reports):
-            by_report.setdefault(id(report), (report, []))[1].append(run)
-        grads = []
-        for chains in self.chains:
-            g = apply_chains(grad, chains, transpose=True)
-            slices = [None] * len(self.reports)
-            for report, runs in by_report.values():
-                index = torch.as_tensor(runs, device=g.device)
-                for r, value in zip(runs, report.transpose_times(g.index_select(0, index)).unbind(0)):
-                    slices[r] = value
-            grads.append(torch.stack(slices))
-        return grads
+        return [self._per_report("transpose_times", apply_chains(grad, chains, transpose=True))
+                for chains in self.chains]
 
     def output(self, weights: list) -> torch.Tensor:
         versions = tuple(w._version for w in weights)
