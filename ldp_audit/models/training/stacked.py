@@ -70,32 +70,31 @@ class Report:
         return out + self.shift * g.sum(1, keepdim=True) if self.shift else out
 
 
+def _through(chain: list, h: torch.Tensor, transpose: bool) -> torch.Tensor:
+    """Every run of ``h`` (runs, n, w) through the same ``chain``: the runs sit side by side as column blocks of
+    one (n, runs w) matrix, so each step is one sparse product for all of them."""
+    runs, n, w = h.shape
+    wide = h.permute(1, 0, 2).reshape(n, runs * w)
+    for operator in (chain[::-1] if transpose else chain):
+        wide = torch.sparse.mm(operator.backward if transpose else operator.forward, wide)
+    return wide.reshape(n, runs, w).permute(1, 0, 2).contiguous()
+
+
 def apply_chains(h: torch.Tensor, chains: list, transpose: bool = False) -> torch.Tensor:
     """Run r's slice of ``h`` (runs, n, w) through its list of :class:`SparseOperator` (reversed and transposed for
-    the backward pass). The runs sit side by side as column blocks of one (n, runs, w) tensor for the whole chain;
-    at each step the runs that apply the same operator share one sparse product (all of them, in the common
-    case of one KProp for the batch; one per run for FlexProp, whose weights are each run's reported levels)."""
-    chains = [c[::-1] for c in chains] if transpose else chains
-    runs, n, w = h.shape
-    wide = h.permute(1, 0, 2).contiguous()
-    for step in range(max((len(c) for c in chains), default=0)):
-        groups: dict = {}
-        for run, chain in enumerate(chains):
-            if step < len(chain):
-                groups.setdefault(id(chain[step]), (chain[step], []))[1].append(run)
-        if len(groups) == 1 and len(next(iter(groups.values()))[1]) == runs:
-            operator = next(iter(groups.values()))[0]
-            matrix = operator.backward if transpose else operator.forward
-            wide = torch.sparse.mm(matrix, wide.reshape(n, -1)).reshape(n, runs, w)
-            continue
-        slices = list(wide.unbind(1))
-        for operator, members in groups.values():
-            matrix = operator.backward if transpose else operator.forward
-            part = wide.index_select(1, torch.as_tensor(members, device=h.device)).reshape(n, -1)
-            for run, value in zip(members, torch.sparse.mm(matrix, part).reshape(n, len(members), w).unbind(1)):
-                slices[run] = value
-        wide = torch.stack(slices, 1)
-    return wide.permute(1, 0, 2).contiguous()
+    the backward pass). Runs with the same chain (one KProp and K, the common case) share every product; FlexProp
+    runs, whose weights are each run's reported levels, go one by one."""
+    classes: dict = {}
+    for run, chain in enumerate(chains):
+        classes.setdefault(tuple(map(id, chain)), (chain, []))[1].append(run)
+    if len(classes) == 1:
+        return _through(chains[0], h, transpose)
+    slices = [None] * h.shape[0]
+    for chain, members in classes.values():
+        part = _through(chain, h.index_select(0, torch.as_tensor(members, device=h.device)), transpose)
+        for run, value in zip(members, part.unbind(0)):
+            slices[run] = value
+    return torch.stack(slices)
 
 
 @dataclass(eq=False)
