@@ -1,116 +1,116 @@
-"""Training speed: seconds per 100 epochs per dataset and model, next to a plain torch-geometric GCN.
+"""Training throughput: runs per CPU-second of batched runs (issue 24), beside one run at a time and plain PyG.
 
-Each row trains for ``--epochs`` epochs with one evaluation pass per epoch (what our loop does to select the
-checkpoint on validation) and reports seconds per 100 epochs, best of ``--repeat`` interleaved repeats. Ours is
-the whole ``train_run`` with perturbation and propagation memoised (their one-off cost is the "setup" column). The plain baseline is the same network
-written directly with two ``GCNConv`` layers, BatchNorm, SELU, the same per-epoch evaluation and nothing else;
-"ratio" is our GCN+Raw time over it (target <= 1.2). One torch thread, on CPU, and on CUDA when present.
+For each dataset and pipeline, runs that differ only in their seed (LPGNN: multi-bit features at eps_x = 1;
+PPGNN: PPM at eps = 1 with FlexProp; both with K = ``--k`` propagation steps, so every row does the same work
+per run) are trained
 
-    python benchmarks/train.py [--datasets cora citeseer pubmed] [--epochs 100] [--repeat 3] [--device cpu]
+- batched: ``train_batch`` on the first B runs, for every B of ``--batches`` (the stacked model of issue 24);
+- one at a time: ``batched.train_module``, each run through its own torch module on propagated features, the
+  loop every run took before batching (today's ``train_run`` path; GAT still takes it);
+- plain PyG: a textbook two-layer torch-geometric GCN loop on the raw features with the same per-epoch
+  evaluation, nothing else (a floor for "one small model per process").
+
+Time is *process* CPU time (``time.process_time``), not wall time: the machine is shared, and CPU seconds are what
+a sweep pays. A run's time includes its feature perturbation, propagation, labels and initialisation; the graph
+is loaded once before timing. One torch thread.
+
+    python benchmarks/train.py [--datasets cora citeseer pubmed] [--epochs 100] [--k 8] [--batches 1 4 16 64]
 """
 from __future__ import annotations
 
 import argparse
 import time
+from dataclasses import replace
 
 import numpy as np
 import torch
 from rich.console import Console
 from rich.table import Table
 
-from ldp_audit.models.training import RunCache, RunConfig, train_run
+from ldp_audit.models.training import RunCache, RunConfig, train_batch
+from ldp_audit.models.training.batched import train_module
 from ldp_audit.models.training.lpgnn import HYPERPARAMETERS
-from ldp_audit.models.training.runtime import choose_device, limit_threads
+from ldp_audit.models.training.ppgnn import ppgnn_config
+from ldp_audit.models.training.runtime import limit_threads
 
 
-def plain_gcn_seconds(graph, x, device, epochs: int, lr: float, wd: float) -> float:
-    """The reference: a textbook torch-geometric GCN loop with per-epoch evaluation."""
+def lpgnn_runs(dataset: str, count: int, epochs: int, k: int) -> list[RunConfig]:
+    lr, wd, dropout = HYPERPARAMETERS[dataset]
+    return [RunConfig(dataset, eps_x=1.0, k_x=k, lr=lr, weight_decay=wd, dropout=dropout, epochs=epochs, seed=s)
+            for s in range(count)]
+
+
+def ppgnn_runs(dataset: str, count: int, epochs: int, k: int) -> list[RunConfig]:
+    return [replace(ppgnn_config(dataset, "PPM", 1.0, k, s), epochs=epochs) for s in range(count)]
+
+
+PIPELINES = {"LPGNN": lpgnn_runs, "PPGNN": ppgnn_runs}
+
+
+def cpu_seconds(work) -> float:
+    start = time.process_time()
+    work()
+    return time.process_time() - start
+
+
+def plain_gcn_seconds(graph, epochs: int, lr: float, wd: float) -> float:
+    """One textbook torch-geometric GCN run (two GCNConv, SELU, dropout 0) with per-epoch evaluation."""
     from torch_geometric.nn import GCNConv
-
-    class Net(torch.nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.conv1, self.norm = GCNConv(x.shape[1], 16, cached=True), torch.nn.BatchNorm1d(16)
-            self.conv2 = GCNConv(16, graph.num_classes, cached=True)
-
-        def forward(self, h, edge_index):
-            return self.conv2(torch.selu(self.norm(self.conv1(h, edge_index))), edge_index)
 
     from ldp_audit.models.data import node_split
 
-    train, val, test = (torch.as_tensor(a, device=device) for a in node_split(graph.num_nodes, 12345))
-    y = torch.as_tensor(graph.y, device=device)
-    edge_index = torch.as_tensor(np.hstack([graph.edges, graph.edges[::-1]]), device=device)
-    model = Net().to(device)
-    optimizer = torch.optim.Adam(model.parameters(), lr=lr, weight_decay=wd)
-    _sync(device)
-    start = time.perf_counter()
-    for _ in range(epochs):
-        model.train()
-        optimizer.zero_grad()
-        loss = torch.nn.functional.cross_entropy(model(x, edge_index)[train], y[train])
-        loss.backward()
-        optimizer.step()
-        model.eval()
-        with torch.no_grad():
-            logits = model(x, edge_index)
-            val_loss = torch.nn.functional.cross_entropy(logits[val], y[val])
-            pred = logits.argmax(1)
-            torch.stack([val_loss, (pred[val] == y[val]).float().mean(), (pred[test] == y[test]).float().mean()]
-                        ).tolist()
-    _sync(device)
-    return time.perf_counter() - start
+    def run():
+        x = torch.as_tensor(graph.normalized_features(clip=True), dtype=torch.float32)
+        train, val, test = (torch.as_tensor(a) for a in node_split(graph.num_nodes, 12345))
+        y = torch.as_tensor(graph.y)
+        edge_index = torch.as_tensor(np.hstack([graph.edges, graph.edges[::-1]]))
+        first, second = GCNConv(x.shape[1], 16, cached=True), GCNConv(16, graph.num_classes, cached=True)
+        model = torch.nn.ModuleList([first, second])
+        optimizer = torch.optim.Adam(model.parameters(), lr=lr, weight_decay=wd)
+        forward = lambda: second(torch.selu(first(x, edge_index)), edge_index)  # noqa: E731
+        for _ in range(epochs):
+            optimizer.zero_grad()
+            torch.nn.functional.cross_entropy(forward()[train], y[train]).backward()
+            optimizer.step()
+            with torch.no_grad():
+                logits = forward()
+                pred = logits.argmax(1)
+                torch.stack([torch.nn.functional.cross_entropy(logits[val], y[val]),
+                             (pred[val] == y[val]).float().mean(), (pred[test] == y[test]).float().mean()]).tolist()
 
-
-def _sync(device):
-    if device == "cuda":
-        torch.cuda.synchronize()
-
-
-def ours_seconds(config: RunConfig, device, cache: RunCache) -> tuple[float, float]:
-    """(epoch-loop seconds, setup seconds) of one run; setup = perturbation + propagation, memoised."""
-    graph = cache.graph(config.dataset)
-    start = time.perf_counter()
-    cache.propagated_features(config, graph, device)
-    setup = time.perf_counter() - start
-    result = train_run(config, device, cache)
-    return result.wall_time_s, setup
+    return cpu_seconds(run)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--datasets", nargs="+", default=["cora", "citeseer"])
+    parser.add_argument("--pipelines", nargs="+", choices=tuple(PIPELINES), default=list(PIPELINES))
     parser.add_argument("--epochs", type=int, default=100)
-    parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--device", choices=("cpu", "cuda"))
+    parser.add_argument("--k", type=int, default=8, help="propagation steps K of every run (default 8)")
+    parser.add_argument("--batches", nargs="+", type=int, default=[1, 4, 16, 64])
+    parser.add_argument("--one-by-one", type=int, default=4, help="runs timed one at a time (default 4)")
     args = parser.parse_args()
     limit_threads()
-    device = choose_device(args.device)
-    table = Table(title=f"seconds per 100 epochs on {device} (1 thread; best of {args.repeat})")
-    for column in ("dataset", "model", "s / 100 epochs", "setup s", "plain PyG GCN s / 100", "ratio"):
+    table = Table(title=f"runs per CPU-second, {args.epochs} epochs and K={args.k} per run, CPU, 1 torch thread "
+                        "(process CPU time; ratio = batched / one at a time)")
+    for column in ("dataset", "pipeline", "plain PyG GCN", "one at a time", *(f"batch {b}" for b in args.batches),
+                   *(f"ratio {b}" for b in args.batches)):
         table.add_column(column, justify="right")
-    scale = 100 / args.epochs
     for name in args.datasets:
         cache = RunCache()
         graph = cache.graph(name)
-        lr, wd, dropout = HYPERPARAMETERS[name]
-        common = dict(lr=lr, weight_decay=wd, dropout=dropout, epochs=args.epochs)
-        rows = {"GCN+Raw (ours)": RunConfig(name, k_x=1, self_loops=True, **common),
-                "LPGNN eps=1 K=16": RunConfig(name, eps_x=1.0, k_x=16, **common),
-                "SAGE + Drop eps_y=1": RunConfig(name, eps_x=1.0, eps_y=1.0, k_x=2, k_y=4, model="sage",
-                                                 objective="drop", selection="ccs", **common)}
-        x = torch.as_tensor(cache.node_features(rows["GCN+Raw (ours)"], graph), dtype=torch.float32, device=device)
-        plain, timings = [], {label: [] for label in rows}
-        for _ in range(args.repeat):  # interleaved, so that load from other processes hits every row alike
-            plain.append(plain_gcn_seconds(graph, x, device, args.epochs, lr, wd))
-            for label, config in rows.items():
-                timings[label].append(ours_seconds(config, device, cache))
-        for label in rows:
-            loop = min(t for t, _ in timings[label])
-            setup = max(s for _, s in timings[label])
-            ratio = f"{loop / min(plain):.2f}" if label == "GCN+Raw (ours)" else ""
-            table.add_row(name, label, f"{loop * scale:.2f}", f"{setup:.2f}", f"{min(plain) * scale:.2f}", ratio)
-    Console(width=140).print(table)
+        lr, wd, _ = HYPERPARAMETERS[name]
+        plain = 1 / plain_gcn_seconds(graph, args.epochs, lr, wd)
+        for pipeline in args.pipelines:
+            runs = PIPELINES[pipeline](name, max(args.batches + [args.one_by_one]), args.epochs, args.k)
+            single = args.one_by_one / cpu_seconds(lambda: [train_module(c, "cpu", cache)
+                                                            for c in runs[:args.one_by_one]])
+            rates = [b / cpu_seconds(lambda: train_batch(runs[:b], "cpu", cache)) for b in args.batches]
+            table.add_row(name, pipeline, f"{plain:.3f}", f"{single:.3f}", *(f"{r:.3f}" for r in rates),
+                          *(f"{r / single:.1f}x" for r in rates))
+            print(f"{name} {pipeline}: one at a time {single:.3f}, batched {[round(r, 3) for r in rates]} runs/CPU-s",
+                  flush=True)
+    Console(width=200).print(table)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """Private GNN training: one pipeline core (config -> stages -> result store -> sweeps) and its presets.
 
-``RunConfig`` names a run; ``train_run`` executes it; ``RunStore`` keeps one JSON per (configuration, seed);
+``RunConfig`` names a run; ``train_run`` executes it (``train_batch``: many of one shape as one stacked
+model); ``RunStore`` keeps one JSON per (configuration, seed);
 ``run_sweep`` runs many, resumably and in parallel processes; ``lpgnn`` holds the LPGNN paper's grids.
 Only the training modules need torch, so they are imported on first use: the CLI can describe its options on a
 core-only install.
@@ -10,10 +11,12 @@ from importlib import import_module
 from .config import RunConfig
 from .store import RunResult, RunStore
 
-__all__ = ["RunConfig", "RunResult", "RunStore", "RunCache", "train_run"]
+__all__ = ["RunConfig", "RunResult", "RunStore", "RunCache", "train_run", "train_batch"]
+
+_LAZY = {"RunCache": ".cache", "train_run": ".train", "train_batch": ".batched"}
 
 
 def __getattr__(name: str):
-    if name in ("RunCache", "train_run"):
-        return getattr(import_module(".train", __name__), name)
+    if name in _LAZY:
+        return getattr(import_module(_LAZY[name], __name__), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

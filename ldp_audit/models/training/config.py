@@ -133,6 +133,13 @@ class RunConfig(StoredFields):
         epsy = "inf" if self.eps_y is None else f"{self.eps_y:g}"
         return f"{self.model}-{self.features}-ex{eps}-ey{epsy}-kx{self.k_x}-ky{self.k_y}-{self.objective}-{digest}"
 
+    def batch_key(self) -> tuple:
+        """What decides a run's model shape and training schedule: configs with equal keys may train together as
+        one stacked model (``batched.train_batch``). Seeds, budgets, mechanisms, feature sources and propagation
+        differ freely inside a batch; a run's result never depends on its batch mates."""
+        return (self.dataset, self.split_seed, self.model, self.hidden, self.dropout, self.objective, self.k_y,
+                self.lr, self.weight_decay, self.epochs)
+
     def perturbation_key(self) -> tuple:
         """What decides the (memoised) node features: two runs with equal keys share one perturbation."""
         return (self.dataset, self.features, self.mechanism if self.eps_x is not None else None, self.eps_x,

@@ -254,9 +254,10 @@ def propagate(propagation: Propagation, adjacency, x, device):
 
 @dataclass
 class Batch:
-    """What the objective needs, on the device: ``labels`` as observed (noisy on train/val), ``clean`` labels,
-    index tensors ``train``, ``val``, ``test``, the RR ``transition`` T, and for Drop the label-propagation step
-    matrix ``step`` (GCN-normalised, no self-loops) with ``targets``/``target_mask`` (computed once)."""
+    """What the objective needs, on the device. ``labels`` as observed (noisy on train/val) and the RR
+    ``transition`` T carry the runs as leading dimensions ((runs, n) and (runs, c, c); none for a single run);
+    ``clean`` labels and the index tensors ``train``, ``val``, ``test`` are shared; for Drop the label-propagation
+    step matrix ``step`` (GCN-normalised, no self-loops) with ``targets``/``target_mask`` (computed once)."""
 
     labels: object
     clean: object
@@ -270,7 +271,10 @@ class Batch:
 
 
 class Objective(ABC):
-    """Stage 4: the training loss, and the label distribution the validation metrics compare against."""
+    """Stage 4: the training loss, and the label distribution the validation metrics compare against.
+
+    Logits have shape (..., n, c) with the runs of a batch as leading dimensions; losses have one value per run
+    (shape ``logits.shape[:-2]``) and every reduction runs along a run's own rows, so runs never mix."""
 
     corrected: bool = False  # apply forward correction P(y'|x) = P(y|x) T
 
@@ -279,23 +283,33 @@ class Objective(ABC):
 
     def observed_probabilities(self, logits, batch: Batch):
         """P(y'|x): the model's distribution of the *observed* (possibly noisy) label."""
-        import torch
+        from .tensors import softmax
 
-        probs = torch.softmax(logits, dim=1)
+        probs = softmax(logits)
         return probs @ batch.transition if self.corrected else probs
 
     @abstractmethod
     def loss(self, logits, batch: Batch):
-        """Scalar training loss on the training nodes."""
+        """Training loss on the training nodes, one per run."""
+
+
+def picked_nll(probs, labels, nodes):
+    """-log P(label) on ``nodes`` (+1e-20 against log 0), shape (..., len(nodes))."""
+    import torch
+
+    picked = probs.index_select(-2, nodes).gather(-1, labels.index_select(-1, nodes).unsqueeze(-1)).squeeze(-1)
+    return -torch.log(picked + 1e-20)
 
 
 class CrossEntropy(Objective):
     """Cross-entropy against the observed labels of the training nodes (lpgnn §6.1; the A4 ablation)."""
 
     def loss(self, logits, batch):
-        import torch.nn.functional as F
+        from .tensors import log_softmax
 
-        return F.cross_entropy(logits[batch.train], batch.labels[batch.train])
+        log_probs = log_softmax(logits.index_select(-2, batch.train))
+        picked = log_probs.gather(-1, batch.labels.index_select(-1, batch.train).unsqueeze(-1)).squeeze(-1)
+        return -picked.mean(-1)
 
 
 class ForwardCorrection(Objective):
@@ -304,11 +318,7 @@ class ForwardCorrection(Objective):
     corrected = True
 
     def loss(self, logits, batch):
-        import torch
-
-        probs = self.observed_probabilities(logits, batch)[batch.train]
-        picked = probs.gather(1, batch.labels[batch.train].unsqueeze(1)).squeeze(1)
-        return -torch.log(picked + 1e-20).mean()
+        return picked_nll(self.observed_probabilities(logits, batch), batch.labels, batch.train).mean(-1)
 
 
 class Drop(ForwardCorrection):
@@ -327,29 +337,28 @@ class Drop(ForwardCorrection):
         if k_y == 0:
             batch.targets, batch.target_mask = batch.labels, torch.ones_like(batch.labels, dtype=torch.bool)
             return
-        onehot = torch.zeros(batch.labels.shape[0], batch.transition.shape[0], device=batch.labels.device)
-        known = torch.cat([batch.train, batch.val])
-        onehot[known, batch.labels[known]] = 1.0
-        propagated = self._propagate(onehot, batch)
-        batch.targets = propagated.argmax(dim=1)
-        batch.target_mask = propagated.abs().sum(dim=1) > 0
+        known = torch.zeros(batch.labels.shape[-1], dtype=torch.bool, device=batch.labels.device)
+        known[torch.cat([batch.train, batch.val])] = True
+        onehot = torch.nn.functional.one_hot(batch.labels, batch.transition.shape[-1]).float()
+        propagated = self._propagate(onehot * known.unsqueeze(-1), batch)
+        batch.targets = propagated.argmax(dim=-1)
+        batch.target_mask = propagated.abs().sum(dim=-1) > 0
 
     def _propagate(self, h, batch):
-        import torch
+        from .tensors import sparse_columns
 
         for _ in range(self.k_y):
-            h = torch.sparse.mm(batch.step, h)
+            h = sparse_columns(batch.step, h)
         return h
 
     def loss(self, logits, batch):
-        import torch
+        from .tensors import softmax
 
         probs = self.observed_probabilities(logits, batch)
         if self.k_y:
-            probs = torch.softmax(self._propagate(probs, batch), dim=1)
-        train = batch.train[batch.target_mask[batch.train]]
-        picked = probs[train].gather(1, batch.targets[train].unsqueeze(1)).squeeze(1)
-        return -torch.log(picked + 1e-20).mean()
+            probs = softmax(self._propagate(probs, batch))
+        kept = batch.target_mask.index_select(-1, batch.train).float()
+        return (picked_nll(probs, batch.targets, batch.train) * kept).sum(-1) / kept.sum(-1)
 
 
 OBJECTIVES = {"cross_entropy": CrossEntropy, "forward": ForwardCorrection, "drop": Drop}

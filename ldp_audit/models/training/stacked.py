@@ -1,0 +1,229 @@
+"""Backbones of many runs at once: stacked parameters (one leading run axis), one sparse product for all runs.
+
+A batch of runs with one model shape (``RunConfig.batch_key``) trains as one stacked model. Each parameter has
+the runs as its first axis and is initialised run by run exactly as the one-run torch module is (same seed, same
+torch initialisers), then stacked. The layers are the maths of ``modules.py`` written for stacked tensors:
+
+- the first layer of every backbone is linear in the run's fixed node features, behind the run's KProp / FlexProp
+  steps (lpgnn A1, ppgnn A5): P^K X' W = P^K (X' W). It is computed in that order, so propagation costs
+  K sparse products on n x h instead of n x d, runs that share a report X' (every K and objective of one seed)
+  share ONE dense product with their weights side by side, and a sparse report (LPGNN's multi-bit estimate is
+  a constant plus m non-zeros per row, lpgnn Eq. 4) is multiplied as a sparse matrix;
+- GCNConv is Â H W + b with Â = D^-1/2 (A + I) D^-1/2 (``KProp(1, "gcn", self_loops=True)``), SAGEConv is
+  mean_N(i)(H) W_l + b + H W_r (``KProp(1, "mean")``), BatchNorm uses each run's own statistics.
+
+Every operation either acts on one run's slice or is a product whose output column depends on its own input
+column only (dense and sparse), so a run's numbers do not depend on its batch mates: on CPU with one thread
+they are bit-identical alone and in any batch (tests/models/test_batched_training.py).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+import torch
+
+from ..propagation import KProp
+from .tensors import SparseOperator, sparse_columns, torch_csr
+
+#: A report whose entries are one value except for at most this share is stored as value + sparse matrix.
+SPARSE_SHARE = 0.05
+#: Backbones with a stacked form; the others (GAT) train one run at a time.
+STACKED_MODELS = ("lpgnn", "gcn", "sage")
+BATCH_NORM_MOMENTUM, BATCH_NORM_EPS = 0.1, 1e-5
+
+
+@dataclass(eq=False)
+class Report:
+    """A run's node features X' (n, d) as the first layer multiplies them: dense, or ``shift`` + sparse."""
+
+    dense: torch.Tensor | None
+    shift: float = 0.0
+    sparse: torch.Tensor | None = None
+    sparse_t: torch.Tensor | None = None
+
+    @classmethod
+    def of(cls, x: np.ndarray, device) -> "Report":
+        values, counts = np.unique(x[:64], return_counts=True)
+        shift = float(values[counts.argmax()])
+        rest = x - shift
+        if np.count_nonzero(rest) <= SPARSE_SHARE * rest.size:
+            rest = sp.csr_matrix(rest)
+            return cls(None, shift, torch_csr(rest, device), torch_csr(rest.T, device))
+        return cls(torch.as_tensor(np.asarray(x, dtype=np.float32), device=device))
+
+    def times(self, w: torch.Tensor) -> torch.Tensor:
+        """X' W for stacked weights ``w`` (runs, d, h) sharing this report: one product, (runs, n, h)."""
+        runs, d, h = w.shape
+        wide = w.permute(1, 0, 2).reshape(d, runs * h)
+        out = self.dense @ wide if self.sparse is None else torch.sparse.mm(self.sparse, wide)
+        out = out.reshape(-1, runs, h).permute(1, 0, 2).contiguous()  # one layout for every batch size
+        return out + self.shift * w.sum(1, keepdim=True) if self.shift else out
+
+    def transpose_times(self, g: torch.Tensor) -> torch.Tensor:
+        """X'^T G for stacked ``g`` (runs, n, h): one product, (runs, d, h)."""
+        runs, n, h = g.shape
+        wide = g.permute(1, 0, 2).reshape(n, runs * h)
+        out = self.dense.T @ wide if self.sparse is None else torch.sparse.mm(self.sparse_t, wide)
+        out = out.reshape(-1, runs, h).permute(1, 0, 2).contiguous()
+        return out + self.shift * g.sum(1, keepdim=True) if self.shift else out
+
+
+def _through(chain: list, h: torch.Tensor, transpose: bool) -> torch.Tensor:
+    """Every run of ``h`` (runs, n, w) through the same ``chain``: the runs sit side by side as column blocks of
+    one (n, runs w) matrix, so each step is one sparse product for all of them."""
+    runs, n, w = h.shape
+    wide = h.permute(1, 0, 2).reshape(n, runs * w)
+    for operator in (chain[::-1] if transpose else chain):
+        wide = torch.sparse.mm(operator.backward if transpose else operator.forward, wide)
+    return wide.reshape(n, runs, w).permute(1, 0, 2).contiguous()
+
+
+def apply_chains(h: torch.Tensor, chains: list, transpose: bool = False) -> torch.Tensor:
+    """Run r's slice of ``h`` (runs, n, w) through its list of :class:`SparseOperator` (reversed and transposed for
+    the backward pass). Runs with the same chain (one KProp and K, the common case) share every product; FlexProp
+    runs, whose weights are each run's reported levels, go one by one."""
+    classes: dict = {}
+    for run, chain in enumerate(chains):
+        classes.setdefault(tuple(map(id, chain)), (chain, []))[1].append(run)
+    if len(classes) == 1:
+        return _through(chains[0], h, transpose)
+    slices = [None] * h.shape[0]
+    for chain, members in classes.values():
+        part = _through(chain, h.index_select(0, torch.as_tensor(members, device=h.device)), transpose)
+        for run, value in zip(members, part.unbind(0)):
+            slices[run] = value
+    return torch.stack(slices)
+
+
+@dataclass(eq=False)
+class FirstLayer:
+    """sum_t C_t,r (X'_r W_t,r) for every run r: terms t (one weight each, e.g. SAGE's W_l and W_r), per-run
+    reports X'_r (shared objects where runs share a perturbation) and per-run operator chains C_t,r.
+
+    ``output`` computes the product once per parameter value: the evaluation pass after an optimizer step and
+    the next epoch's training pass see the same weights, so the second reuses the first's product."""
+
+    reports: list  # Report per run
+    chains: list  # per term: a list (per run) of SparseOperator lists
+    _cached: tuple = (None, None)
+
+    def _per_report(self, product: str, stacked_input: torch.Tensor) -> torch.Tensor:
+        """``Report.times`` (or ``transpose_times``) for every run, one product per distinct report."""
+        groups: dict = {}
+        for run, report in enumerate(self.reports):
+            groups.setdefault(id(report), (report, []))[1].append(run)
+        slices = [None] * len(self.reports)
+        for report, runs in groups.values():
+            part = stacked_input.index_select(0, torch.as_tensor(runs, device=stacked_input.device))
+            for run, value in zip(runs, getattr(report, product)(part).unbind(0)):
+                slices[run] = value
+        return torch.stack(slices)
+
+    def _product(self, weights: list) -> torch.Tensor:
+        terms = [apply_chains(self._per_report("times", w), chains) for w, chains in zip(weights, self.chains)]
+        return sum(terms[1:], terms[0])
+
+    def _weight_grads(self, grad: torch.Tensor) -> list:
+        return [self._per_report("transpose_times", apply_chains(grad, chains, transpose=True))
+                for chains in self.chains]
+
+    def output(self, weights: list) -> torch.Tensor:
+        versions = tuple(w._version for w in weights)
+        if self._cached[0] != versions:
+            with torch.no_grad():
+                self._cached = (versions, self._product(weights))
+        return _FixedInputProduct.apply(self, self._cached[1], *weights)
+
+
+class _FixedInputProduct(torch.autograd.Function):
+    """Returns a precomputed first-layer product; its backward is X'^T C^T G for each weight."""
+
+    @staticmethod
+    def forward(ctx, layer, product, *weights):
+        ctx.layer = layer
+        return product.view_as(product)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return (None, None, *ctx.layer._weight_grads(grad.contiguous()))
+
+
+def _dropout(h: torch.Tensor, p: float, generators: list) -> torch.Tensor:
+    """Inverted dropout with each run's mask drawn from its own generator."""
+    if p == 0.0:
+        return h
+    masks = torch.stack([torch.empty(h.shape[1:], device=h.device).bernoulli_(1 - p, generator=g)
+                         for g in generators])
+    return h * masks / (1 - p)
+
+
+class StackedBackbone:
+    """A stacked backbone: ``parameters`` (each with the runs as axis 0) and ``logits(training)`` (runs, n, c)."""
+
+    def __init__(self, model: str, first: FirstLayer, params: dict, graph_operators: dict, dropout: float,
+                 generators: list):
+        self.model, self.first, self.params = model, first, params
+        self.ops = graph_operators
+        self.dropout, self.generators = dropout, generators
+        runs, hidden = params["b1"].shape
+        if model == "lpgnn":
+            self.running_mean = torch.zeros(runs, 1, hidden, device=params["b1"].device)
+            self.running_var = torch.ones(runs, 1, hidden, device=params["b1"].device)
+
+    def parameters(self) -> list:
+        return list(self.params.values())
+
+    def _first_weights(self) -> list:
+        return [self.params["w1"], self.params["r1"]] if self.model == "sage" else [self.params["w1"]]
+
+    def _batch_norm(self, z, training: bool):
+        if training:  # the variance written out: Tensor.var over the node axis is 4x slower here
+            mean = z.mean(1, keepdim=True)
+            var = ((z - mean) ** 2).mean(1, keepdim=True)
+            with torch.no_grad():
+                n = z.shape[1]
+                self.running_mean.mul_(1 - BATCH_NORM_MOMENTUM).add_(BATCH_NORM_MOMENTUM * mean)
+                self.running_var.mul_(1 - BATCH_NORM_MOMENTUM).add_(BATCH_NORM_MOMENTUM * var * n / (n - 1))
+        else:
+            mean, var = self.running_mean, self.running_var
+        scaled = (z - mean) / torch.sqrt(var + BATCH_NORM_EPS)
+        return scaled * self.params["gamma"].unsqueeze(1) + self.params["beta"].unsqueeze(1)
+
+    def logits(self, training: bool) -> torch.Tensor:
+        p = self.params
+        z = self.first.output(self._first_weights()) + p["b1"].unsqueeze(1)
+        if self.model == "lpgnn":
+            z = self._batch_norm(z, training)
+        h = torch.selu(z)
+        if training:
+            h = _dropout(h, self.dropout, self.generators)
+        if self.model == "sage":
+            return (torch.bmm(sparse_columns(self.ops["mean"], h), p["w2"]) + p["b2"].unsqueeze(1)
+                    + torch.bmm(h, p["r2"]))
+        return sparse_columns(self.ops["gcn"], torch.bmm(h, p["w2"])) + p["b2"].unsqueeze(1)
+
+
+def graph_operators(adjacency, device) -> dict:
+    """Â of GCNConv (with self-loops) and the mean over neighbours of SAGEConv, as :class:`SparseOperator`."""
+    return {"gcn": SparseOperator.of(KProp(1, aggregator="gcn", self_loops=True).step_matrix(adjacency), device),
+            "mean": SparseOperator.of(KProp(1, aggregator="mean").step_matrix(adjacency), device)}
+
+
+def module_parameters(model: str, module) -> dict:
+    """The parameters of one run's torch module (``modules.build``) in the stacked layout (weights as d x h)."""
+    if model == "lpgnn":
+        return {"w1": module.first.weight.T, "b1": module.first.bias, "gamma": module.norm.weight,
+                "beta": module.norm.bias, "w2": module.second.lin.weight.T, "b2": module.second.bias}
+    if model == "gcn":
+        return {"w1": module.first.lin.weight.T, "b1": module.first.bias, "w2": module.second.lin.weight.T,
+                "b2": module.second.bias}
+    return {"w1": module.first.lin_l.weight.T, "r1": module.first.lin_r.weight.T, "b1": module.first.lin_l.bias,
+            "w2": module.second.lin_l.weight.T, "r2": module.second.lin_r.weight.T, "b2": module.second.lin_l.bias}
+
+
+def stack_parameters(per_run: list) -> dict:
+    """Stack the runs' parameter dicts into leaf tensors with the runs as axis 0."""
+    return {name: torch.stack([p[name].detach() for p in per_run]).contiguous().requires_grad_(True)
+            for name in per_run[0]}
