@@ -30,6 +30,7 @@ from typing import Callable, Hashable, Iterable
 from . import runtime
 from .config import RunConfig
 from .store import RunStore
+from .batched import train_batch
 from .train import RunCache, train_run
 
 #: ``run(config, device, cache) -> result``: one run of a pipeline (a module-level function, so it pickles).
@@ -71,11 +72,14 @@ def _listen_for_ctrl_c(driver: int | None) -> None:
         signal.signal(signal.SIGINT, _note_ctrl_c)
 
 
-#: The training core's batch runner and grouping. Runs sharing a perturbation travel together, so one worker's
-#: cache draws the reports once and serves every K and objective from them (lpgnn C11). The batched core swaps
-#: these two lines for ``batched.train_batch`` and ``RunConfig.batch_key``.
-TRAIN_BATCH: BatchRunner = one_by_one(train_run)
-TRAIN_BATCH_KEY: BatchKey = RunConfig.perturbation_key
+#: The training core's batch runner and grouping: runs of one model shape train as one stacked model (a run's
+#: result never depends on its batch mates); inside a task, runs sharing a perturbation sit side by side, so the
+#: task's cache draws their reports once (lpgnn C11).
+TRAIN_BATCH: BatchRunner = train_batch
+TRAIN_BATCH_KEY: BatchKey = RunConfig.batch_key
+#: Most runs in one task: a stack of 16 is where the batched core's gain levels off on CPU (benchmarks/train.py),
+#: and smaller tasks keep every worker busy and a first Ctrl-C short (it waits for the tasks in flight).
+TASK_RUNS = 16
 
 #: A task whose worker was lost is run again at most this many times (then its error stops the sweep).
 LOST_RETRIES = 3
@@ -123,19 +127,30 @@ class SweepPlan:
 
 
 def plan_sweep(configs: Iterable, store: RunStore, max_new: int | None = None,
-               batch_key: BatchKey | None = TRAIN_BATCH_KEY) -> tuple[SweepPlan, dict]:
-    """``(plan, {config: stored result})``: the stored runs, and the rest in groups of ``batch_key`` (the first
-    ``max_new`` runs of them, taken group by group, when ``max_new`` is set)."""
+               batch_key: BatchKey | None = TRAIN_BATCH_KEY, task_runs: int = TASK_RUNS) -> tuple[SweepPlan, dict]:
+    """``(plan, {config: stored result})``: the stored runs, and the rest in groups of ``batch_key`` cut into
+    tasks of at most ``task_runs`` runs (the first ``max_new`` runs of them, taken group by group, when
+    ``max_new`` is set)."""
     configs = list(dict.fromkeys(configs))
     stored = {}
     for config in configs:
         result = store.load(config)
         if result is not None:
             stored[config] = result
-    todo = [c for group in group_for_reuse((c for c in configs if c not in stored), batch_key) for c in group]
+    todo = [c for group in group_for_reuse((c for c in configs if c not in stored), batch_key)
+            for c in _by_perturbation(group)]
     if max_new is not None:
         todo = todo[:max(0, int(max_new))]
-    return SweepPlan(len(configs), len(stored), tuple(tuple(g) for g in group_for_reuse(todo, batch_key))), stored
+    tasks = tuple(tuple(group[i:i + task_runs]) for group in group_for_reuse(todo, batch_key)
+                  for i in range(0, len(group), task_runs))
+    return SweepPlan(len(configs), len(stored), tasks), stored
+
+
+def _by_perturbation(group: list) -> list:
+    """The group with runs that share a perturbation next to each other (first-seen order otherwise)."""
+    if not all(isinstance(config, RunConfig) for config in group):
+        return group
+    return [c for same in group_for_reuse(group, RunConfig.perturbation_key) for c in same]
 
 
 class _Stop:
