@@ -102,26 +102,32 @@ class RunCost:
         return self.setup_s + self.epoch_s * epochs
 
 
-def probe_costs(configs, shape_of, run_batch, device: str, data_dir, cache_dir) -> dict:
-    """{shape: :class:`RunCost`}: each shape's first config trained for the two :data:`PROBE_EPOCHS` in this
-    process with one torch thread, each from a fresh cache (dataset loading and an untimed 1-epoch warm-up not
-    counted), timed with process CPU time; nothing is stored. Pipelines that stop early are charged every epoch (an upper bound)."""
+def probe_costs(groups, shape_of, run_batch, device: str, data_dir, cache_dir, stacked: bool = False) -> dict:
+    """{shape: :class:`RunCost`} per run: each shape trained for the two :data:`PROBE_EPOCHS` in this process with
+    one torch thread, each from a fresh cache (dataset loading and an untimed 1-epoch warm-up not counted), timed
+    with process CPU time; nothing is stored. ``groups`` are the plan's tasks. A runner that trains a task as one
+    stacked model (``stacked``) is probed on the shape's whole first task and its time shared by the runs (a run
+    in a stack costs a fraction of a run alone); otherwise the shape's first run is probed. Pipelines that stop
+    early are charged every epoch (an upper bound)."""
     from ..models.training.runtime import limit_threads
     from ..models.training.train import RunCache
 
     limit_threads()
     first, graphs, costs = {}, RunCache(data_dir, cache_dir), {}
-    for config in configs:
-        first.setdefault(shape_of(config), config)
-    for shape, config in first.items():
-        graph = graphs.graph(config.dataset)
-        epochs = sorted({min(e, config.epochs) for e in PROBE_EPOCHS})
+    for group in groups:
+        for config in group:
+            if shape_of(config) not in first:
+                first[shape_of(config)] = [c for c in group if shape_of(c) == shape_of(config)] if stacked \
+                    else [config]
+    for shape, members in first.items():
+        graph = graphs.graph(members[0].dataset)
+        epochs = sorted({min(e, members[0].epochs) for e in PROBE_EPOCHS})
         seconds = []
         for count in (1, *epochs):  # an untimed 1-epoch run first: torch's one-off start-up is no run's cost
-            cache = RunCache(data_dir, cache_dir, graphs={config.dataset: graph})
+            cache = RunCache(data_dir, cache_dir, graphs={members[0].dataset: graph})
             started = time.process_time()
-            run_batch([replace(config, epochs=count)], device, cache)
-            seconds.append(time.process_time() - started)
+            run_batch([replace(config, epochs=count) for config in members], device, cache)
+            seconds.append((time.process_time() - started) / len(members))
         seconds = seconds[1:]
         epoch_s = max(0.0, (seconds[-1] - seconds[0]) / (epochs[-1] - epochs[0])) if len(epochs) > 1 else 0.0
         costs[shape] = RunCost(max(0.0, seconds[0] - epoch_s * epochs[0]), epoch_s)
@@ -251,18 +257,19 @@ def add_plan_option(parser) -> None:
                              "and --workers; then exit without training")
 
 
-def run_or_plan(args, console, title: str, configs: list, store, device: str, shape_of, run_batch, batch_key):
+def run_or_plan(args, console, title: str, configs: list, store, device: str, shape_of, run_batch, batch_key,
+                stacked: bool = False):
     """Train the configs on the chosen engine (resuming from ``store``) and return ``{config: result}``; with
-    --plan print the plan instead and return None (nothing is stored)."""
+    --plan print the plan instead and return None (nothing is stored). ``stacked``: ``run_batch`` trains a task
+    as one stacked model (see :func:`probe_costs`)."""
     from ..models.training import sweep
 
     if args.plan:
-        plan, _ = sweep.plan_sweep(configs, store, args.max_runs, batch_key)
-        costs = probe_costs([c for group in plan.groups for c in group], shape_of, run_batch, device,
-                            args.data_dir, args.cache_dir)
         engine = args.engine or ("processes" if args.workers > 1 else "local")
-        print_plan(console, title, plan, costs, shape_of, engine, 1 if engine == "local" else args.workers,
-                   args.json)
+        workers = 1 if engine == "local" else args.workers
+        plan, _ = sweep.plan_sweep(configs, store, args.max_runs, batch_key, workers)
+        costs = probe_costs(plan.groups, shape_of, run_batch, device, args.data_dir, args.cache_dir, stacked)
+        print_plan(console, title, plan, costs, shape_of, engine, workers, args.json)
         return None
     progress = RunProgress(console, len(configs), enabled=not (args.json or getattr(args, "markdown", False)))
     with progress as advance, sweep_engine(args) as engine:

@@ -168,7 +168,8 @@ def run(args, console) -> int:
     configs = list(dict.fromkeys(c for cell in cells if cell.runnable for c in cell.configs()))
     started = time.perf_counter()
     results = run_or_plan(args, console, f"reproduce {args.paper} --{args.mode}", configs, store, device,
-                          lambda config: (config.dataset, config.model), sweep.TRAIN_BATCH, sweep.TRAIN_BATCH_KEY)
+                          lambda config: (config.dataset, config.model), sweep.TRAIN_BATCH, sweep.TRAIN_BATCH_KEY,
+                          stacked=True)
     if results is None:
         return 0
     measured = {cell: summarise(cell, results) for cell in cells if cell.runnable}

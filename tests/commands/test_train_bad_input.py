@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from collections import namedtuple
 
 import pytest
@@ -139,7 +140,8 @@ def test_the_wall_time_follows_the_drivers_first_free_worker_policy():
 def test_plan_prints_the_grid_and_trains_nothing(tmp_path, capsys, monkeypatch):
     probed = []
 
-    def probe(configs, shape_of, run_batch, device, data_dir, cache_dir):
+    def probe(groups, shape_of, run_batch, device, data_dir, cache_dir, stacked):
+        configs = [c for group in groups for c in group]
         probed.extend(configs)
         return {shape_of(c): common.RunCost(0.5, 2.0 / c.epochs) for c in configs}  # 2.5 CPU-s a run
 
@@ -152,7 +154,7 @@ def test_plan_prints_the_grid_and_trains_nothing(tmp_path, capsys, monkeypatch):
     plan = json.loads(capsys.readouterr().out)
     assert plan["runs"] == plan["to_train"] == len(probed) and plan["stored"] == 0
     assert plan["cpu_s"] == pytest.approx(2.5 * plan["runs"]) and plan["engine"] == "processes"
-    assert plan["tasks"] < plan["runs"]  # runs sharing a perturbation travel together
+    assert plan["tasks"] < plan["runs"]  # runs of one model shape train together, as one stacked model
     assert plan["cpu_s"] / 3 <= plan["wall_s"] <= plan["cpu_s"]
     assert not results.exists() or not any(results.rglob("*.json"))
     assert main([*argv, "--engine", "local"]) == 0  # one worker, whatever --workers says
@@ -165,11 +167,27 @@ def test_plan_prints_the_grid_and_trains_nothing(tmp_path, capsys, monkeypatch):
                                                                                                    "cora/node"}
 
 
+def test_a_stacked_probe_trains_the_shapes_first_task_and_shares_its_time():
+    configs = [RunConfig("csbm", eps_x=1.0, k_x=1, epochs=500, seed=s) for s in range(4)]
+    sizes = []
+
+    def stack(batch, device, cache):  # 0.05 CPU-s whatever the stack's size and epochs: a run's share is 1/3
+        sizes.append(len(batch))
+        started = time.process_time()
+        while time.process_time() - started < 0.05:
+            pass
+        return []
+
+    costs = common.probe_costs([configs[:3], configs[3:]], lambda c: c.dataset, stack, "cpu", None, None, True)
+    assert sizes == [3, 3, 3]  # warm-up and two timed runs of the first task, whole
+    assert costs["csbm"](500) == pytest.approx(0.05 / 3, rel=0.5)
+
+
 def test_the_probe_times_two_short_real_runs_and_stores_nothing(tmp_path, monkeypatch):
     configs = [RunConfig("csbm", eps_x=1.0, k_x=k, epochs=500, seed=s) for k in (1, 2) for s in (0, 1)]
     trained = []
     monkeypatch.setattr(sweep, "train_run", lambda c, *a: trained.append(c) or train_run(c, *a))
-    costs = common.probe_costs(configs, lambda c: (c.dataset, c.model), sweep.one_by_one(sweep.train_run), "cpu",
+    costs = common.probe_costs([configs], lambda c: (c.dataset, c.model), sweep.one_by_one(sweep.train_run), "cpu",
                                None, None)
     assert [c.epochs for c in trained] == [1, *common.PROBE_EPOCHS] and trained[0].k_x == 1  # warm-up, 2 timed
     cost = costs[("csbm", "lpgnn")]

@@ -29,6 +29,10 @@ def _configs(epochs: int = 3):
     return [RunConfig("csbm", eps_x=1.0, k_x=k, epochs=epochs, seed=seed) for seed in (0, 1) for k in (1, 2)]
 
 
+#: The queue tests need several tasks: one per perturbation (two of two runs), not one stack of all four.
+TWO_GROUPS = {"batch_key": RunConfig.perturbation_key}
+
+
 def _numbers(results: dict) -> dict:
     return {config: (result.metrics, result.curves) for config, result in results.items()}
 
@@ -63,7 +67,7 @@ def test_a_task_lost_with_its_dask_worker_is_run_again_with_the_same_seeds(tmp_p
 
         with DaskEngine(client=client) as engine:
             results = sweep.run_sweep(configs, RunStore(tmp_path / "dask"), engine, "cpu",
-                                      on_result=lose_a_busy_worker)
+                                      on_result=lose_a_busy_worker, task_runs=2)  # three tasks for two workers
         assert lost and len(client.nthreads()) == 1
     assert _numbers(results) == reference
 
@@ -82,7 +86,7 @@ def test_a_task_lost_with_its_pool_worker_is_run_again_with_the_same_seeds(tmp_p
         reference = _numbers(sweep.run_sweep(configs, RunStore(tmp_path / "local"), engine, "cpu"))
     with ProcessEngine(2, start_method="fork") as engine:
         results = sweep.run_sweep(configs, RunStore(tmp_path / "pool"), engine, "cpu",
-                                  run_batch=partial(_dies_once, str(tmp_path / "died")))
+                                  run_batch=partial(_dies_once, str(tmp_path / "died")), **TWO_GROUPS)
     assert (tmp_path / "died").exists() and _numbers(results) == reference
 
 
@@ -117,7 +121,8 @@ def _interrupting(times: int):
 def test_the_first_ctrl_c_finishes_and_saves_the_runs_in_flight_then_stops(tmp_path):
     store, configs, said = RunStore(tmp_path), _configs(), []
     with pytest.raises(KeyboardInterrupt):
-        sweep.run_sweep(configs, store, LocalEngine(), "cpu", run_batch=_interrupting(1), say=said.append)
+        sweep.run_sweep(configs, store, LocalEngine(), "cpu", run_batch=_interrupting(1), say=said.append,
+                        **TWO_GROUPS)
     assert said[0] == "stopping: 2 runs in flight; Ctrl-C again to abandon them" and "resume" in said[1]
     assert [store.done(c) for c in configs] == [True, True, False, False]  # the queued group never started
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
@@ -133,7 +138,7 @@ def test_a_group_trained_run_by_run_stops_after_the_run_in_progress(tmp_path):
     store, configs = RunStore(tmp_path), _configs()  # two groups of two runs (k 1 and 2 share a perturbation)
     with pytest.raises(KeyboardInterrupt):
         sweep.run_sweep(configs, store, LocalEngine(), "cpu", run_batch=sweep.one_by_one(_interrupting_run),
-                        say=lambda text: None)
+                        say=lambda text: None, **TWO_GROUPS)
     assert [store.done(c) for c in configs] == [True, False, False, False]
     assert len(sweep.run_sweep(configs, store, LocalEngine(), "cpu")) == 4  # the next sweep is not stopped
 
@@ -154,7 +159,7 @@ def _broken_second_group(configs, device, cache):
 def test_a_failed_run_stops_the_sweep_after_saving_the_others(tmp_path):
     store, configs = RunStore(tmp_path), _configs()
     with pytest.raises(RuntimeError, match="diverged"):
-        sweep.run_sweep(configs, store, LocalEngine(), "cpu", run_batch=_broken_second_group)
+        sweep.run_sweep(configs, store, LocalEngine(), "cpu", run_batch=_broken_second_group, **TWO_GROUPS)
     assert [store.done(c) for c in configs] == [True, True, False, False]
 
 
@@ -236,7 +241,7 @@ DRIVER = textwrap.dedent("""
         print("saved", flush=True)
     try:
         with ProcessEngine(2, start_method="fork") as engine:
-            sweep.run_sweep(configs, RunStore(sys.argv[1]), engine, "cpu", on_result=started)
+            sweep.run_sweep(configs, RunStore(sys.argv[1]), engine, "cpu", on_result=started, task_runs=1)
     except KeyboardInterrupt:
         sys.exit(130)
 """)

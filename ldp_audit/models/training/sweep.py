@@ -127,10 +127,11 @@ class SweepPlan:
 
 
 def plan_sweep(configs: Iterable, store: RunStore, max_new: int | None = None,
-               batch_key: BatchKey | None = TRAIN_BATCH_KEY, task_runs: int = TASK_RUNS) -> tuple[SweepPlan, dict]:
+               batch_key: BatchKey | None = TRAIN_BATCH_KEY, workers: int = 1,
+               task_runs: int | None = None) -> tuple[SweepPlan, dict]:
     """``(plan, {config: stored result})``: the stored runs, and the rest in groups of ``batch_key`` cut into
-    tasks of at most ``task_runs`` runs (the first ``max_new`` runs of them, taken group by group, when
-    ``max_new`` is set)."""
+    tasks (the first ``max_new`` runs of them, taken group by group, when ``max_new`` is set). A task holds at most
+    ``task_runs`` runs; by default ``TASK_RUNS``, fewer when that leaves some of the ``workers`` without a task."""
     configs = list(dict.fromkeys(configs))
     stored = {}
     for config in configs:
@@ -141,6 +142,8 @@ def plan_sweep(configs: Iterable, store: RunStore, max_new: int | None = None,
             for c in _by_perturbation(group)]
     if max_new is not None:
         todo = todo[:max(0, int(max_new))]
+    if task_runs is None:
+        task_runs = max(1, min(TASK_RUNS, -(-len(todo) // max(1, workers))))
     tasks = tuple(tuple(group[i:i + task_runs]) for group in group_for_reuse(todo, batch_key)
                   for i in range(0, len(group), task_runs))
     return SweepPlan(len(configs), len(stored), tasks), stored
@@ -188,17 +191,18 @@ def _ctrl_c(say: Callable[[str], None]):
 def run_sweep(configs: Iterable, store: RunStore, engine, device: str | None = None, data_dir=None,
               cache_dir=None, on_result: Callable[[object, bool], None] | None = None, max_new: int | None = None,
               run_batch: BatchRunner = TRAIN_BATCH, batch_key: BatchKey | None = TRAIN_BATCH_KEY,
-              say: Callable[[str], None] = _to_stderr, poll_s: float = 0.2) -> dict:
+              say: Callable[[str], None] = _to_stderr, poll_s: float = 0.2, task_runs: int | None = None) -> dict:
     """Run every config not already in ``store`` on ``engine``, one task per group of ``batch_key``; return
     ``{config: result}`` for the finished ones (stored ones included). ``max_new`` caps the runs started by this
     call, so a long sweep can be done in chunks (a rerun resumes where the last chunk stopped).
 
+    ``task_runs`` caps the runs of one task (see :func:`plan_sweep`).
     ``on_result(result, fresh)`` is called once per config: first for the stored ones (``fresh=False``), then for
     each newly finished run, after it is saved. At most ``engine.workers`` tasks are out at a time, so a stop
     waits for those only. Ctrl-C and errors: see the module docstring; ``say`` prints the first Ctrl-C's notice.
     """
     device = runtime.choose_device(device)
-    plan, results = plan_sweep(configs, store, max_new, batch_key)
+    plan, results = plan_sweep(configs, store, max_new, batch_key, engine.workers, task_runs)
     if on_result:
         for result in results.values():
             on_result(result, False)
