@@ -42,7 +42,7 @@ def register(sub) -> None:
     p = sub.add_parser("reproduce", help="reproduce a paper's result tables (LPGNN Table 3, Drop table; "
                                          "LDP-GE Table III, Fig. 2, k sweep)",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("paper", choices=("lpgnn", "ppgnn", "ldp-ge"), help="which paper's tables")
+    p.add_argument("paper", choices=("lpgnn", "ppgnn", "ldp-ge", "se-privgemb"), help="which paper's tables")
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--quick", dest="mode", action="store_const", const="quick",
                       help="CPU minutes. lpgnn: Cora and CiteSeer, 3 runs, eps in {0.1, 1}, K in {2, 8, 16, 32}; "
@@ -56,7 +56,8 @@ def register(sub) -> None:
     p.set_defaults(mode="quick")
     p.add_argument("--datasets", nargs="+", metavar="NAME", help="restrict to these paper datasets (cora citeseer "
                                                                  "pubmed facebook github lastfm)")
-    p.add_argument("--tables", nargs="+", choices=("table3", "drop", "fig2", "ksweep"), metavar="TABLE",
+    p.add_argument("--tables", nargs="+", choices=("table3", "drop", "fig2", "ksweep", "table2", "table4", "table5", "table6", "fig3", "fig4"),
+                   metavar="TABLE",
                    help="which tables to fill: table3, drop (lpgnn), fig2, ksweep (ldp-ge) (default: table3 with "
                         "--quick, table3 and drop with --full; ldp-ge --full: table3, fig2 and ksweep)")
     p.add_argument("--runs", type=count("--runs", 1), help="runs per configuration (default 3 quick, 10 full)")
@@ -131,6 +132,10 @@ def run(args, console) -> int:
         from .reproduce_ldp_ge import run_ldp_ge
 
         return run_ldp_ge(args, console)
+    if args.paper == "se-privgemb":
+        from .reproduce_se_privgemb import run_se_privgemb
+
+        return run_se_privgemb(args, console)
     from ..audits.reproduction import reproduction_report
     from ..models.training import RunStore
     from ..models.training.lpgnn import summarise
