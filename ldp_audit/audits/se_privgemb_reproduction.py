@@ -86,17 +86,28 @@ def claimed_accountant() -> RdpAccountant:
     return paper_accountant()
 
 
+#: The per-subgraph accountant of U8(b) (a name of ``accounting.rdp.SOURCES``).
+PER_SUBGRAPH_ACCOUNTANT = "dp-accounting-wor"
+
+
+@functools.lru_cache(maxsize=None)
+def per_subgraph_curve(q: float, sigma: float, max_steps: int) -> np.ndarray:
+    """eps after 1..max_steps steps under the per-subgraph accountant, multiplier sigma / (2 sqrt 2) (U8(b)):
+    the per-step RDP is computed once and composed linearly."""
+    return RdpAccountant.named(PER_SUBGRAPH_ACCOUNTANT).epsilon_curve(
+        q, sigma / (2 * math.sqrt(2)), paper.SETTINGS["delta"], np.arange(1, max_steps + 1))
+
+
 @functools.lru_cache(maxsize=None)
 def privacy_plan(eps: float, batch_size: int, edges: int, sigma: float, max_steps: int) -> dict:
-    """Steps the claimed accountant allows for ``eps`` (budget checked before the update) and the eps spent then,
-    claimed and per-subgraph (dp-accounting WOR with multiplier sigma / (2 sqrt 2), U8(b))."""
+    """Steps the claimed accountant allows for ``eps`` (budget checked before the update; 0 when not even one
+    step fits) and the eps spent then, claimed and per-subgraph."""
     config = model.TrainConfig(batch_size=batch_size, sigma=sigma, steps=max_steps, eps=eps,
                                accountant=claimed_accountant(), stop_rule="before")
     steps, claimed = model.steps_allowed(config, edges)
     q = min(1.0, batch_size / edges)
-    per_subgraph = RdpAccountant.named("dp-accounting-wor").epsilon(q, sigma / (2 * math.sqrt(2)),
-                                                                    paper.SETTINGS["delta"], max(steps, 1))
-    return {"steps": steps, "eps_claimed": claimed, "eps_per_subgraph": float(per_subgraph), "q": q,
+    per_subgraph = float(per_subgraph_curve(q, sigma, max_steps)[steps - 1]) if steps else 0.0
+    return {"steps": steps, "eps_claimed": claimed, "eps_per_subgraph": per_subgraph, "q": q,
             "binds": steps < max_steps}
 
 
@@ -108,6 +119,7 @@ class SePrivGEmbCell:
 
     table: str
     dataset: str
+    task: str
     proximity: str
     perturbation: str
     eps: float | None
@@ -116,10 +128,6 @@ class SePrivGEmbCell:
     value: float | None = None
     reduced: str = ""
     privacy: tuple = ()
-
-    @property
-    def task(self) -> str:
-        return self.configs[0].task
 
     @property
     def method(self) -> str:
@@ -148,8 +156,9 @@ def _cell(table, dataset, proximity, perturbation, eps, edges, runs, steps, redu
         run_steps, privacy = plan["steps"], tuple(sorted(plan.items()))
     base = SePrivGEmbRun(DATASETS[dataset], task, proximity, perturbation, sigma=paper.SETTINGS["sigma"],
                          steps=max(run_steps, 1), **settings)
-    return SePrivGEmbCell(table, dataset, proximity, perturbation, eps,
-                          tuple(replace(base, seed=s) for s in range(runs)), param, value, reduced, privacy)
+    configs = tuple(replace(base, seed=s) for s in range(runs)) if run_steps else ()
+    return SePrivGEmbCell(table, dataset, task, proximity, perturbation, eps, configs, param, value, reduced,
+                          privacy)
 
 
 def plan_cells(tables: Iterable[str], datasets: Iterable[str], runs: int, edges: dict, quick: bool
@@ -223,7 +232,7 @@ def tolerance(paper_sd: float | None, measured_sd: float, runs: int, paper_runs:
 
 
 def _values(cell: SePrivGEmbCell, results: dict) -> list[float] | None:
-    if not all(c in results for c in cell.configs):
+    if not cell.configs or not all(c in results for c in cell.configs):
         return None
     return [results[c].value for c in cell.configs]
 
@@ -237,6 +246,10 @@ def cell_row(cell: SePrivGEmbCell, results: dict) -> CheckResult:
         f"se-privgemb {printed[2]}: {cell.name} {metric} = {printed[0]:.4f}" + \
         ("" if printed[1] is None else f" ± {printed[1]:.4f}")
     privacy = dict(cell.privacy)
+    if not cell.configs:
+        return CheckResult(cell.name, claim, Status.INCONCLUSIVE,
+                           explanation=f"not run: the claimed accountant allows no step at eps = {cell.eps:g} "
+                                       f"(gamma = {privacy['q']:.3g}, sigma = {paper.SETTINGS['sigma']:g})")
     steps = cell.configs[0].steps
     budget = "" if not privacy else (f"; T = {steps} steps, claimed eps {privacy['eps_claimed']:.3f}"
                                      f"{' (budget binds)' if privacy['binds'] else ' (target never binds, E13)'}, "
