@@ -6,7 +6,9 @@ StrucEqu on the full graph and 2000 for link prediction on the stored 90% split;
 k at eps = 3.5 on Chameleon, Power and Arxiv, both proximities (DeepWalk P6, degree P7 as spec U1); Table VI
 crosses the naive (Eq. 6) and non-zero (Eq. 9) perturbations with eps in {0.5, 2, 3.5}; Figs. 3-4 sweep eps in
 {0.5, 1, ..., 3.5} with the non-private SE-GEmb beside. Configurations shared between tables (the default cell
-is in all of them) run once.
+is in all of them) run once. Beside Table VI a noise-only control (not in the paper: the same rows noised, every
+gradient clipped away) tells whether a non-zero cell's StrucEqu comes from learning or from the data-dependent
+noise support (E8).
 
 Accountant (spec A3, §6, U8), stated in every report:
 * the stop rule is the paper's own ("claimed"): Theorem 4 per step (the literal WBK bound, integer orders
@@ -63,6 +65,8 @@ PROXIMITY_LABEL = {"deepwalk": "DW", "degree": "Deg"}
 DEFAULTS = {"B": 128, "eta": 0.1, "C": 2.0, "k": 5}
 STEPS = {"strucequ": paper.SETTINGS["steps_strucequ"], "link": paper.SETTINGS["steps_lp"]}
 TABLE6_EPS = (0.5, 2.0, 3.5)
+#: eps of the noise-only control beside Table VI's non-zero cells (the default cell's budget).
+CONTROL_EPS = 3.5
 
 QUICK_DATASET = "Power"
 QUICK_RUNS = 3
@@ -128,10 +132,13 @@ class SePrivGEmbCell:
     value: float | None = None
     reduced: str = ""
     privacy: tuple = ()
+    noise_only: bool = False
 
     @property
     def method(self) -> str:
         label = PROXIMITY_LABEL[self.proximity]
+        if self.noise_only:
+            return f"noise-only control_{label}"
         if self.perturbation == "none":
             return f"SE-GEmb_{label}"
         return f"SE-PrivGEmb_{label}" + (" naive" if self.perturbation == "all" else "")
@@ -144,7 +151,7 @@ class SePrivGEmbCell:
 
 
 def _cell(table, dataset, proximity, perturbation, eps, edges, runs, steps, reduced, param=None, value=None,
-          task="strucequ", **overrides) -> SePrivGEmbCell:
+          task="strucequ", noise_only=False, **overrides) -> SePrivGEmbCell:
     fields = {"B": "batch_size", "eta": "lr", "C": "clip", "k": "k"}
     settings = {fields[p]: v for p, v in {**DEFAULTS, **({param: value} if param else {})}.items()}
     settings["batch_size"], settings["k"] = int(settings["batch_size"]), int(settings["k"])
@@ -155,10 +162,10 @@ def _cell(table, dataset, proximity, perturbation, eps, edges, runs, steps, redu
         plan = privacy_plan(eps, settings["batch_size"], edges, paper.SETTINGS["sigma"], steps)
         run_steps, privacy = plan["steps"], tuple(sorted(plan.items()))
     base = SePrivGEmbRun(DATASETS[dataset], task, proximity, perturbation, sigma=paper.SETTINGS["sigma"],
-                         steps=max(run_steps, 1), **settings)
+                         steps=max(run_steps, 1), noise_only=noise_only, **settings)
     configs = tuple(replace(base, seed=s) for s in range(runs)) if run_steps else ()
     return SePrivGEmbCell(table, dataset, task, proximity, perturbation, eps, configs, param, value, reduced,
-                          privacy)
+                          privacy, noise_only)
 
 
 def plan_cells(tables: Iterable[str], datasets: Iterable[str], runs: int, edges: dict, quick: bool
@@ -186,6 +193,8 @@ def plan_cells(tables: Iterable[str], datasets: Iterable[str], runs: int, edges:
                 cells += [_cell(table, dataset, proximity, perturbation, eps, edges[(dataset, "strucequ")], runs,
                                 steps["strucequ"], reduced("strucequ"))
                           for eps in TABLE6_EPS for proximity, perturbation in paper.TABLE_VI_COLUMNS]
+                cells += [_cell(table, dataset, proximity, "nonzero", CONTROL_EPS, edges[(dataset, "strucequ")], runs,
+                                steps["strucequ"], reduced("strucequ"), noise_only=True) for proximity in PROXIMITY_LABEL]
         else:
             task = "strucequ" if table == "fig3" else "link"
             names = [d for d in datasets if d in paper.FIG3] if task == "strucequ" else \
@@ -203,6 +212,8 @@ def plan_cells(tables: Iterable[str], datasets: Iterable[str], runs: int, edges:
 # ------------------------------------------------------------------------------------------ printed values
 def printed_value(cell: SePrivGEmbCell):
     """(mean, sd or None, citation) of what the paper shows for ``cell``, or None when it shows nothing."""
+    if cell.noise_only:
+        return None
     if cell.table in paper.SWEEP_TABLES:
         caption, _, rows = paper.SWEEP_TABLES[cell.table]
         column = paper.SWEEP_COLUMNS.index((cell.proximity, cell.dataset))
@@ -319,7 +330,7 @@ def _holm_rows(pairs: list, claim: str, what: str, alpha: float = ALPHA) -> list
 def c17_rows(cells: list[SePrivGEmbCell], results: dict) -> list[CheckResult]:
     """C17 (Table VI): the non-zero perturbation beats the naive one, per (dataset, eps, proximity) measured."""
     found = {(c.dataset, c.eps, c.proximity, c.perturbation): _values(c, results) for c in cells
-             if c.table == "table6"}
+             if c.table == "table6" and not c.noise_only}
     pairs = []
     for (dataset, eps, proximity, perturbation), nonzero in found.items():
         naive = found.get((dataset, eps, proximity, "all"))
@@ -348,6 +359,39 @@ def c18_rows(cells: list[SePrivGEmbCell], results: dict) -> list[CheckResult]:
         pairs.append((f"C18 {dataset} {label} eps={eps:g}", clear, private, (effect, 0.05)))
     return _holm_rows(pairs, "se-privgemb C18 (Fig. 3): SE-PrivGEmb below the non-private SE-GEmb",
                       "SE-GEmb vs SE-PrivGEmb StrucEqu")
+
+
+def support_leak_rows(cells: list[SePrivGEmbCell], results: dict) -> list[CheckResult]:
+    """E8 made visible in utility: the non-zero perturbation's StrucEqu next to the noise-only control (same rows
+    noised, every gradient clipped away). WARN when the two agree within the tolerance rule (both spreads
+    measured): the number then measures which rows the noise touched (node degrees), not what was learned;
+    INFO with the margin otherwise. A WARN never changes the verdict."""
+    trained = {(c.dataset, c.proximity, c.eps): c for c in cells
+               if c.table == "table6" and c.perturbation == "nonzero" and not c.noise_only}
+    rows = []
+    for control in (c for c in cells if c.noise_only):
+        cell = trained.get((control.dataset, control.proximity, control.eps))
+        noise, learned = _values(control, results), None if cell is None else _values(cell, results)
+        if noise is None or learned is None:
+            continue
+        sd_noise = float(np.std(noise, ddof=1)) if len(noise) > 1 else 0.0
+        sd_learned = float(np.std(learned, ddof=1)) if len(learned) > 1 else 0.0
+        tol = Z * math.sqrt(sd_noise ** 2 / len(noise) + sd_learned ** 2 / len(learned)) + FLOOR
+        margin = float(np.mean(learned) - np.mean(noise))
+        same = abs(margin) <= tol
+        label = PROXIMITY_LABEL[control.proximity]
+        rows.append(CheckResult(
+            f"E8 {control.dataset} {label} eps={control.eps:g} noise-only control",
+            "se-privgemb E8: the non-zero perturbation's noise support depends on the data",
+            Status.WARN if same else Status.INFO, margin, "trained - noise-only StrucEqu", threshold=tol,
+            n=len(noise) + len(learned),
+            explanation=f"SE-PrivGEmb_{label} {np.mean(learned):.4f} vs noise only {np.mean(noise):.4f} (margin "
+                        f"{margin:+.4f}, tolerance {tol:.4f}): " + (
+                            "noise on the touched rows alone reproduces the measured StrucEqu, so the number "
+                            "measures the data-dependent noise support (E8), not the embedding" if same else
+                            "training adds to what the noise support alone gives"),
+            details={"trained": learned, "noise_only": noise, "tolerance": tol}))
+    return rows
 
 
 def baseline_rows(tables: Iterable[str]) -> list[CheckResult]:
@@ -396,5 +440,6 @@ def se_privgemb_report(title: str, cells: list[SePrivGEmbCell], results: dict, t
                        settings: dict | None = None) -> AuditReport:
     tables, datasets = tuple(tables), tuple(datasets)
     rows = [cell_row(c, results) for c in cells] + c17_rows(cells, results) + c18_rows(cells, results)
+    rows += support_leak_rows(cells, results)
     rows += baseline_rows(tables) + not_runnable_rows(tables, datasets) + [accountant_row()]
     return AuditReport.of(title, rows, subject, settings)

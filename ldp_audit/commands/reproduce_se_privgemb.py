@@ -90,7 +90,8 @@ def strucequ_plot(report) -> bytes:
     rows = [r for r in report.results if r.details.get("task") == "strucequ"
             and r.details.get("table") in ("fig3", "table6") and "measured_mean" in r.details]
     colours = {"SE-PrivGEmb_DW": "tab:blue", "SE-PrivGEmb_Deg": "tab:orange", "SE-PrivGEmb_DW naive": "tab:cyan",
-               "SE-PrivGEmb_Deg naive": "tab:red", "SE-GEmb_DW": "tab:blue", "SE-GEmb_Deg": "tab:orange"}
+               "SE-PrivGEmb_Deg naive": "tab:red", "SE-GEmb_DW": "tab:blue", "SE-GEmb_Deg": "tab:orange",
+               "noise-only control_DW": "tab:grey", "noise-only control_Deg": "black"}
     fig, panels = dataset_panels(list(dict.fromkeys(r.details["dataset"] for r in rows)))
     for ax, name in panels:
         own = [r for r in rows if r.details["dataset"] == name]

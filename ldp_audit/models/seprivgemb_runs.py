@@ -17,6 +17,8 @@ from .training.store import RunStore
 
 TASKS = ("strucequ", "link")
 SCHEMA = "ldp-audit/se-privgemb-run"
+#: clipping threshold of the noise-only control: the loss's gradients vanish, the noise (std C sigma) stays.
+NOISE_ONLY_CLIP = 1e-12
 
 
 @dataclass(frozen=True)
@@ -25,7 +27,9 @@ class SePrivGEmbRun:
     naive variant of Table VI) or ``none`` (SE-GEmb: no clipping, no noise). ``sigma`` is the noise multiplier
     (noise std C sigma per touched coordinate before the 1/B, spec U5); ``steps`` the minibatch steps (one
     "epoch" of the paper, U13). The seed drives the negatives of Algorithm 1, the initialisation, the batches,
-    the noise and the StrucEqu node sample."""
+    the noise and the StrucEqu node sample. ``noise_only`` (a control, not in the paper): every per-subgraph
+    gradient is clipped to 1e-12 while the noise keeps std C sigma on the same rows, so the run releases the
+    noise support and nothing of the loss."""
 
     dataset: str
     task: str = "strucequ"
@@ -39,6 +43,7 @@ class SePrivGEmbRun:
     steps: int = 200
     r: int = 128
     seed: int = 0
+    noise_only: bool = False
 
     def __post_init__(self):
         if self.task not in TASKS:
@@ -51,7 +56,7 @@ class SePrivGEmbRun:
     def key(self) -> str:
         """Folder name of the run's configuration (everything but the seed)."""
         return (f"{self.task}-{self.proximity}-{self.perturbation}-B{self.batch_size}-lr{self.lr:g}-C{self.clip:g}"
-                f"-k{self.k}-sigma{self.sigma:.6g}-T{self.steps}-r{self.r}")
+                f"-k{self.k}-sigma{self.sigma:.6g}-T{self.steps}-r{self.r}" + ("-noiseonly" if self.noise_only else ""))
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -63,7 +68,8 @@ class SePrivGEmbRun:
 
     def train_config(self, threads: int | None = None) -> model.TrainConfig:
         private = self.perturbation != "none"
-        return model.TrainConfig(r=self.r, batch_size=self.batch_size, lr=self.lr, clip=self.clip,
+        return model.TrainConfig(r=self.r, batch_size=self.batch_size, lr=self.lr,
+                                 clip=NOISE_ONLY_CLIP if self.noise_only else self.clip, sensitivity=self.clip,
                                  sigma=self.sigma, steps=self.steps, perturbation=self.perturbation,
                                  clipping="per-subgraph" if private else "none", threads=threads, seed=self.seed)
 

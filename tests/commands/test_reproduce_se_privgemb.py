@@ -55,11 +55,11 @@ def test_quick_end_to_end_then_resume_skips_finished_runs(tiny_power, capsys, mo
     assert code in (0, 1)
     rows = {r["name"]: r for r in report["results"]}
     table6 = [r for r in rows.values() if r["name"].startswith("table6 ")]
-    assert len(table6) == 12
+    assert len(table6) == 14  # 12 printed cells + the two noise-only controls
     ran = [r for r in table6 if r["status"] in ("pass", "fail")]
-    assert len(ran) >= 8 and all("reduced (--quick): 1 of 10 runs" in r["explanation"] for r in ran)
+    assert len(ran) >= 8 and {r["status"] for r in table6 if "control" in r["name"]} == {"info"} and all("reduced (--quick): 1 of 10 runs" in r["explanation"] for r in ran)
     # eps = 0.5 on a 60-node graph: gamma is so large that the claimed accountant allows no step
-    assert all("allows no step" in r["explanation"] for r in table6 if r not in ran)
+    assert all("allows no step" in r["explanation"] for r in table6 if r not in ran and "control" not in r["name"])
     fig4 = [r for r in rows.values() if r["name"].startswith("fig4 Power")]
     assert fig4 and all(r["status"] == "info" and "T_max 20 of 2000 steps" in r["explanation"] for r in fig4
                         if "allows no step" not in r["explanation"])
@@ -141,3 +141,17 @@ def test_bad_tables_id_exits_2_listing_the_valid_ids(table, capsys):
     assert _exit_code(["reproduce", "se-privgemb", "--tables", table, "--max-runs", "0"]) == 2
     err = capsys.readouterr().err
     assert "--tables" in err and "table6" in err and "fig4" in err
+
+
+def test_noise_only_control_warns_when_it_reproduces_the_trained_value_and_not_otherwise():
+    trained = _cell()
+    control = repro._cell("table6", "Power", "deepwalk", "nonzero", 3.5, 6594, 10, 200, "", noise_only=True)
+    assert control.configs[0].noise_only and control.configs[0].key().endswith("-noiseonly")
+    assert control.configs[0].train_config().clip == pytest.approx(1e-12)
+    spread = 0.01 * np.linspace(-1, 1, 10)
+    same = repro.support_leak_rows([trained, control], {**_results(trained, 0.58 + spread),
+                                                        **_results(control, 0.585 + spread)})
+    assert [r.status for r in same] == [Status.WARN]
+    learned = repro.support_leak_rows([trained, control], {**_results(trained, 0.70 + spread),
+                                                           **_results(control, 0.585 + spread)})
+    assert [r.status for r in learned] == [Status.INFO]
