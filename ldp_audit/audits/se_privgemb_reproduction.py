@@ -297,8 +297,9 @@ def cell_row(cell: SePrivGEmbCell, results: dict) -> CheckResult:
 # ------------------------------------------------------------------------------------------- claims C17, C18
 def _holm_rows(pairs: list, claim: str, what: str, alpha: float = ALPHA) -> list[CheckResult]:
     """One row per (name, better values, worse values, planned (effect, sd)): a one-sided Welch t-test that
-    ``better`` beats ``worse``, Holm-corrected across the family at ``alpha``. PASS when significant; FAIL only
-    when the runs reach what a power analysis of the planned effect needs, else INCONCLUSIVE."""
+    ``better`` beats ``worse``, Holm-corrected across the family at ``alpha``. PASS when significant; FAIL when
+    the opposite one-sided test is significant (Holm, same alpha) or when the runs reach what a power analysis of
+    the planned effect needs, else INCONCLUSIVE."""
     from scipy import stats
     from statsmodels.stats.multitest import multipletests
 
@@ -306,16 +307,21 @@ def _holm_rows(pairs: list, claim: str, what: str, alpha: float = ALPHA) -> list
 
     if not pairs:
         return []
-    raw = [float(stats.ttest_ind(b, w, equal_var=False, alternative="greater").pvalue) if min(len(b), len(w)) > 1
-           else 1.0 for _, b, w, _ in pairs]
-    adjusted = multipletests(raw, alpha=alpha, method="holm")[1]
+    def p_values(side: str) -> np.ndarray:
+        raw = [float(stats.ttest_ind(b, w, equal_var=False, alternative=side).pvalue) if min(len(b), len(w)) > 1
+               else 1.0 for _, b, w, _ in pairs]
+        return np.asarray(raw), multipletests(raw, alpha=alpha, method="holm")[1]
+
+    (raw, adjusted), (_, reverse) = p_values("greater"), p_values("less")
     rows = []
-    for (name, better, worse, planned), p_raw, p_adj in zip(pairs, raw, adjusted):
+    for (name, better, worse, planned), p_raw, p_adj, p_rev in zip(pairs, raw, adjusted, reverse):
         runs = min(len(better), len(worse))
         needed = runs_needed(planned[0], planned[1], alpha / len(pairs)) if planned[0] > 0 else 0
-        status = Status.PASS if p_adj < alpha else Status.FAIL if needed and runs >= needed else \
-            Status.INCONCLUSIVE
-        verdict = {Status.PASS: "significant", Status.FAIL: "not significant with enough runs",
+        status = Status.PASS if p_adj < alpha else Status.FAIL if p_rev < alpha or (needed and runs >= needed) \
+            else Status.INCONCLUSIVE
+        verdict = {Status.PASS: "significant",
+                   Status.FAIL: f"significant in the opposite direction (Holm p = {p_rev:.2g})" if p_rev < alpha
+                   else "not significant with enough runs",
                    Status.INCONCLUSIVE: f"not significant; the paper's effect needs {needed} runs per arm, ran "
                                         f"{runs}"}[status]
         rows.append(CheckResult(

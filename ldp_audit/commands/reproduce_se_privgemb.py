@@ -93,16 +93,17 @@ def strucequ_plot(report) -> bytes:
                "SE-PrivGEmb_Deg naive": "tab:red", "SE-GEmb_DW": "tab:blue", "SE-GEmb_Deg": "tab:orange",
                "noise-only control_DW": "tab:grey", "noise-only control_Deg": "black"}
     fig, panels = dataset_panels(list(dict.fromkeys(r.details["dataset"] for r in rows)))
+    fig.set_size_inches(6.5 * len(panels), 5.0)
     for ax, name in panels:
         own = [r for r in rows if r.details["dataset"] == name]
+        paper_label = iter(["paper (open squares; non-private dotted)"])
         for method, colour in colours.items():
             line = {r.details["eps"]: r for r in own if r.details["method"] == method}
             if None in line:
                 ax.axhline(line[None].details["measured_mean"], color=colour, linestyle="-", alpha=0.5,
                            label=f"{method} measured")
                 if "paper_mean" in line[None].details:
-                    ax.axhline(line[None].details["paper_mean"], color=colour, linestyle=":",
-                               label=f"{method} paper")
+                    ax.axhline(line[None].details["paper_mean"], color=colour, linestyle=":")
                 continue
             eps = sorted(line)
             if not eps:
@@ -113,5 +114,5 @@ def strucequ_plot(report) -> bytes:
             printed = [(r.details["eps"], r.details["paper_mean"]) for r in own
                        if r.details["method"] == method and "paper_mean" in r.details]
             if printed:
-                ax.plot(*zip(*printed), "s", mfc="none", color=colour, label=f"{method} paper")
+                ax.plot(*zip(*printed), "s", mfc="none", color=colour, label=next(paper_label, None))
     return panels_png(fig, "StrucEqu")
