@@ -56,9 +56,10 @@ def register(sub) -> None:
     p.set_defaults(mode="quick")
     p.add_argument("--datasets", nargs="+", metavar="NAME", help="restrict to these paper datasets (cora citeseer "
                                                                  "pubmed facebook github lastfm)")
-    p.add_argument("--tables", nargs="+", choices=("table3", "drop", "fig2", "ksweep", "table2", "table4", "table5", "table6", "fig3", "fig4"),
-                   metavar="TABLE",
-                   help="which tables to fill: table3, drop (lpgnn), fig2, ksweep (ldp-ge) (default: table3 with "
+    p.add_argument("--tables", nargs="+", metavar="TABLE",
+                   choices=("table3", "drop", "fig2", "ksweep", "table2", "table4", "table5", "table6", "fig3", "fig4"),
+                   help="which tables to fill: table3, drop (lpgnn), fig2, ksweep (ldp-ge), table2 ... table6, "
+                        "fig3, fig4 (se-privgemb) (default: table3 with "
                         "--quick, table3 and drop with --full; ldp-ge --full: table3, fig2 and ksweep)")
     p.add_argument("--runs", type=count("--runs", 1), help="runs per configuration (default 3 quick, 10 full)")
     p.add_argument("--workers", type=count("--workers", 1), default=2,
