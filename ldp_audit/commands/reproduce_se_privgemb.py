@@ -49,13 +49,14 @@ def run_se_privgemb(args, console) -> int:
     from ..models.seprivgemb_runs import SePrivGEmbStore, run_with_cache
     from ..models.training.runtime import choose_device
     from ..models.training.sweep import run_sweep
+    from ..papers import se_privgemb as paper
     from ._common import emit
 
     if args.backbone != "gcn":
         raise ValueError("--backbone: ppgnn only; se-privgemb trains skip-gram embeddings")
     tables = repro.check_tables(args.tables) or (repro.QUICK_TABLES if args.mode == "quick" else repro.TABLES)
     datasets = _datasets(args)
-    runs = args.runs or (repro.QUICK_RUNS if args.mode == "quick" else 10)
+    runs = args.runs or (repro.QUICK_RUNS if args.mode == "quick" else paper.RUNS_PRINTED)
     device = choose_device(args.device)
     cells = repro.plan_cells(tables, datasets, runs, edge_counts(datasets, args.data_dir, args.cache_dir),
                              quick=args.mode == "quick")
@@ -69,7 +70,7 @@ def run_se_privgemb(args, console) -> int:
     report = repro.se_privgemb_report(
         f"se-privgemb reproduction ({args.mode})", cells, results, tables, datasets,
         subject={"paper": "se-privgemb", "tables": " + ".join(tables), "datasets": ", ".join(datasets),
-                 "baselines not reproduced": ", ".join(repro.paper.BASELINES)},
+                 "baselines not reproduced": ", ".join(paper.BASELINES)},
         settings={"mode": args.mode, "runs": runs, "device": devices_used(results.values(), device),
                   "results": str(store.root), "runs finished": f"{len(results)}/{len(configs)}",
                   "accountant": "claimed: Theorem 4 + Theorem 1 (stop rule, checked before the update); "
