@@ -151,11 +151,10 @@ class SePrivGEmbCell:
 
 
 def _cell(table, dataset, proximity, perturbation, eps, edges, runs, steps, reduced, param=None, value=None,
-          task="strucequ", noise_only=False, **overrides) -> SePrivGEmbCell:
+          task="strucequ", noise_only=False) -> SePrivGEmbCell:
     fields = {"B": "batch_size", "eta": "lr", "C": "clip", "k": "k"}
     settings = {fields[p]: v for p, v in {**DEFAULTS, **({param: value} if param else {})}.items()}
     settings["batch_size"], settings["k"] = int(settings["batch_size"]), int(settings["k"])
-    settings.update(overrides)
     privacy = ()
     run_steps = steps
     if perturbation != "none":
@@ -179,7 +178,7 @@ def plan_cells(tables: Iterable[str], datasets: Iterable[str], runs: int, edges:
         notes = [f"{runs} of {paper.RUNS_PRINTED} runs"] if runs < paper.RUNS_PRINTED else []
         if steps[task] < STEPS[task]:
             notes.append(f"T_max {steps[task]} of {STEPS[task]} steps")
-        return ("reduced (--quick): " + ", ".join(notes)) if notes else ""
+        return ("reduced: " + ", ".join(notes)) if notes else ""
 
     for table in tables:
         if table in paper.SWEEP_TABLES:

@@ -57,7 +57,7 @@ def test_quick_end_to_end_then_resume_skips_finished_runs(tiny_power, capsys, mo
     table6 = [r for r in rows.values() if r["name"].startswith("table6 ")]
     assert len(table6) == 14  # 12 printed cells + the two noise-only controls
     ran = [r for r in table6 if r["status"] in ("pass", "fail")]
-    assert len(ran) >= 8 and {r["status"] for r in table6 if "control" in r["name"]} == {"info"} and all("reduced (--quick): 1 of 10 runs" in r["explanation"] for r in ran)
+    assert len(ran) >= 8 and {r["status"] for r in table6 if "control" in r["name"]} == {"info"} and all("reduced: 1 of 10 runs" in r["explanation"] for r in ran)
     # eps = 0.5 on a 60-node graph: gamma is so large that the claimed accountant allows no step
     assert all("allows no step" in r["explanation"] for r in table6 if r not in ran and "control" not in r["name"])
     fig4 = [r for r in rows.values() if r["name"].startswith("fig4 Power")]
