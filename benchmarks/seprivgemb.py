@@ -29,9 +29,10 @@ from ldp_audit.audits.accounting import paper_accountant  # noqa: E402
 from ldp_audit.papers import se_privgemb as paper  # noqa: E402
 
 EPS = (0.5, 1.0, 2.0, 3.5)
-PAPER_DW = {"chameleon": {3.5: 0.4507, 2.0: 0.4177, 0.5: 0.3927}, "power": {3.5: 0.2522, 2.0: 0.2003, 0.5: 0.1945},
-            "arxiv": {3.5: 0.3457, 2.0: 0.2199, 0.5: 0.1770}}
 PAPER_NAME = {"chameleon": "Chameleon", "power": "Power", "arxiv": "Arxiv"}
+#: SE-PrivGEmb_DW (non-zero perturbation) as printed in Table VI, read from the one source in ``papers``.
+PAPER_DW = {name: {eps: paper.TABLE_VI[(printed, eps)][1][0] for eps in (0.5, 2.0, 3.5)}
+            for name, printed in PAPER_NAME.items()}
 
 
 def calibrated_sigma(q: float, eps: float, steps: int = 200) -> float | None:

@@ -34,6 +34,7 @@ import time
 from pathlib import Path
 
 from ..audits.ppgnn_reproduction import c19_rows, ppgnn_paper_value, ppgnn_rows
+from ..papers import se_privgemb as se_privgemb_paper
 from ._common import add_output_options, emit
 from ._reproduce_common import (DATA_HOME_HELP, add_plan_option, add_sweep_options, check_paths, dataset_panels,
                                 devices_used, panels_png, run_or_plan, user_data_folder)
@@ -42,14 +43,15 @@ from .data import add_data_options
 from .train import add_device_option, count
 
 #: The table ids of each paper's target (``--tables``).
-TABLES = {"lpgnn": ("table3", "drop"), "ppgnn": ("table3",), "ldp-ge": ("table3", "fig2", "ksweep")}
+TABLES = {"lpgnn": ("table3", "drop"), "ppgnn": ("table3",), "ldp-ge": ("table3", "fig2", "ksweep"),
+          "se-privgemb": se_privgemb_paper.ARTEFACTS}
 
 
 def register(sub) -> None:
     p = sub.add_parser("reproduce", help="reproduce a paper's result tables (LPGNN Table 3, Drop table; "
                                          "LDP-GE Table III, Fig. 2, k sweep)",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("paper", choices=("lpgnn", "ppgnn", "ldp-ge"), help="which paper's tables")
+    p.add_argument("paper", choices=("lpgnn", "ppgnn", "ldp-ge", "se-privgemb"), help="which paper's tables")
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--quick", dest="mode", action="store_const", const="quick",
                       help="CPU minutes. lpgnn: Cora and CiteSeer, 3 runs, eps in {0.1, 1}, K in {2, 8, 16, 32}; "
@@ -63,8 +65,10 @@ def register(sub) -> None:
     p.set_defaults(mode="quick")
     p.add_argument("--datasets", nargs="+", metavar="NAME", help="restrict to these paper datasets (cora citeseer "
                                                                  "pubmed facebook github lastfm)")
-    p.add_argument("--tables", nargs="+", choices=("table3", "drop", "fig2", "ksweep"), metavar="TABLE",
-                   help="which tables to fill: table3, drop (lpgnn), fig2, ksweep (ldp-ge) (default: table3 with "
+    p.add_argument("--tables", nargs="+", metavar="TABLE",
+                   choices=("table3", "drop", "fig2", "ksweep", "table2", "table4", "table5", "table6", "fig3", "fig4"),
+                   help="which tables to fill: table3, drop (lpgnn), fig2, ksweep (ldp-ge), table2 ... table6, "
+                        "fig3, fig4 (se-privgemb) (default: table3 with "
                         "--quick, table3 and drop with --full; ldp-ge --full: table3, fig2 and ksweep)")
     p.add_argument("--runs", type=count("--runs", 1), help="runs per configuration (default 3 quick, 10 full)")
     add_sweep_options(p, workers=2)
@@ -143,6 +147,8 @@ def check_options(args) -> None:
         raise ValueError("--mechanisms: ppgnn only (lpgnn and ldp-ge tables have fixed columns)")
     if args.backbone is not None and args.paper != "ppgnn":
         raise ValueError(f"--backbone: ppgnn only ({args.paper} trains its paper's own networks)")
+    if args.plan and args.paper == "se-privgemb":
+        raise ValueError("--plan: lpgnn, ppgnn and ldp-ge (se-privgemb's runs have no epoch count to probe yet)")
     unknown = [t for t in args.tables or () if t not in TABLES[args.paper]]
     if unknown:
         raise ValueError(f"--tables: {args.paper} has {', '.join(TABLES[args.paper])}, got {', '.join(unknown)}")
@@ -156,6 +162,10 @@ def run(args, console) -> int:
         from .reproduce_ldp_ge import run_ldp_ge
 
         return run_ldp_ge(args, console, root)
+    if args.paper == "se-privgemb":
+        from .reproduce_se_privgemb import run_se_privgemb
+
+        return run_se_privgemb(args, console, root)
     from ..audits.reproduction import reproduction_report
     from ..models.training import RunStore, sweep
     from ..models.training.lpgnn import summarise

@@ -1,0 +1,159 @@
+"""``ldp-audit reproduce se-privgemb``: end to end on a tiny graph copied to a tmp data folder (stands in for Power),
+resume and --max-runs, the tolerance rule with a mutant measured value that must FAIL, C17 with a mutant where
+the naive perturbation wins, the four DP baselines as INCONCLUSIVE rows, and a bad --tables id exiting 2."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from ldp_audit.audits import se_privgemb_reproduction as repro
+from ldp_audit.audits.result import Status
+from ldp_audit.cli import main
+from ldp_audit.models import seprivgemb_runs
+from ldp_audit.models.seprivgemb_runs import SePrivGEmbResult
+
+
+def _exit_code(argv) -> int:
+    try:
+        return main(argv)
+    except SystemExit as exc:
+        return exc.code
+
+
+@pytest.fixture
+def tiny_power(tmp_path, monkeypatch):
+    """A 60-node random graph written as ``se_privgemb/Power`` (edge list + a 90/10 link split) in a tmp folder;
+    the quick grid shortened to 20 steps."""
+    rng = np.random.default_rng(0)
+    n = 60
+    pairs = {tuple(sorted(p)) for p in rng.integers(0, n, size=(400, 2)) if p[0] != p[1]}
+    pairs |= {(i, i + 1) for i in range(n - 1)}
+    edges = np.array(sorted(pairs)).T
+    folder = tmp_path / "data" / "se_privgemb" / "Power"
+    folder.mkdir(parents=True)
+    (folder / "train_1").write_text("\n".join(f"{u} {v}" for u, v in edges.T) + "\n")
+    order = rng.permutation(edges.shape[1])
+    test = edges[:, order[:20]]
+    non_edges = np.array([(u, v) for u in range(n) for v in range(u + 1, n) if (u, v) not in pairs][:40]).T
+    np.savez(folder / "lp_split_train0.9_test0.1.npz", train_pos=edges[:, order[20:]], train_neg=non_edges[:, 20:],
+             test_pos=test, test_neg=non_edges[:, :20])
+    monkeypatch.setattr(repro, "QUICK_STEPS", {"strucequ": 20, "link": 20})
+    monkeypatch.setattr(repro, "PER_SUBGRAPH_ACCOUNTANT", "opacus")  # fast; the accountant is not under test
+    return tmp_path
+
+
+def _reproduce(root, *extra):
+    return ["reproduce", "se-privgemb", "--quick", "--runs", "1", "--workers", "1", "--data-dir", str(root / "data"),
+            "--results", str(root / "runs"), "--json", *extra]
+
+
+def test_quick_end_to_end_then_resume_skips_finished_runs(tiny_power, capsys, monkeypatch):
+    code = _exit_code(_reproduce(tiny_power, "--plot", str(tiny_power / "fig.png")))
+    report = json.loads(capsys.readouterr().out)
+    assert code in (0, 1)
+    rows = {r["name"]: r for r in report["results"]}
+    table6 = [r for r in rows.values() if r["name"].startswith("table6 ")]
+    assert len(table6) == 14  # 12 printed cells + the two noise-only controls
+    ran = [r for r in table6 if r["status"] in ("pass", "fail")]
+    assert len(ran) >= 8 and {r["status"] for r in table6 if "control" in r["name"]} == {"info"} and all("reduced: 1 of 10 runs" in r["explanation"] for r in ran)
+    # eps = 0.5 on a 60-node graph: gamma is so large that the claimed accountant allows no step
+    assert all("allows no step" in r["explanation"] for r in table6 if r not in ran and "control" not in r["name"])
+    fig4 = [r for r in rows.values() if r["name"].startswith("fig4 Power")]
+    assert fig4 and all(r["status"] == "info" and "T_max 20 of 2000 steps" in r["explanation"] for r in fig4
+                        if "allows no step" not in r["explanation"])
+    assert rows["fig4 Power SE-GEmb_DW"]["status"] == "info"
+    assert rows["fig3 Power SE-GEmb_DW"]["details"]["paper_mean"] == 0.32
+    assert rows["accountant"]["status"] == "info"
+    assert (tiny_power / "fig.png").read_bytes()[:4] == b"\x89PNG"
+    stored = sorted((tiny_power / "runs").rglob("*.json"))
+    assert stored and report["settings"]["runs finished"] == f"{len(stored)}/{len(stored)}"
+
+    def must_not_run(*args):
+        raise AssertionError("a finished run was trained again")
+
+    monkeypatch.setattr(seprivgemb_runs, "run_with_cache", must_not_run)
+    assert _exit_code(_reproduce(tiny_power)) in (0, 1)
+    again = json.loads(capsys.readouterr().out)
+    assert [r["details"].get("values") for r in again["results"]] == \
+        [r["details"].get("values") for r in report["results"]]
+
+
+def test_max_runs_caps_new_runs_and_leaves_cells_inconclusive(tiny_power, capsys):
+    _exit_code(_reproduce(tiny_power, "--tables", "table6", "--max-runs", "2"))
+    report = json.loads(capsys.readouterr().out)
+    assert len(list((tiny_power / "runs").rglob("*.json"))) == 2
+    assert any(r["status"] == "inconclusive" and "not finished" in r["explanation"] for r in report["results"])
+
+
+def _cell(table="table6", perturbation="nonzero", proximity="deepwalk", eps=3.5, runs=10):
+    return repro._cell(table, "Power", proximity, perturbation, eps, 6594, runs, 200, "")
+
+
+def _results(cell, values):
+    return {c: SePrivGEmbResult(c, {"strucequ": v}) for c, v in zip(cell.configs, values)}
+
+
+def test_tolerance_rule_passes_the_printed_value_and_fails_a_mutant():
+    cell = _cell()  # Table VI, Power, DW, non-zero, eps 3.5: 0.2522 +- 0.0543
+    sd = 0.05
+    expected = 3 * np.sqrt(0.0543 ** 2 / 10 + sd ** 2 / 10) + 0.01
+    assert repro.tolerance(0.0543, sd, 10) == pytest.approx(expected)
+    values = 0.2522 + sd * np.linspace(-1.5, 1.5, 10) / np.std(np.linspace(-1.5, 1.5, 10), ddof=1)
+    inside = repro.cell_row(cell, _results(cell, values + 0.9 * expected))
+    assert inside.status == Status.PASS and inside.threshold == pytest.approx(expected)
+    mutant = repro.cell_row(cell, _results(cell, values + 1.1 * expected))
+    assert mutant.status == Status.FAIL
+    below = repro.cell_row(cell, _results(cell, values - 1.1 * expected))
+    assert below.status == Status.FAIL
+
+
+def test_figure_read_off_uses_the_reading_floor_and_fig4_gives_no_verdict():
+    fig3 = repro._cell("fig3", "Power", "deepwalk", "none", None, 6594, 3, 200, "")
+    row = repro.cell_row(fig3, _results(fig3, [0.32, 0.32, 0.32]))
+    assert row.status == Status.PASS and row.threshold == pytest.approx(0.02)
+    assert repro.cell_row(fig3, _results(fig3, [0.35] * 3)).status == Status.FAIL
+    fig4 = repro._cell("fig4", "Power", "deepwalk", "none", None, 5935, 2, 2000, "", task="link")
+    results = {c: SePrivGEmbResult(c, {"auc": 0.9}) for c in fig4.configs}
+    assert repro.cell_row(fig4, results).status == Status.INFO
+
+
+def test_c17_passes_when_nonzero_wins_and_fails_the_mutant_where_naive_wins():
+    rng = np.random.default_rng(1)
+    nonzero, naive = _cell(), _cell(perturbation="all")
+    high, low = 0.25 + 0.01 * rng.standard_normal(10), 0.08 + 0.01 * rng.standard_normal(10)
+    good = repro.c17_rows([nonzero, naive], {**_results(nonzero, high), **_results(naive, low)})
+    assert [r.status for r in good] == [Status.PASS]
+    mutant = repro.c17_rows([nonzero, naive], {**_results(nonzero, low), **_results(naive, high)})
+    assert [r.status for r in mutant] == [Status.FAIL] and "opposite direction" in mutant[0].explanation
+    few = repro.c17_rows([nonzero, naive], {**_results(nonzero, high), **_results(naive, high + 0.001)})
+    assert [r.status for r in few] == [Status.FAIL]  # 10 runs reach what the paper's effect needs
+
+
+def test_the_four_baselines_are_inconclusive_rows():
+    rows = repro.baseline_rows(("table6", "fig3", "fig4"))
+    assert len(rows) == 8 and all(r.status == Status.INCONCLUSIVE for r in rows)
+    assert {r.name.split(" above ")[1] for r in rows} == {"DPGGAN", "DPGVAE", "GAP", "ProGAP"}
+    assert "not reproduced" in rows[0].explanation
+
+
+@pytest.mark.parametrize("table", ["drop", "table7"])
+def test_bad_tables_id_exits_2_listing_the_valid_ids(table, capsys):
+    assert _exit_code(["reproduce", "se-privgemb", "--tables", table, "--max-runs", "0"]) == 2
+    err = capsys.readouterr().err
+    assert "--tables" in err and "table6" in err and "fig4" in err
+
+
+def test_noise_only_control_warns_when_it_reproduces_the_trained_value_and_not_otherwise():
+    trained = _cell()
+    control = repro._cell("table6", "Power", "deepwalk", "nonzero", 3.5, 6594, 10, 200, "", noise_only=True)
+    assert control.configs[0].noise_only and control.configs[0].key().endswith("-noiseonly")
+    assert control.configs[0].train_config().clip == pytest.approx(1e-12)
+    spread = 0.01 * np.linspace(-1, 1, 10)
+    same = repro.support_leak_rows([trained, control], {**_results(trained, 0.58 + spread),
+                                                        **_results(control, 0.585 + spread)})
+    assert [r.status for r in same] == [Status.WARN]
+    learned = repro.support_leak_rows([trained, control], {**_results(trained, 0.70 + spread),
+                                                           **_results(control, 0.585 + spread)})
+    assert [r.status for r in learned] == [Status.INFO]
