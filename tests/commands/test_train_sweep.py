@@ -236,7 +236,7 @@ DRIVER = textwrap.dedent("""
     import sys
     from ldp_audit.audits.engines import ProcessEngine
     from ldp_audit.models.training import RunConfig, RunStore, sweep, train  # forked workers start with torch
-    configs = [RunConfig("csbm", eps_x=1.0, k_x=1, epochs=EPOCHS, seed=seed) for seed in range(6)]
+    configs = [RunConfig("csbm", eps_x=1.0, k_x=1, epochs=EPOCHS, seed=seed) for seed in range(RUNS)]
     def started(result, fresh):
         print("saved", flush=True)
     try:
@@ -252,7 +252,7 @@ def test_ctrl_c_of_a_process_pool_sweep(tmp_path, presses):
     """Ctrl-C as a terminal sends it (SIGINT to the whole process group): once, the sweep says what it does,
     saves the runs in flight and exits 130; twice, it exits at once. No worker survives, nothing half-written.
     (Forked workers, for a quick start; the spawned ones of ``reproduce`` are seen in the SIGKILL test.)"""
-    proc = subprocess.Popen([sys.executable, "-c", DRIVER.replace("EPOCHS", "400"), str(tmp_path)],
+    proc = subprocess.Popen([sys.executable, "-c", DRIVER.replace("EPOCHS", "800").replace("RUNS", "12"), str(tmp_path)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV,
                             start_new_session=True)
     try:
@@ -277,6 +277,6 @@ def test_ctrl_c_of_a_process_pool_sweep(tmp_path, presses):
         assert took < 5, took
     assert _wait_for(lambda: not any(map(_alive, below)), 5)
     saved = list(tmp_path.rglob("seed*.json"))
-    assert 1 <= len(saved) < 6 and not list(tmp_path.rglob("*.tmp"))
+    assert 1 <= len(saved) < 12 and not list(tmp_path.rglob("*.tmp"))
     store = RunStore(tmp_path)
-    assert all(store.load(RunConfig("csbm", eps_x=1.0, k_x=1, epochs=400, seed=int(p.stem[4:]))) for p in saved)
+    assert all(store.load(RunConfig("csbm", eps_x=1.0, k_x=1, epochs=800, seed=int(p.stem[4:]))) for p in saved)
