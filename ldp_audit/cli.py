@@ -95,10 +95,10 @@ def _check_outputs(args, errors) -> None:
             for folder in check_output_path(f"--{name}", path):
                 errors.print(f"ldp-audit: --{name}: the folder {str(folder)!r} will be created", markup=False, soft_wrap=True)
     if hasattr(args, "cache_dir"):  # --cache-dir, else $LDP_AUDIT_CACHE, else the default: writable or creatable
-        from .commands.options import check_folder
+        from .commands.options import check_output_folder
         from .models.data import cache_location
 
-        check_folder(*reversed(cache_location(args.cache_dir)))
+        check_output_folder(*reversed(cache_location(args.cache_dir)))
 
 
 def main(argv: list[str] | None = None) -> int:

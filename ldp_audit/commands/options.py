@@ -128,28 +128,6 @@ def check_size(option: str, value: int, bytes_each: float, what: str, fixed: flo
                          f"allowed {option} here is {largest:,}")
 
 
-def check_folder(option: str, path: str | os.PathLike) -> list[Path]:
-    """Check before the run that the folder ``path`` can be written (or created); return the folders that will
-    be created. Nothing is created here."""
-    target = Path(path).expanduser()
-    if target.exists() and not target.is_dir():
-        raise ValueError(f"{option} {str(path)!r} is a file, not a folder")
-    parent, missing = target, []
-    while not parent.exists():
-        missing.append(parent)
-        if parent.parent == parent:
-            break
-        parent = parent.parent
-    if not parent.is_dir():
-        raise ValueError(f"{option} {str(path)!r}: {str(parent)!r} is not a folder")
-    try:
-        with tempfile.TemporaryFile(dir=parent):
-            pass
-    except OSError as exc:
-        raise ValueError(f"{option} {str(path)!r}: the folder {str(parent)!r} is not writable ({exc.strerror})") from None
-    return list(reversed(missing))
-
-
 def check_output_path(option: str, path: str | os.PathLike) -> list[Path]:
     """Check before the run that ``path`` can be written; return the folders that will be created for it.
 
@@ -164,22 +142,10 @@ def check_output_path(option: str, path: str | os.PathLike) -> list[Path]:
     if target.exists() and not target.is_file():  # a device or pipe would be replaced by the atomic rename
         raise ValueError(f"{option} {str(path)!r} is not a regular file (a device, pipe or socket); reports are "
                          "written atomically by replacing the file, so give a file name")
-    parent, missing = target.parent, []
-    while not parent.exists():
-        missing.append(parent)
-        if parent.parent == parent:
-            break
-        parent = parent.parent
-    if not parent.is_dir():
-        raise ValueError(f"{option} {str(path)!r}: {str(parent)!r} is not a folder")
-    try:  # a real write, since permission bits say little to root or on special file systems
-        with tempfile.TemporaryFile(dir=parent):
-            pass
-    except OSError as exc:
-        raise ValueError(f"{option} {str(path)!r}: the folder {str(parent)!r} is not writable ({exc.strerror})") from None
+    missing = _writable_base(option, path, target.parent)
     if target.exists() and not os.access(target, os.W_OK):
         raise ValueError(f"{option} {str(path)!r} exists and is not writable")
-    return list(reversed(missing))
+    return missing
 
 
 def scheduler(text: str) -> str:
@@ -197,13 +163,20 @@ MIN_FREE_BYTES = 1 << 20
 
 
 def check_output_folder(option: str, path: str | os.PathLike) -> list[Path]:
-    """Check before the run that files can be written inside the folder ``path``; return the folders that will
-    be created for it. The path must not be a file, the nearest existing folder must be writable, and its disk
-    must have :data:`MIN_FREE_BYTES` free."""
+    """Check before the run that files can be written inside the folder ``path`` (results, the dataset cache);
+    return the folders that will be created for it. The path must not be a file, the nearest existing folder
+    must be writable, and its disk must have :data:`MIN_FREE_BYTES` free. Nothing is created here."""
     target = Path(path).expanduser()
     if target.exists() and not target.is_dir():
         raise ValueError(f"{option} {str(path)!r} is a file, not a folder")
-    existing, missing = target, []
+    return _writable_base(option, path, target)
+
+
+def _writable_base(option: str, path, folder: Path) -> list[Path]:
+    """The folders from ``folder`` up to its nearest existing ancestor that are missing (outermost first), after
+    checking that the ancestor is a writable folder on a disk that is not full (``option``/``path`` name the
+    user's input in the messages)."""
+    existing, missing = folder, []
     while not existing.exists() and existing.parent != existing:
         missing.append(existing)
         existing = existing.parent
