@@ -6,7 +6,7 @@ skipped, with its error), ``verify(..., checks="privacy")`` runs at ``--samples`
 1 - ``--alpha``; the table gives
 
 * ``eps_lower``: the black-box search's certified lower bound (``privacy.blackbox``), with the declared law's
-  likelihood-ratio events among its candidates;
+  likelihood-ratio events among its candidates (planned before sampling: counted on all draws, half of alpha);
 * ``ceiling``: the bound the law's best event would certify at this n and per-event confidence with its counts at
   their expectations (``audits.report_law.law_ceiling``, over the same input pairs; "n/a" for SHE, whose law is
   continuous and not enumerated). It is an expectation, not a cap: the search keeps the largest of many bounds, on
@@ -144,7 +144,11 @@ def main() -> None:
                 cpu = time.process_time() - start
                 rows = {r.name: r for r in report.results}
                 black = rows["privacy.blackbox"]
-                top = law_ceiling(oracle, black.details["final_draws"], black.details["alpha_each"])
+                # the law's events are planned before sampling: counted on every draw, at the planned share of alpha
+                planned = black.details.get("planned", 0)
+                top = law_ceiling(oracle, black.details["pilot"] + black.details["final_draws"] if planned else
+                                  black.details["final_draws"],
+                                  black.details["planned_alpha"] if planned else black.details["alpha_each"])
                 white = rows.get("privacy.whitebox")
                 theirs = auditor.audit(name, eps, k, args.samples, args.alpha, args.seed)
                 ratio = ""

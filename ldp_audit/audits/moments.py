@@ -7,6 +7,11 @@ report before rectification). For sampled mechanisms one report carries d coordi
 inputs, and the covariance of two coordinates is tested against ``estimate_cov`` (lpgnn E6, ppgnn C7).
 Bonferroni splits the false-alarm rate over every test of a family.
 
+A quantity that takes two values a < b (a one-bit report, a frequency oracle's per-item estimate) has its mean and
+variance fixed by the frequency of b: both claims get an exact binomial test on that frequency
+(``two_point_mean_p``, ``two_point_variance_p``) instead of the z-tests, which degenerate there (a rare b at large
+eps; a sample variance of kurtosis 1).
+
 Where the tested quantity's exact law is known but too skewed for a z-test at this n
 (``stats.normal_approximation_holds``: a rare atom such as the one-bit report's minority value at large eps, a
 Square Wave or Piecewise window holding nearly all the mass), the mean and variance tests use Bennett's
@@ -28,8 +33,8 @@ from scipy import sparse
 from ..mechanisms.base import Mechanism
 from .result import CheckResult, Status
 from .sampling import Plan, Stream, rng_for, run_plan
-from .stats import (Moments, bennett_p_value, bonferroni_reject, cantelli_p_value, equivalent_z, mean_z,
-                    normal_approximation_holds, variance_z, z_critical)
+from .stats import (Moments, bennett_p_value, binomial_two_sided_p, bonferroni_reject, cantelli_p_value, equivalent_z,
+                    mean_z, normal_approximation_holds, variance_z, z_critical)
 
 #: Coordinates of a high-dimensional report whose moments are tested (all of them up to this many).
 MAX_COORDINATES = 16
@@ -217,15 +222,93 @@ def _family(name, claim, zs, ps, alpha, tests, n, seed, what, labels) -> CheckRe
         details={"z": [float(z) for z in zs]})
 
 
-def _two_point(mechanism, x, seed: int) -> bool:
-    """Whether the report (or, when claimed, its estimate) at x takes at most two values (from the law, else from
-    a small seeded pilot): a frequency oracle's many-valued report can have a two-valued estimate per item."""
+def _two_values(mechanism, x, quantity: str, seed: int) -> np.ndarray | None:
+    """The values a < b of the quantity (raw report or estimate) at x when it takes at most two (from the law,
+    else from a small seeded pilot; a frequency oracle's many-valued report can have a two-valued estimate per
+    item): [a, b], [a] when only one value is possible or seen; None when it takes more."""
     if mechanism.has_law:
         law = mechanism.law(float(x))
-        return law.continuous_mass == 0 and len(law.atoms[0]) <= 2
+        if quantity == "estimate":
+            law = law.affine(mechanism.estimate_scale, mechanism.estimate_shift)
+        values, probs = law.atoms
+        values = np.unique(np.asarray(values, dtype=float)[np.asarray(probs) > 0])
+        return values if law.continuous_mass == 0 and values.size <= 2 else None
     reports = mechanism.sample(x, TWO_POINT_PILOT, rng_for(seed, 190))
-    seen = [reports] + ([mechanism.estimate(reports)] if "estimate" in dict(mechanism.moment_claims) else [])
-    return any(np.unique(_as_array(values)).size <= 2 for values in seen)
+    values = np.unique(_as_array(reports if quantity == "report" else mechanism.estimate(reports)))
+    return values if values.size <= 2 else None
+
+
+#: |mean of (X - a)(X - b)| above this share of max(|a|, |b|)^2 shows a third value (far above float round-off).
+_THIRD_VALUE = 1e-8
+
+
+def _two_point_count(n: int, mean: float, mean_product: float, values: np.ndarray) -> int | None:
+    """How many of n draws of a quantity X taking two values a < b took b, from its sample mean; None when the
+    sample mean of (X - a)(X - b), 0 for every draw of a two-valued X, shows a third value the law or pilot missed."""
+    a, b = float(values[0]), float(values[1])
+    if abs(mean_product) > _THIRD_VALUE * max(abs(a), abs(b)) ** 2:
+        return None
+    return int(np.clip(np.rint((mean - a) / (b - a) * n), 0, n))
+
+
+def two_point_mean_p(n: int, mean: float, mean_product: float, values: np.ndarray, claimed_mean: float) -> float | None:
+    """An exact p-value of a claimed mean M of a quantity X taking two values a < b (see ``_two_point_count`` for
+    None): X = a + (b - a) B with B ~ Bernoulli(p), so M is right only if p = (M - a) / (b - a), and the count of b
+    is binomial: the two-sided exact binomial test (``stats.binomial_two_sided_p``; 0 when M lies outside [a, b]).
+    A z-test is unfit where b is rare (a frequency oracle's estimate at large eps: one draw of b moved z by 1e100)."""
+    count = _two_point_count(n, mean, mean_product, values)
+    if count is None:
+        return None
+    a, b = float(values[0]), float(values[1])
+    p = (float(claimed_mean) - a) / (b - a)
+    if not -_ROUNDING <= p <= 1.0 + _ROUNDING:
+        return 0.0
+    return binomial_two_sided_p(count, n, min(max(p, 0.0), 1.0))
+
+
+def two_point_variance_p(n: int, mean: float, mean_product: float, values: np.ndarray,
+                         claimed_var: float) -> float | None:
+    """An exact p-value of a claimed variance V of a quantity X taking two values a < b (see ``_two_point_count``
+    for None).
+
+    X = a + (b - a) B with B ~ Bernoulli(p), so its variance (b - mean)(mean - a) = (b - a)^2 p (1 - p) is fixed
+    by the frequency p of b: V is right only if p is a root of p (1 - p) = V / (b - a)^2. The count of b in the n
+    draws is binomial, so the p-value of the composite null "p is a root" is the larger two-sided exact binomial
+    p-value at the roots (``stats.binomial_two_sided_p``; 0 when V is no variance of a two-valued law: V < 0 or
+    V > (b - a)^2 / 4). The sample variance's own z-test is unfit here: its kurtosis is 1 at p = 1/2, its standard
+    error vanishes as p nears 0 or 1."""
+    count = _two_point_count(n, mean, mean_product, values)
+    if count is None:
+        return None
+    r = float(claimed_var) / (float(values[1]) - float(values[0])) ** 2
+    if r < -_ROUNDING or r > 0.25 * (1.0 + _ROUNDING):
+        return 0.0
+    root = 0.5 * math.sqrt(max(1.0 - 4.0 * r, 0.0))
+    roots = (min(max(0.5 + sign * root, 0.0), 1.0) for sign in (-1.0, 1.0))
+    return max(binomial_two_sided_p(count, n, p) for p in roots)
+
+
+def _two_point_sums(moments: Moments, center, c: int, values: np.ndarray) -> tuple[float, float]:
+    """(sample mean, sample mean of (X - a)(X - b)) of coordinate c, from the power sums of X - center:
+    (X - a)(X - b) = Y^2 + Y (2 m - a - b) + (m - a)(m - b) with Y = X - m, m the centre."""
+    off = float(np.atleast_1d(moments.mean_offset())[c])
+    m = float(np.broadcast_to(np.atleast_1d(center), np.atleast_1d(moments.s1).shape)[c])
+    a, b = float(values[0]), float(values[1])
+    product = float(np.atleast_1d(moments.s2 / moments.n)[c]) + off * (2 * m - a - b) + (m - a) * (m - b)
+    return m + off, product
+
+
+def _exact_two_point(moments: Moments, center, found, claimed, test, zz, pp, labels, names, deviation) -> None:
+    """Replace, in place, the z-test of every coordinate whose quantity takes two values (``found``) by ``test``
+    (two_point_mean_p or two_point_variance_p), shown as a z-equivalent with the sign of ``deviation``."""
+    claimed = np.broadcast_to(np.atleast_1d(claimed), zz.shape)
+    for c, values in enumerate(found):
+        if values is None or values.size < 2:
+            continue
+        exact_p = test(moments.n, *_two_point_sums(moments, center, c, values), values, float(claimed[c]))
+        if exact_p is not None:
+            pp[c], zz[c] = exact_p, equivalent_z(exact_p, float(deviation[c]))
+            labels[c] = f"{names[c]} (exact binomial test: two values)"
 
 
 def moment_checks(mechanism, n: int, seed: int, alpha: float, workers: int = 1,
@@ -256,7 +339,7 @@ def moment_plan(mechanism, n: int, seed: int, alpha: float, stream_base: int = 1
     totals = yield [Stream(_MomentReducer(mechanism, x, ordered, covariance), n, seed, stream_base + i)
                     for i, x in enumerate(inputs)]
     sums = [total.parts for total in totals]
-    two_point = np.array([_two_point(mechanism, v, seed) for v in points])
+    two_values = {q: [_two_values(mechanism, v, q, seed) for v in points] for q in quantities}
     z = {"mean": [], "variance": []}
     p = {"mean": [], "variance": []}
     labels = {"mean": [], "variance": []}
@@ -270,23 +353,32 @@ def moment_plan(mechanism, n: int, seed: int, alpha: float, stream_base: int = 1
             per_coordinate_law = width == len(at)
             if not per_coordinate_law:  # a vector report of a one-dimensional input: one test per coordinate
                 at = [f"{names[i]}, coordinate {j}" for j in range(width)]
-            # a two-point report's variance is fixed by its mean and its sample variance is far from normal
-            # (kurtosis 1 at the symmetric point): the variance test is left to the mean test there
-            keep = ~two_point if sampled else np.repeat(~two_point[i:i + 1], width)
+            # a two-point quantity's mean and variance are fixed by the frequency of its larger value: exact binomial
+            # tests there (two_point_mean_p, two_point_variance_p); one that takes a single value has no variance
+            found = two_values[quantity] if sampled else [two_values[quantity][i]] * width
+            keep = np.array([v is None or v.size == 2 for v in found])
             shapes = (law_shapes(mechanism, quantity, points if sampled else [x]) if per_coordinate_law
                       else [None] * width)
+            center = _claimed(mechanism, quantity, "mean", tx) if claims_mean else 0.0
             if claims_mean:
-                expected = _claimed(mechanism, quantity, "mean", tx)
-                zz, pp, exact = _mean_tests(moments, expected, expected, shapes)
+                zz, pp, exact = _mean_tests(moments, center, center, shapes)
+                names_m = [_label(prefix[quantity] + name, e) for name, e in zip(at, exact)]
+                _exact_two_point(moments, center, found, center, two_point_mean_p, zz, pp, names_m,
+                                 [prefix[quantity] + name for name in at],
+                                 np.atleast_1d(moments.mean_offset()) * np.ones(zz.shape))
                 z["mean"].append(zz)
                 p["mean"].append(pp)
-                labels["mean"] += [_label(prefix[quantity] + name, e) for name, e in zip(at, exact)]
+                labels["mean"] += names_m
             if claims_var:
-                zz, pp, exact = _variance_tests(moments, _claimed(mechanism, quantity, "variance", tx), shapes,
-                                                claims_mean)
+                claimed_var = _claimed(mechanism, quantity, "variance", tx)
+                zz, pp, exact = _variance_tests(moments, claimed_var, shapes, claims_mean)
+                names_v = [_label(prefix[quantity] + name, e) for name, e in zip(at, exact)]
+                _exact_two_point(moments, center, found, claimed_var, two_point_variance_p, zz, pp, names_v,
+                                 [prefix[quantity] + name for name in at],
+                                 np.atleast_1d(moments.central()[0]) - np.atleast_1d(claimed_var))
                 z["variance"].append(zz[keep])
                 p["variance"].append(pp[keep])
-                labels["variance"] += [_label(prefix[quantity] + name, e) for name, e, k in zip(at, exact, keep) if k]
+                labels["variance"] += [name for name, k in zip(names_v, keep) if k]
     families = (1 if z["mean"] else 0) + (1 if any(claims[q][1] for q in quantities) else 0) + (1 if covariance else 0)
     share = alpha / families
     ref = mechanism.reference
@@ -302,7 +394,7 @@ def moment_plan(mechanism, n: int, seed: int, alpha: float, stream_base: int = 1
             _family("moments.variance", f"{ref}: variance formula", zv, pv, share, zv.size, n, seed,
                     "sample variance", labels["variance"]) if zv.size else
             CheckResult("moments.variance", f"{ref}: variance formula", Status.INFO, explanation=(
-                "not tested separately: every report takes two values, so its variance is fixed by its mean")))
+                "not tested: every tested quantity takes a single value")))
     if covariance:
         x = inputs[0]
         product = sums[0][-1]

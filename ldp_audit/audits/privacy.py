@@ -32,7 +32,8 @@ from ..mechanisms.laws import Law, Smooth
 from .result import CheckResult, Status
 from .sampling import Plan, run_plan
 from .reports import ReportFormat
-from .search import Candidate, KeyEvent, ScoreOf, ceiling, pilot_pairs, search_plan
+from .report_law import declares_report_law, planned_candidates
+from .search import PLANNED_SHARE, Candidate, KeyEvent, ScoreOf, ceiling, pilot_pairs, search_plan
 from .stats import expected_ratio_lower_bound, ratio_upper_bound
 
 #: Relative slack for exact comparisons of a computed ratio with e^eps (floating point only).
@@ -457,19 +458,27 @@ def blackbox_plan(mechanism, n: int, seed: int, alpha: float, pairs=None) -> Pla
     inputs = distinct_inputs(pairs)
     index = lambda x: next(i for i, y in enumerate(inputs) if np.array_equal(x, y))
     pair_ids = [(index(a), index(b)) for a, b in pairs]
-    plans = _law_plans(mechanism, inputs, pair_ids, n, alpha / (5 * len(pair_ids))) if mechanism.has_law else []
+    planned_alpha = alpha * PLANNED_SHARE / len(pair_ids)  # about the level search_plan gives each
+    plans = _law_plans(mechanism, inputs, pair_ids, n, planned_alpha) if mechanism.has_law else []
     planned = _law_candidates(mechanism, plans)
     tight = [t for t, c in enumerate(planned) if c.family == "law-tight" and delta == 0.0]
     search_alpha = alpha / 2.0 if tight else alpha
     scores = _likelihood_scores(mechanism, inputs, pair_ids) if mechanism.report_loglik is not None else None
+    if declares_report_law(mechanism):  # the law's best cut of its likelihood ratio replaces the score's cells
+        planned += planned_candidates(mechanism, inputs, pair_ids, scores, n, planned_alpha)
+        covered = {(c.i1, c.i0) for c in planned}
+        scores = {pair: s for pair, s in scores.items() if pair not in covered} or None
     fmt = ReportFormat.of(mechanism, inputs)
     finding = yield from search_plan(mechanism.sample, inputs, pair_ids, n, seed, search_alpha, delta, planned,
                                      scores, fmt, [_input_label(mechanism, x) for x in inputs])
     if mechanism.has_law and mechanism.sampling is None:
         finding = _weigh_exact_events(mechanism, inputs, finding)
     top = ceiling(mechanism.eps, finding.n_final, finding.alpha_each, delta)
+    if planned:
+        top = max(top, ceiling(mechanism.eps, n, finding.planned_alpha, delta))
     if plans:  # the law says what this mechanism, exactly at its claim, lets this sample size certify
-        top = min(top, _best_expected(plans, finding.n_final, finding.alpha_each, delta))
+        top = min(top, max(_best_expected(plans, finding.n_final, finding.alpha_each, delta),
+                           _best_expected(plans, n, finding.planned_alpha, delta)))
     results = [_blackbox_row(mechanism, inputs, finding, n, seed, alpha, top)]
     if tight:
         results.append(_budget_row(mechanism, inputs, finding, tight, n, seed, alpha / 2.0))
@@ -526,9 +535,9 @@ def _blackbox_row(mechanism, inputs, finding, n, seed, alpha, top: float) -> Che
     where = f"inputs {x1} vs {x0}, {cand.family} event {cand.event.describe()}"
     if impossible:
         finding_text = (f"UNBOUNDED loss: {where} has probability 0 under {x0} by the declared law and occurred {c1} "
-                        f"times in {finding.n_final} draws of {x1}")
+                        f"times in {finding.draws(best)} draws of {x1}")
     elif finding.never_seen_under_x0(best) and violated:
-        finding_text = (f"{where}: seen {c1} times under {x1}, never under {x0} in {finding.n_final} draws: eps >= "
+        finding_text = (f"{where}: seen {c1} times under {x1}, never under {x0} in {finding.draws(best)} draws: eps >= "
                         f"{lower:.4f} (sample-limited; the loss may be unbounded), ABOVE the claimed {eps:g}")
     else:
         finding_text = (f"{where}: eps >= {lower:.4f} with confidence 1 - {alpha:.3g}"
@@ -538,6 +547,11 @@ def _blackbox_row(mechanism, inputs, finding, n, seed, alpha, top: float) -> Che
         finding_text += (f"; coordinate(s) {list(finding.id_like)[:4]} take a fresh integer in nearly every report (a "
                          f"hash seed or id?): if the server reads reports through them, declare supports(reports, "
                          f"item) and/or key(reports) so the search can too")
+    if finding.planned:
+        chosen = len(finding.candidates) - finding.planned
+        finding_text += (f"; weighted Bonferroni: {finding.planned} event(s) planned from the law before sampling, at "
+                         f"{finding.planned_alpha:.2g} each on all {finding.pilot + finding.n_final} draws, and "
+                         f"{chosen} chosen on the pilot, at {finding.alpha_each:.2g} each on {finding.n_final}")
     per_family = {}
     for t, c in enumerate(finding.candidates):
         per_family[c.family] = max(per_family.get(c.family, -math.inf), float(bounds[t]))
@@ -549,6 +563,8 @@ def _blackbox_row(mechanism, inputs, finding, n, seed, alpha, top: float) -> Che
                  "unbounded": bool(impossible), "never_seen_under_x0": finding.never_seen_under_x0(best),
                  "family": cand.family, "event": cand.event.describe(), "counts": [c1, c0],
                  "tests": len(finding.candidates), "alpha_each": finding.alpha_each, "pairs": len({(c.i1, c.i0) for c in finding.candidates}),
+                 "planned": finding.planned, "planned_alpha": finding.planned_alpha, "level": finding.level(best),
+                 "draws": finding.draws(best),
                  "pilot": finding.pilot, "final_draws": finding.n_final, "id_like_columns": list(finding.id_like),
                  "eps_lower_per_family": {k: (v if math.isfinite(v) else None) for k, v in per_family.items()}})
 
@@ -556,7 +572,7 @@ def _blackbox_row(mechanism, inputs, finding, n, seed, alpha, top: float) -> Che
 def _budget_row(mechanism, inputs, finding, tight, n, seed, alpha) -> CheckResult:
     eps = mechanism.eps
     uppers = [ratio_upper_bound(finding.counts[finding.candidates[t].i1][t], finding.counts[finding.candidates[t].i0][t],
-                                finding.n_final, finding.n_final, alpha / len(tight)) for t in tight]
+                                finding.draws(t), finding.draws(t), alpha / len(tight)) for t in tight]
     j = int(np.argmax(uppers))
     upper, cand = uppers[j], finding.candidates[tight[j]]
     claimed = cand.log_ratio

@@ -11,7 +11,9 @@ family on the pilot alone:
 * ``score``: cells of a naive-Bayes score, the sum over coordinates of each coordinate's estimated log
   likelihood ratio (the likelihood-ratio test of DP-Sniper, learned on the pilot, for reports whose
   coordinates are (conditionally) independent, as in HDS, multi-bit and unary encoding);
-* ``law``: events given by the caller from a declared law (chosen before any sampling);
+* ``law``: cells of a declared law's log likelihood ratio (a caller's score), chosen on the pilot;
+* planned events (``law``, ``law-tight``, ``law-planned``): given by the caller from a declared law, fixed before
+  any sampling;
 * ``supports`` (when the mechanism declares ``supports(reports, item)``, the frequency oracle's support test):
   joint cells of "report supports x1" and "report supports x0", e.g. "supports x1, not x0", whose ratio is e^eps
   for local hashing (OLH, BLH) whatever the size of the hash-seed space;
@@ -26,7 +28,9 @@ x1 and x0 by more than ``SCREEN_Z`` standard errors. Within a family the cells a
 and the prefix union maximising the bound the final sample is expected to give is kept. The final sample
 (n - pilot fresh draws per input, chunked and seeded by :mod:`ldp_audit.audits.sampling`, memory bounded by
 ``BLOCK_ENTRIES`` numbers per sampler call) then counts every chosen event, and each event's Clopper-Pearson
-ratio bound is taken at alpha / (number of events), so the reported maximum holds with confidence 1 - alpha.
+ratio bound is taken at its share of alpha, so the reported maximum holds with confidence 1 - alpha (weighted
+Bonferroni): events planned before any sampling (``law``, from a declared law) split ``PLANNED_SHARE`` of alpha and
+are counted on the pilot draws too (they did not depend on them), the events chosen on the pilot split the rest.
 
 What it can and cannot see. It sees numbers (every coordinate, after :mod:`ldp_audit.audits.reports` decoded
 dicts, tuples, complex numbers and item sets into columns), exact reports that repeat, and what the mechanism
@@ -88,6 +92,10 @@ KEY_MIN_COUNT = 64
 KEY_GROUPS = 1024
 KEYED_COLUMNS = 64
 KEYED_CELLS = 16
+#: Share of alpha that the planned events (fixed before any sampling, from a declared law) split equally; the
+#: events the pilot chooses split the rest. A law's likelihood-ratio event is the best one a mechanism that follows
+#: its law has, so it gets a share that does not shrink with the number of families the search tries.
+PLANNED_SHARE = 0.8
 #: Stream numbers (``sampling.rng_for``) of the pair pilot, the probe, the pilots and the final counts.
 _PAIR_PILOT, _PROBE, _PILOT, _FINAL = 780, 790, 800, 900
 
@@ -616,10 +624,22 @@ class Finding:
     #: numeric coordinates that take a fresh value in nearly every pilot report (a hash seed, a nonce, an id)
     #: while the mechanism declares neither supports nor key: reports the server may read through them
     id_like: tuple[int, ...] = ()
+    #: the first ``planned`` candidates were fixed before any sampling: counted on all pilot + n_final draws, each
+    #: bounded at level ``planned_alpha`` (the weighted Bonferroni split of :func:`search_plan`)
+    planned: int = 0
+    planned_alpha: float = 0.0
+
+    def draws(self, t: int) -> int:
+        """Draws per input behind candidate t's counts."""
+        return self.pilot + self.n_final if t < self.planned else self.n_final
+
+    def level(self, t: int) -> float:
+        """The level at which candidate t is bounded."""
+        return self.planned_alpha if t < self.planned else self.alpha_each
 
     def bounds(self) -> np.ndarray:
-        return np.array([ratio_lower_bound(self.counts[c.i1][t], self.counts[c.i0][t], self.n_final, self.n_final,
-                                           self.alpha_each, self.delta) for t, c in enumerate(self.candidates)])
+        return np.array([ratio_lower_bound(self.counts[c.i1][t], self.counts[c.i0][t], self.draws(t), self.draws(t),
+                                           self.level(t), self.delta) for t, c in enumerate(self.candidates)])
 
     def never_seen_under_x0(self, t: int) -> bool:
         c = self.candidates[t]
@@ -662,13 +682,15 @@ def search_plan(sample: Callable, inputs: Sequence, pairs: Sequence[tuple[int, i
     used = sorted({i for pair in pairs for i in pair})
     drawn = yield [Stream(_Draw(sample, inputs[i], block, fmt=fmt), m, seed, _PILOT + i) for i in used]
     pilots = {i: Rows.concat(parts) for i, parts in zip(used, drawn)}
-    # Bonferroni over every event that may be chosen, counted before choosing: one per family and pair (scalar
-    # reports have the exact and marginal families only; pair and score need two coordinates; supports and keyed
-    # run when declared).
+    # Weighted Bonferroni, family-wise at alpha: the planned events (fixed before any sampling) share
+    # PLANNED_SHARE of alpha equally; every event the pilot may choose shares the rest, counted before choosing:
+    # one per family and pair (scalar reports have the exact and marginal families only; pair and score need two
+    # coordinates; supports and keyed run when declared).
     families = (2 if probe.width == 1 else 4) + (1 if scores else 0) + (probe.derived is not None) + \
         (probe.public_key is not None)
-    tests = len(pairs) * families + len(planned)
-    alpha_each = alpha / tests
+    share = PLANNED_SHARE if planned else 0.0
+    alpha_each = alpha * (1.0 - share) / (len(pairs) * families)
+    planned_alpha = alpha * share / len(planned) if planned else 0.0
     candidates = list(planned)
     for i1, i0 in pairs:
         extra = (scores or {}).get((i1, i0), ())
@@ -681,7 +703,12 @@ def search_plan(sample: Callable, inputs: Sequence, pairs: Sequence[tuple[int, i
     id_like = () if fmt.declared else _id_like(pilots[used[0]])
     events = [c.event for c in candidates]
     totals = yield [Stream(_Draw(sample, inputs[i], block, events, fmt), n_final, seed, _FINAL + i) for i in used]
-    return Finding(tuple(candidates), dict(zip(used, totals)), n_final, m, alpha_each, delta, blind, id_like)
+    counts = {i: np.array(total) for i, total in zip(used, totals)}
+    for i in used if planned else ():  # a planned event did not depend on the pilot: its pilot draws count too
+        counts[i][:len(planned)] += np.array([np.count_nonzero(c.event.contains(pilots[i])) for c in planned],
+                                             dtype=counts[i].dtype)
+    return Finding(tuple(candidates), counts, n_final, m, alpha_each, delta, blind, id_like, len(planned),
+                   planned_alpha)
 
 
 def _label(x) -> str:

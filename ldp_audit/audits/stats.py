@@ -28,6 +28,13 @@ def one_sided_bounds(count, n, alpha: float) -> tuple[np.ndarray, np.ndarray]:
     return clopper_pearson(count, n, 2.0 * alpha)
 
 
+def binomial_two_sided_p(count: int, n: int, p: float) -> float:
+    """Exact two-sided p-value of ``count`` successes in n Bernoulli(p) draws: twice the smaller tail, capped at 1
+    (the equal-tailed test that Clopper-Pearson intervals invert). scipy's binomial tails stay finite where
+    ``binomtest``'s search over the pmf overflows (p ~ 1e-300, a frequency oracle's estimate at eps = 700)."""
+    return float(min(1.0, 2.0 * min(stats.binom.cdf(count, n, p), stats.binom.sf(count - 1, n, p))))
+
+
 def bonferroni_reject(p_values, alpha: float) -> np.ndarray:
     """Which hypotheses a Bonferroni correction rejects at family-wise rate alpha (statsmodels' multipletests)."""
     p = np.atleast_1d(np.asarray(p_values, dtype=float))
