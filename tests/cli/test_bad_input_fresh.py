@@ -1,0 +1,39 @@
+"""Issue 22's last gaps and a fresh hand-made bad-input sweep (helper i22c): extreme settings that FAILed a
+correct implementation, size guards, a damaged dataset as one row, and the inputs the sweep found unclean."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ldp_audit.audits import accounting
+from ldp_audit.audits.result import Status
+from ldp_audit.cli import main
+
+
+# ---------------------------------------------------------------- account: float resolution of the accountants
+def _status(result, name):
+    return next(c.status for c in result.checks if c.name == name)
+
+
+def test_account_realistic_small_rate_agrees_within_float_resolution():
+    """q=0.001, sigma=10 (DP-SGD on a large graph) FAILed: opacus's fractional series is accurate to ~1e-13 per
+    step, a relative 1.7e-6 of that step's RDP; the tolerance now carries T times the float term."""
+    result = accounting.account(0.001, 10.0, 1000, 1e-5, orders=[1.5, 2, 4, 8, 16, 32])
+    assert _status(result, "account.rdp-agreement") is Status.PASS
+    assert _status(result, "account.eps-agreement") is Status.PASS
+
+
+def test_account_still_fails_a_curve_off_by_1e_4(monkeypatch):
+    """Power at the same setting: one source 1e-4 too large (relative) is caught despite the float term."""
+    real = accounting.rdp_opacus
+    monkeypatch.setattr(accounting, "rdp_opacus", lambda q, s, o: real(q, s, o) * (1 + 1e-4))
+    result = accounting.account(0.001, 10.0, 1000, 1e-5, orders=[1.5, 2, 4, 8, 16, 32])
+    assert _status(result, "account.rdp-agreement") is Status.FAIL
+
+
+def test_account_refuses_a_per_step_loss_below_float_resolution(capsys):
+    """--q 0.5 --sigma 1e6 --steps 1e12 FAILed: one step's RDP (2.5e-13) is below what any source resolves."""
+    code = main(["account", "--q", "0.5", "--sigma", "1e6", "--steps", "1e12", "--delta", "1e-5"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "sigma" in err and "q" in err and "too little privacy loss per step" in err
