@@ -87,7 +87,10 @@ def _check_outputs(args, errors) -> None:
 
     from .commands.options import check_output_path
 
-    if getattr(args, "plot", None) and find_spec("matplotlib") is None:
+    plot = getattr(args, "plot", None)
+    if plot is not None and str(plot).strip() and not str(plot).lower().endswith(".png"):
+        raise ValueError(f"--plot {str(plot)!r} must end in .png (the plot is written as a PNG image)")
+    if plot and find_spec("matplotlib") is None:
         raise ModuleNotFoundError("matplotlib is needed for --plot", name="matplotlib")
     for name in OUTPUT_OPTIONS:
         path = getattr(args, name, None)

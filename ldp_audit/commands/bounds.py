@@ -4,7 +4,7 @@ from __future__ import annotations
 from contextlib import contextmanager
 
 from ._common import add_output_options, emit, spinner
-from .options import check_memory, integer, positive, probability, real, seed
+from .options import check_memory, eps_budget, integer, positive, probability, real, seed
 from .data import add_data_options
 
 PAPERS = ("ldp-ge", "lpgnn", "ppgnn")
@@ -23,7 +23,7 @@ def register(subparsers) -> None:
                         help="dataset name (see `ldp-audit data`; default cora)")
     parser.add_argument("--mechanism",
                         help="mechanism (default: hds for ldp-ge, multibit for lpgnn, mlr for ppgnn)")
-    parser.add_argument("--eps", type=positive, default=1.0,
+    parser.add_argument("--eps", type=eps_budget, default=1.0,
                         help="privacy budget > 0 (ppgnn: base budget eps^1; default %(default)s)")
     parser.add_argument("--k", help="sampled coordinates: an integer or a rule such as 'lpgnn' (default: the "
                                     "mechanism's own)")

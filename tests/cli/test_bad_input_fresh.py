@@ -37,3 +37,51 @@ def test_account_refuses_a_per_step_loss_below_float_resolution(capsys):
     err = capsys.readouterr().err
     assert code == 2
     assert "sigma" in err and "q" in err and "too little privacy loss per step" in err
+
+
+# ---------------------------------------------------------------- data: a damaged dataset is one failing row
+def _damaged_folder(tmp_path):
+    import shutil
+
+    from ldp_audit.models import data
+
+    shared, root = data.data_dir(), tmp_path / "datasets"
+    for name in ("SHA256SUMS", "README.md"):
+        shutil.copy(shared / name, root / name) if root.exists() else (root.mkdir(), shutil.copy(shared / name, root / name))
+    shutil.copytree(shared / "chameleon", root / "chameleon")
+    shutil.copytree(shared / "lastfm_asia", root / "lastfm_asia")
+    edges = root / "lastfm_asia" / "edges.csv"
+    edges.write_bytes(edges.read_bytes()[:1000])
+    return root
+
+
+def test_data_shows_a_damaged_dataset_as_a_row_and_goes_on(tmp_path, capsys):
+    root = _damaged_folder(tmp_path)
+    code = main(["data", "--data-dir", str(root), "--cache-dir", str(tmp_path / "cache")])
+    out = capsys.readouterr().out
+    assert code == 1
+    table = {line.split()[0]: line for line in out.splitlines() if line.strip() and line.split()[0] in
+             ("chameleon", "lastfm_asia", "karate")}
+    assert "CANNOT READ" in table["lastfm_asia"] and " ok" in table["chameleon"] and "n/a" in table["karate"]
+    assert "edges.csv" in out and "damaged" in out
+
+
+def test_data_json_keeps_every_dataset(tmp_path, capsys):
+    import json
+
+    root = _damaged_folder(tmp_path)
+    code = main(["data", "--data-dir", str(root), "--cache-dir", str(tmp_path / "cache"), "--json"])
+    results = {r["name"]: r for r in json.loads(capsys.readouterr().out)["results"]}
+    assert code == 1
+    assert results["data.lastfm_asia"]["status"] == "fail" and "edges.csv" in results["data.lastfm_asia"]["explanation"]
+    assert results["data.chameleon"]["status"] == "pass"
+
+
+# ---------------------------------------------------------------- --plot must name a PNG
+@pytest.mark.parametrize("argv", [["compare", "--samples", "1000", "--plot"], ["reproduce", "ldp-ge", "--plan", "--plot"]])
+@pytest.mark.parametrize("name", ["plot.pdf", "plot", "plot.png.txt"])
+def test_plot_must_end_in_png(argv, name, tmp_path, capsys):
+    code = main(argv + [str(tmp_path / name)])
+    err = capsys.readouterr().err
+    assert code == 2 and "--plot" in err and ".png" in err, err
+    assert not (tmp_path / name).exists()
