@@ -85,3 +85,69 @@ def test_plot_must_end_in_png(argv, name, tmp_path, capsys):
     err = capsys.readouterr().err
     assert code == 2 and "--plot" in err and ".png" in err, err
     assert not (tmp_path / name).exists()
+
+
+# ---------------------------------------------------------------- the Python API
+def test_verify_refuses_what_is_not_a_mechanism():
+    from ldp_audit.audits.verify import verify
+
+    for thing in ("hds", None, 3.0):
+        with pytest.raises(TypeError, match="audit interface.*mechanisms.make"):
+            verify(thing)
+
+
+def test_verify_refuses_settings_that_are_not_audit_settings():
+    from ldp_audit.audits.verify import verify
+    from ldp_audit.mechanisms import make
+
+    with pytest.raises(TypeError, match="settings must be an AuditSettings"):
+        verify(make("laplace", eps=1.0), settings={"samples": 1000})
+
+
+@pytest.mark.parametrize("workers", [0, -1, 1.5])
+def test_assert_ldp_refuses_a_worker_count_below_one(workers):
+    from ldp_audit.mechanisms import make
+    from ldp_audit.testing import assert_ldp
+
+    with pytest.raises(ValueError, match="workers must be an integer >= 1"):
+        assert_ldp(make("laplace", eps=1.0), 1.0, samples=1000, workers=workers)
+
+
+# ---------------------------------------------------------------- user factories
+@pytest.fixture
+def user_module(tmp_path, monkeypatch):
+    (tmp_path / "fresh_user_mech.py").write_text(
+        "import numpy as np\n"
+        "print('imported')\n"
+        "class Coin:\n"
+        "    domain = (0.0, 1.0)\n"
+        "    delta = 0.0\n"
+        "    def __init__(self, eps):\n"
+        "        self.eps = eps\n"
+        "    def sample(self, x, n, rng):\n"
+        "        return rng.random(n) < 0.5\n"
+        "def talkative(eps):\n"
+        "    print('building')\n"
+        "    return Coin(eps)\n"
+        "def eps_text(eps):\n"
+        "    return Coin('one')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(__import__("sys").modules, "fresh_user_mech", raising=False)
+    return "fresh_user_mech"
+
+
+def test_a_factory_that_prints_leaves_the_json_clean(user_module, capsys):
+    import json
+
+    code = main(["verify", f"{user_module}:talkative", "--eps", "1", "--samples", "1000", "--json",
+                 "--checks", "moments"])
+    captured = capsys.readouterr()
+    assert code in (0, 1)
+    assert json.loads(captured.out)["schema"] == "ldp-audit/report"
+    assert "imported" in captured.err and "building" in captured.err
+
+
+def test_a_factory_whose_eps_is_not_a_number_is_refused(user_module, capsys):
+    code = main(["verify", f"{user_module}:eps_text", "--eps", "1", "--samples", "1000"])
+    err = capsys.readouterr().err
+    assert code == 2 and "eps is 'one', not a number" in err
