@@ -81,6 +81,23 @@ def _console():
     return console
 
 
+def _given(argv: list[str], option: str) -> bool:
+    """Whether the command line names ``option`` (or an abbreviation argparse accepts), not just its default."""
+    return any(word.split("=")[0] == option[:max(len(word.split("=")[0]), 4)] and word.startswith("--")
+               for word in argv)
+
+
+def _check_engine(args, argv: list[str]) -> None:
+    """Before any work: --scheduler and --workers only where the chosen engine reads them (every command that
+    has them, whether or not this run ends up building an engine: a one-run train or a --plan builds none)."""
+    engine, scheduler, workers = (getattr(args, name, None) for name in ("engine", "scheduler", "workers"))
+    if scheduler and engine != "dask":
+        raise ValueError(f"--scheduler needs --engine dask (got --engine {engine or 'left out'})")
+    if engine == "local" and workers is not None and workers > 1 and _given(argv, "--workers"):
+        raise ValueError(f"--workers {workers} needs --engine processes or dask: --engine local runs every chunk "
+                         "in this process")
+
+
 def _check_outputs(args, errors) -> None:
     """Before any work: every output path writable, and a plot only where matplotlib is installed."""
     from importlib.util import find_spec
@@ -118,6 +135,7 @@ def main(argv: list[str] | None = None) -> int:
     console = _console()
     errors = Console(stderr=True, highlight=False, emoji=False)
     try:
+        _check_engine(args, sys.argv[1:] if argv is None else list(argv))
         _check_outputs(args, errors)
         code = int(args.func(args, console))
         sys.stdout.flush()  # a closed pipe shows here, not after main returns

@@ -151,3 +151,26 @@ def test_a_factory_whose_eps_is_not_a_number_is_refused(user_module, capsys):
     code = main(["verify", f"{user_module}:eps_text", "--eps", "1", "--samples", "1000"])
     err = capsys.readouterr().err
     assert code == 2 and "eps is 'one', not a number" in err
+
+
+# ---------------------------------------------------------------- options another engine or paper would read
+@pytest.mark.parametrize("argv, words", [
+    (["verify", "laplace", "--eps", "1", "--samples", "1000", "--engine", "local", "--workers", "2"],
+     ["--workers 2 needs --engine processes or dask"]),
+    (["verify", "laplace", "--eps", "1", "--samples", "1000", "--engine", "local", "--work=2"],
+     ["--workers 2 needs"]),
+    (["train", "ppgnn", "--dataset", "csbm", "--epochs", "1", "--scheduler", "tcp://127.0.0.1:1"],
+     ["--scheduler needs --engine dask"]),
+    (["reproduce", "lpgnn", "--plan", "--max-runs", "0", "--scheduler", "tcp://127.0.0.1:1"],
+     ["--scheduler needs --engine dask"]),
+    (["bounds", "lpgnn", "--dataset", "csbm", "--ppr-alpha", "0.5"], ["--ppr-alpha", "not read by the lpgnn"]),
+    (["bounds", "ppgnn", "--dataset", "csbm", "--r-max", "0.01"], ["--r-max", "not read by the ppgnn", "--steps"]),
+    (["bounds", "ldp-ge", "--dataset", "csbm", "--steps", "3"], ["--steps", "not read by the ldp-ge", "--ppr-alpha"]),
+])
+def test_an_option_the_run_would_not_read_is_refused(argv, words, capsys, tmp_path):
+    code = main(argv + ([] if argv[0] == "train" else ["--out", str(tmp_path / "r.json")]))
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err, err
+    assert not (tmp_path / "r.json").exists()
+    for word in words:
+        assert word in err, err
