@@ -10,6 +10,7 @@ smaller than the improved one.
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -90,6 +91,9 @@ def _row(source: str, method: str, orders, rdp_total, delta, conversions, note="
     eps, order = {}, {}
     for conv in conversions:
         eps[conv], order[conv] = eps_from_rdp(orders, rdp_total, delta, conv)
+    if len(orders) > 1 and any(o is not None and o == max(orders) for o in order.values()):
+        note = "; ".join(filter(None, [note, f"optimal order is the largest given ({max(orders):g}): larger "
+                                             "--orders may give a smaller eps"]))
     return AccountantRow(source, method, eps, order, note, rdp_total)
 
 
@@ -155,7 +159,9 @@ def account(q: float, sigma: float, steps: int, delta: float, sampling: str = "p
         if pld_eps is not None:
             rows.append(AccountantRow("dp-accounting", "PLD, Poisson", {c: pld_eps for c in all_conv},
                                       {c: None for c in all_conv}, "tighter than RDP; no order"))
-        lib_eps, _ = get_privacy_spent(orders=list(orders), rdp=list(op), delta=delta)
+        with warnings.catch_warnings():  # "optimal order is the largest alpha": each row's note says so instead
+            warnings.simplefilter("ignore", UserWarning)
+            lib_eps, _ = get_privacy_spent(orders=list(orders), rdp=list(op), delta=delta)
         integer = orders == np.round(orders)
         # opacus and quadrature are exact at every order; dp-accounting is exact at integer orders and, in
         # version 0.6, conservative (larger) at fractional ones, which is sound but not equal.

@@ -69,6 +69,9 @@ def run(args, console) -> int:
     if twice:
         raise ValueError(f"--mechanisms names {', '.join(twice)} more than once; each mechanism is compared once")
     mechanisms = [_build(name, args) for name in names]
+    if args.d != _NOT_IN_SWEEP["d"] and not any(getattr(m, "d", 1) > 1 for m in mechanisms):
+        raise ValueError(f"--d {args.d} applies to none of --mechanisms {','.join(names)} (none is "
+                         "high-dimensional)")
     if args.k is not None and not any("k" in m.params() for m in mechanisms):
         raise ValueError(f"--k {args.k} applies to none of --mechanisms {','.join(names)} (none samples coordinates)")
     if not mechanisms:

@@ -174,3 +174,20 @@ def test_an_option_the_run_would_not_read_is_refused(argv, words, capsys, tmp_pa
     assert not (tmp_path / "r.json").exists()
     for word in words:
         assert word in err, err
+
+
+def test_compare_refuses_d_for_one_dimensional_mechanisms(capsys):
+    assert main(["compare", "--mechanisms", "grr", "--d", "4", "--samples", "1000"]) == 2
+    assert "--d 4 applies to none of --mechanisms grr" in capsys.readouterr().err
+
+
+def test_account_orders_with_an_empty_entry_are_refused(capsys):
+    code = main(["account", "--q", "0.1", "--sigma", "1", "--steps", "10", "--delta", "1e-5", "--orders", "2,,4"])
+    assert code == 2 and "--orders" in capsys.readouterr().err
+
+
+def test_account_says_when_the_optimal_order_is_the_largest_instead_of_a_library_warning(capsys):
+    code = main(["account", "--q", "0.1", "--sigma", "1", "--steps", "10", "--delta", "1e-5", "--orders", "2,4"])
+    captured = capsys.readouterr()
+    assert code == 0
+    assert "UserWarning" not in captured.err and "optimal order is the largest given (4)" in captured.out
