@@ -21,6 +21,8 @@ EXTRAS = {"torch": "graph", "torch_geometric": "graph", "opacus": "graph", "dp_a
           "matplotlib": "plot"}
 #: Options naming files that a run writes; they are checked writable before the run starts.
 OUTPUT_OPTIONS = ("out", "plot")
+#: Narrowest $COLUMNS honoured: below it a table has no room for its cells (COLUMNS=0 printed nothing).
+MIN_COLUMNS = 20
 EXIT_SIGPIPE = 141  # 128 + SIGPIPE: the verdict was not fully written, so it is not reported as a pass
 
 
@@ -76,7 +78,14 @@ def _console():
             raise BrokenPipeError
 
     console = PipeConsole(highlight=False, emoji=False)
-    if not console.is_terminal and "COLUMNS" not in os.environ:
+    columns = os.environ.get("COLUMNS")
+    usable = columns is not None and columns.strip().isdigit() and int(columns) >= MIN_COLUMNS
+    if columns is not None and not usable:  # COLUMNS=0 printed nothing at all; a non-number was ignored
+        import shutil
+
+        width = shutil.get_terminal_size((160, 24)).columns if console.is_terminal else 160
+        console = PipeConsole(highlight=False, emoji=False, width=max(width, MIN_COLUMNS))
+    elif not console.is_terminal and columns is None:
         console = PipeConsole(highlight=False, emoji=False, width=160)
     return console
 

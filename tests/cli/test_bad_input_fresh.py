@@ -191,3 +191,11 @@ def test_account_says_when_the_optimal_order_is_the_largest_instead_of_a_library
     captured = capsys.readouterr()
     assert code == 0
     assert "UserWarning" not in captured.err and "optimal order is the largest given (4)" in captured.out
+
+
+@pytest.mark.parametrize("columns", ["0", "-3", "abc", "5"])
+def test_an_unusable_columns_variable_still_prints_the_table(columns, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", columns)
+    assert main(["list"]) == 0
+    out = capsys.readouterr().out
+    assert "hds" in out and "laplace" in out
