@@ -199,3 +199,19 @@ def test_an_unusable_columns_variable_still_prints_the_table(columns, capsys, mo
     assert main(["list"]) == 0
     out = capsys.readouterr().out
     assert "hds" in out and "laplace" in out
+
+
+@pytest.mark.parametrize("paper", ["lpgnn", "ppgnn"])
+def test_bounds_refuse_a_biased_estimate_for_the_unbiased_aggregation_bounds(paper, capsys):
+    """hds's estimate has no d/k rescaling: the mean bound FAILed 50 of 50 replicates for no fault of the paper."""
+    code = main(["bounds", paper, "--dataset", "csbm", "--mechanism", "hds", "--reps", "50"])
+    err = capsys.readouterr().err
+    assert code == 2 and "--mechanism hds" in err and "biased" in err, err
+
+
+def test_bounds_lpgnn_keeps_an_unbiased_sampled_mechanism(capsys):
+    code = main(["bounds", "lpgnn", "--dataset", "csbm", "--mechanism", "multibit", "--reps", "50", "--json"])
+    import json
+
+    rows = {r["name"]: r["status"] for r in json.loads(capsys.readouterr().out)["results"]}
+    assert code == 1 and rows["lpgnn.mean-bound"] == "pass" and rows["lpgnn.rate.N"] == "fail"  # erratum E4
