@@ -46,8 +46,9 @@ def _damaged_folder(tmp_path):
     from ldp_audit.models import data
 
     shared, root = data.data_dir(), tmp_path / "datasets"
+    root.mkdir()
     for name in ("SHA256SUMS", "README.md"):
-        shutil.copy(shared / name, root / name) if root.exists() else (root.mkdir(), shutil.copy(shared / name, root / name))
+        shutil.copy(shared / name, root / name)
     shutil.copytree(shared / "chameleon", root / "chameleon")
     shutil.copytree(shared / "lastfm_asia", root / "lastfm_asia")
     edges = root / "lastfm_asia" / "edges.csv"
