@@ -11,7 +11,10 @@ def register(subparsers) -> None:
     parser = subparsers.add_parser("data", help="list the graph datasets and verify their counts",
                                    description="Load every dataset (or NAME) from the data folder and compare "
                                                "nodes, edges, self-loops, features and classes with the counts "
-                                               "of the datasets README. Exit 1 when a count differs.")
+                                               "of the datasets README. A damaged or missing dataset is a row of its own "
+                                               "(the message names the file) and the others are still checked. "
+                                               "Exit 1 when a count differs or a dataset cannot be read; exit 2 "
+                                               "when the one NAME asked for cannot be read.")
     parser.add_argument("name", nargs="?", help=f"one dataset: {', '.join(datasets.names())}")
     add_data_options(parser)
     add_output_options(parser)
