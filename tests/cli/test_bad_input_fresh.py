@@ -216,3 +216,9 @@ def test_bounds_lpgnn_keeps_an_unbiased_sampled_mechanism(capsys):
 
     rows = {r["name"]: r["status"] for r in json.loads(capsys.readouterr().out)["results"]}
     assert code == 1 and rows["lpgnn.mean-bound"] == "pass" and rows["lpgnn.rate.N"] == "fail"  # erratum E4
+
+
+def test_account_refuses_the_same_per_step_loss_without_replacement(capsys):
+    code = main(["account", "--q", "0.5", "--sigma", "1e6", "--steps", "1e12", "--delta", "1e-5",
+                 "--sampling", "without-replacement"])
+    assert code == 2 and "too little privacy loss per step" in capsys.readouterr().err
