@@ -21,6 +21,8 @@ EXTRAS = {"torch": "graph", "torch_geometric": "graph", "opacus": "graph", "dp_a
           "matplotlib": "plot"}
 #: Options naming files that a run writes; they are checked writable before the run starts.
 OUTPUT_OPTIONS = ("out", "plot")
+#: Narrowest $COLUMNS honoured: below it a table has no room for its cells (COLUMNS=0 printed nothing).
+MIN_COLUMNS = 20
 EXIT_SIGPIPE = 141  # 128 + SIGPIPE: the verdict was not fully written, so it is not reported as a pass
 
 
@@ -76,9 +78,33 @@ def _console():
             raise BrokenPipeError
 
     console = PipeConsole(highlight=False, emoji=False)
-    if not console.is_terminal and "COLUMNS" not in os.environ:
+    columns = os.environ.get("COLUMNS")
+    usable = columns is not None and columns.strip().isdigit() and int(columns) >= MIN_COLUMNS
+    if columns is not None and not usable:  # COLUMNS=0 printed nothing at all; a non-number was ignored
+        import shutil
+
+        width = shutil.get_terminal_size((160, 24)).columns if console.is_terminal else 160
+        console = PipeConsole(highlight=False, emoji=False, width=max(width, MIN_COLUMNS))
+    elif not console.is_terminal and columns is None:
         console = PipeConsole(highlight=False, emoji=False, width=160)
     return console
+
+
+def _given(argv: list[str], option: str) -> bool:
+    """Whether the command line names ``option`` (or an abbreviation argparse accepts), not just its default."""
+    return any(word.split("=")[0] == option[:max(len(word.split("=")[0]), 4)] and word.startswith("--")
+               for word in argv)
+
+
+def _check_engine(args, argv: list[str]) -> None:
+    """Before any work: --scheduler and --workers only where the chosen engine reads them (every command that
+    has them, whether or not this run ends up building an engine: a one-run train or a --plan builds none)."""
+    engine, scheduler, workers = (getattr(args, name, None) for name in ("engine", "scheduler", "workers"))
+    if scheduler and engine != "dask":
+        raise ValueError(f"--scheduler needs --engine dask (got --engine {engine or 'left out'})")
+    if engine == "local" and workers is not None and workers > 1 and _given(argv, "--workers"):
+        raise ValueError(f"--workers {workers} needs --engine processes or dask: --engine local runs every chunk "
+                         "in this process")
 
 
 def _check_outputs(args, errors) -> None:
@@ -87,7 +113,10 @@ def _check_outputs(args, errors) -> None:
 
     from .commands.options import check_output_path
 
-    if getattr(args, "plot", None) and find_spec("matplotlib") is None:
+    plot = getattr(args, "plot", None)
+    if plot is not None and str(plot).strip() and not str(plot).lower().endswith(".png"):
+        raise ValueError(f"--plot {str(plot)!r} must end in .png (the plot is written as a PNG image)")
+    if plot and find_spec("matplotlib") is None:
         raise ModuleNotFoundError("matplotlib is needed for --plot", name="matplotlib")
     for name in OUTPUT_OPTIONS:
         path = getattr(args, name, None)
@@ -115,6 +144,7 @@ def main(argv: list[str] | None = None) -> int:
     console = _console()
     errors = Console(stderr=True, highlight=False, emoji=False)
     try:
+        _check_engine(args, sys.argv[1:] if argv is None else list(argv))
         _check_outputs(args, errors)
         code = int(args.func(args, console))
         sys.stdout.flush()  # a closed pipe shows here, not after main returns

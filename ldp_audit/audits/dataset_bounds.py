@@ -28,6 +28,19 @@ def probe_nodes(graph, count: int = 3) -> np.ndarray:
 MOMENT_COLUMNS = 8
 
 
+def _require_unbiased(mechanism, paper: str) -> None:
+    """lpgnn's and ppgnn's aggregation bounds (Cor. 3.5 / Prop. 3.6, Thm 3-4) are about unbiased server
+    estimates; a mechanism whose estimate is biased (HDS: no d/k rescaling) fails them for no fault of the
+    paper's, so it is refused. Checked from the exact mean of the estimate at the mechanism's audit inputs."""
+    inputs = np.asarray(mechanism.audit_inputs, dtype=float)
+    means = np.array([float(np.asarray(mechanism.estimate_mean(x)).ravel()[0]) for x in inputs])
+    worst = int(np.argmax(np.abs(means - inputs)))
+    if abs(means[worst] - inputs[worst]) > 1e-9 * max(1.0, abs(inputs[worst])):
+        raise ValueError(f"--mechanism {mechanism.name}: its server estimate is biased (E[estimate] = "
+                         f"{means[worst]:.4g} at x = {inputs[worst]:g}), and the {paper} bounds are about unbiased "
+                         "estimates; give an unbiased one such as multibit, mlr or laplace_hd")
+
+
 def audit_dataset(paper: str, graph, mechanism: str, eps: float, *, reps: int = 200, seed: int = 0,
                   delta: float = 0.1, alpha: float = 1e-3, features: int | None = 128, k=None,
                   ppr_alpha: float = 0.1, r: float = 0.5, r_max: float = 1e-4, steps: int = 2,
@@ -49,6 +62,8 @@ def audit_dataset(paper: str, graph, mechanism: str, eps: float, *, reps: int = 
     nodes = probe_nodes(graph)
     adjacency = graph.adjacency
     mech = unit_box_mechanism(mechanism, eps, d, k)
+    if paper != "ldp-ge":
+        _require_unbiased(mech, paper)
     results: list[CheckResult] = []
     name = f"{graph.name} (n={graph.num_nodes}, d={d})"
     if paper == "ldp-ge":

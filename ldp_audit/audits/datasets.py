@@ -41,11 +41,18 @@ def statistics(name: str, data_dir=None, cache_dir=None) -> dict:
 
 def dataset_report(names, data_dir=None, cache_dir=None, progress: Callable[[str], None] = lambda _: None
                    ) -> AuditReport:
-    """One row per dataset: PASS when every count matches the README, FAIL on a mismatch, INFO for graphs the
-    README does not list (the embedded ones); the statistics are the row's details."""
+    """One row per dataset: PASS when every count matches the README, FAIL on a mismatch or a damaged or missing
+    file (the row's ``error`` names it), INFO for graphs the README does not list (the embedded ones); the
+    statistics are the row's details."""
     results = []
     for name in names:
-        row = statistics(name, data_dir, cache_dir)
+        try:
+            row = statistics(name, data_dir, cache_dir)
+        except datasets.DatasetFileError as exc:  # a damaged or missing dataset is one failing row of many
+            progress(name)
+            results.append(CheckResult(f"data.{name}", "datasets README counts", Status.FAIL, None, "nodes",
+                                       explanation=str(exc), details={"name": name, "error": str(exc)}))
+            continue
         progress(name)
         status = {True: Status.PASS, False: Status.FAIL, None: Status.INFO}[row["verified"]]
         wrong = [k for k, c in row.get("checks", {}).items() if not c["ok"]]

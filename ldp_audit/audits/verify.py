@@ -165,6 +165,14 @@ def verify(mechanism, settings: AuditSettings | None = None, progress: Callable[
     """Run the selected audits (``checks``: "all", "privacy", "moments", "distribution" or a list of them) of
     ``mechanism`` (anything implementing the audit interface) and return the report (titled ``title``, by
     default "verify NAME"); ``progress`` is told each batch of draws, ``planned`` their total once known."""
+    missing = [name for name in ("name", "reference", "eps", "delta", "sample") if not hasattr(mechanism, name)]
+    if missing:  # a registry name or a user's raw object: say what to pass instead of an AttributeError deep down
+        raise TypeError(f"mechanism must implement the audit interface (ldp_audit.mechanisms.base.Auditable); "
+                        f"{type(mechanism).__name__} {mechanism!r:.60} lacks {', '.join(missing)}: pass "
+                        "ldp_audit.mechanisms.make(NAME, ...) or ldp_audit.external.as_mechanism(your_object)")
+    if settings is not None and not isinstance(settings, AuditSettings):
+        raise TypeError(f"settings must be an AuditSettings(samples=..., seed=..., alpha=...) or None, got "
+                        f"{type(settings).__name__}")
     s = settings or AuditSettings()
     selected = parse_checks(checks)
     results = run_checks(mechanism, s, selected, progress, planned)

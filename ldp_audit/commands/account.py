@@ -16,6 +16,8 @@ MAX_ORDER = 4096
 
 def _orders(text: str) -> list[float]:
     order = real(1.0, MAX_ORDER, low_open=True)
+    if any(not part.strip() for part in text.split(",")) and text.strip():
+        raise argparse.ArgumentTypeError(f"an order is missing between commas in {text!r}")
     values = [order(x) for x in text.replace(",", " ").split()]
     if not values:
         raise argparse.ArgumentTypeError(f"expected Renyi orders > 1 separated by commas, got {text!r}")

@@ -25,7 +25,7 @@ import math
 from ..audits.result import AuditReport
 from ._common import add_output_options, emit, parse_param, spinner
 from .options import MAX_DRAWS, available_memory, check_draws, check_memory, check_size, confidence, integer, \
-    positive, probability, real, seed
+    eps_budget, positive, probability, real, seed
 
 _MECH_PARAMS = {"d": integer(1, 10 ** 6), "k": str, "alpha": real(), "beta": real(), "delta": probability,
                 "c": integer(2, 10 ** 6), "f": integer(2, 10 ** 6)}
@@ -43,7 +43,7 @@ def _common(p, samples: int | None) -> None:
 
 def _mechanism_args(p) -> None:
     p.add_argument("mechanism", metavar="MECH", help="registered mechanism name (ldp-audit list)")
-    p.add_argument("--eps", type=positive, required=True, help="the mechanism's budget (> 0)")
+    p.add_argument("--eps", type=eps_budget, required=True, help="the mechanism's budget (> 0)")
     for name, kind in _MECH_PARAMS.items():
         p.add_argument(f"--{name}", type=kind, default=None, help=f"mechanism parameter {name} (default: the "
                                                                   "mechanism's own)")
@@ -184,7 +184,7 @@ def register(sub) -> None:
     a.set_defaults(func=_run(_averaging))
 
     a = attacks.add_parser("level-leak", help="PPGNN's privacy level from the report (ppgnn C10-C11, E4-E5)")
-    a.add_argument("--eps", type=positive, default=1.0, help="base budget eps^1 (default %(default)s)")
+    a.add_argument("--eps", type=eps_budget, default=1.0, help="base budget eps^1 (default %(default)s)")
     a.add_argument("--d", type=integer(1, 10 ** 6), default=64, help="feature dimension (default %(default)s)")
     a.add_argument("--h", type=integer(1, 64), default=5, help="number of levels (default %(default)s)")
     a.add_argument("--gamma", type=probability, default=0.5,
@@ -197,7 +197,7 @@ def register(sub) -> None:
     a = attacks.add_parser("neighbour-vote", help="majority vote over neighbours' reports (ppgnn A9, C18; not "
                                                   "bounded by LDP)")
     a.add_argument("--dataset", default="cora", help="a dataset with binary features (default %(default)s)")
-    a.add_argument("--eps", type=positive, nargs="+", default=[0.01, 0.1, 1.0], metavar="EPS", help="budgets (default %(default)s)")
+    a.add_argument("--eps", type=eps_budget, nargs="+", default=[0.01, 0.1, 1.0], metavar="EPS", help="budgets (default %(default)s)")
     a.add_argument("--columns", type=integer(1, 10 ** 5), default=10,
                    help="most frequent binary columns (default %(default)s)")
     a.add_argument("--band", type=real(0.0, 0.5, low_open=True, high_open=True), default=0.03,
@@ -210,7 +210,7 @@ def register(sub) -> None:
 
     a = attacks.add_parser("label-plurality", help="plurality of neighbours' RR labels (lpgnn C16; not bounded)")
     a.add_argument("--c", type=integer(2, 10 ** 6), default=7, help="classes (default %(default)s)")
-    a.add_argument("--eps", type=positive, default=1.0, help="label budget eps_y (default %(default)s)")
+    a.add_argument("--eps", type=eps_budget, default=1.0, help="label budget eps_y (default %(default)s)")
     a.add_argument("--neighbours", type=integer(1, 10 ** 4), nargs="+", default=[1, 4, 16], metavar="N",
                    help="numbers of neighbours N (default %(default)s)")
     _common(a, 100_000)

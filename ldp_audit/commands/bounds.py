@@ -4,7 +4,7 @@ from __future__ import annotations
 from contextlib import contextmanager
 
 from ._common import add_output_options, emit, spinner
-from .options import check_memory, integer, positive, probability, real, seed
+from .options import check_memory, eps_budget, integer, positive, probability, real, seed
 from .data import add_data_options
 
 PAPERS = ("ldp-ge", "lpgnn", "ppgnn")
@@ -23,7 +23,7 @@ def register(subparsers) -> None:
                         help="dataset name (see `ldp-audit data`; default cora)")
     parser.add_argument("--mechanism",
                         help="mechanism (default: hds for ldp-ge, multibit for lpgnn, mlr for ppgnn)")
-    parser.add_argument("--eps", type=positive, default=1.0,
+    parser.add_argument("--eps", type=eps_budget, default=1.0,
                         help="privacy budget > 0 (ppgnn: base budget eps^1; default %(default)s)")
     parser.add_argument("--k", help="sampled coordinates: an integer or a rule such as 'lpgnn' (default: the "
                                     "mechanism's own)")
@@ -37,21 +37,41 @@ def register(subparsers) -> None:
     parser.add_argument("--alpha", type=probability, default=1e-3,
                         help="false-alarm rate per check, in (0, 1) (default 1e-3)")
     parser.add_argument("--seed", type=seed, default=20240601, help="seed of all sampling (default %(default)s)")
-    parser.add_argument("--steps", type=integer(0, 1000), default=2, help="KProp / FlexProp steps K (default 2)")
-    parser.add_argument("--ppr-alpha", type=probability, default=0.1,
+    parser.add_argument("--steps", type=integer(0, 1000), default=None,
+                        help="KProp / FlexProp steps K (lpgnn, ppgnn; default 2)")
+    parser.add_argument("--ppr-alpha", type=probability, default=None,
                         help="PPR decay alpha in (0, 1) (ldp-ge; default 0.1)")
-    parser.add_argument("--r", type=real(0.0, 1.0), default=0.5,
-                        help="PPR convolution coefficient r in [0, 1] (default 0.5)")
-    parser.add_argument("--r-max", type=real(0.0, 1.0, low_open=True), default=1e-4,
-                        help="push threshold r_max in (0, 1] (default 1e-4)")
+    parser.add_argument("--r", type=real(0.0, 1.0), default=None,
+                        help="PPR convolution coefficient r in [0, 1] (ldp-ge; default 0.5)")
+    parser.add_argument("--r-max", type=real(0.0, 1.0, low_open=True), default=None,
+                        help="push threshold r_max in (0, 1] (ldp-ge; default 1e-4)")
     add_data_options(parser)
     add_output_options(parser)
     parser.set_defaults(func=run)
 
 
+#: The propagation options each paper's bounds read, with their defaults; another paper's option is refused.
+PROPAGATION_OPTIONS = {"ldp-ge": {"ppr_alpha": 0.1, "r": 0.5, "r_max": 1e-4},
+                       "lpgnn": {"steps": 2}, "ppgnn": {"steps": 2}}
+
+
+def _propagation(args) -> dict:
+    """The paper's propagation settings; an option the paper's bounds do not read is an error, not ignored."""
+    own = PROPAGATION_OPTIONS[args.paper]
+    ignored = [name for options in PROPAGATION_OPTIONS.values() for name in options
+               if name not in own and getattr(args, name) is not None]
+    if ignored:
+        flags = ", ".join(sorted({"--" + name.replace("_", "-") for name in ignored}))
+        reads = ", ".join("--" + name.replace("_", "-") for name in own)
+        raise ValueError(f"{flags}: not read by the {args.paper} bounds (they read {reads})")
+    return {name: default if getattr(args, name) is None else getattr(args, name) for name, default in own.items()}
+
+
 def run(args, console) -> int:
     from ..audits.dataset_bounds import audit_dataset
     from ..models import data
+
+    propagation = _propagation(args)
 
     k = None if args.k is None else (int(args.k) if args.k.isdigit() else args.k)
     graph = data.load(args.dataset, args.data_dir, args.cache_dir)
@@ -74,8 +94,7 @@ def run(args, console) -> int:
     with spinner(console, "auditing", enabled=not quiet) as status, _overflow_names_eps(args.eps):
         report = audit_dataset(args.paper, graph, mechanism, args.eps,
                                reps=args.reps, seed=args.seed, delta=args.delta, alpha=args.alpha,
-                               features=args.features or None, k=k, ppr_alpha=args.ppr_alpha, r=args.r,
-                               r_max=args.r_max, steps=args.steps,
+                               features=args.features or None, k=k, **propagation,
                                progress=lambda line: status.update(f"{args.paper} on {graph.name}: {line}"))
     return emit(report, args, console)
 

@@ -15,7 +15,7 @@ from ..audits.compare import figure1_curves, figure1_report, variance_report
 from ..files import write_atomic
 from ..mechanisms import make
 from ._common import add_output_options, emit
-from .options import check_memory, integer, positive, real, seed
+from .options import check_memory, eps_budget, integer, positive, real, seed
 
 _DEFAULT = "laplace_hd,piecewise_hd,multibit,hds"
 #: Defaults of the options that --sweep does not use (its grid, mechanisms and inputs are Figure 1's).
@@ -26,7 +26,7 @@ _NOT_IN_SWEEP = {"eps": 1.0, "d": 8, "k": None, "mechanisms": _DEFAULT, "inputs"
 def register(sub) -> None:
     p = sub.add_parser("compare", help="empirical vs theoretical variance of several mechanisms; ldp-ge Figure 1",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--eps", type=positive, default=_NOT_IN_SWEEP["eps"], help="privacy budget > 0 (default %(default)s)")
+    p.add_argument("--eps", type=eps_budget, default=_NOT_IN_SWEEP["eps"], help="privacy budget > 0 (default %(default)s)")
     p.add_argument("--d", type=integer(1, 10 ** 6), default=_NOT_IN_SWEEP["d"],
                    help="dimension of high-dimensional mechanisms (default %(default)s)")
     p.add_argument("--k", default=None, help="sampled coordinates: an integer in [1, d] or lpgnn/ppgnn/optimal "
@@ -69,6 +69,9 @@ def run(args, console) -> int:
     if twice:
         raise ValueError(f"--mechanisms names {', '.join(twice)} more than once; each mechanism is compared once")
     mechanisms = [_build(name, args) for name in names]
+    if args.d != _NOT_IN_SWEEP["d"] and not any(getattr(m, "d", 1) > 1 for m in mechanisms):
+        raise ValueError(f"--d {args.d} applies to none of --mechanisms {','.join(names)} (none is "
+                         "high-dimensional)")
     if args.k is not None and not any("k" in m.params() for m in mechanisms):
         raise ValueError(f"--k {args.k} applies to none of --mechanisms {','.join(names)} (none samples coordinates)")
     if not mechanisms:

@@ -11,7 +11,10 @@ def register(subparsers) -> None:
     parser = subparsers.add_parser("data", help="list the graph datasets and verify their counts",
                                    description="Load every dataset (or NAME) from the data folder and compare "
                                                "nodes, edges, self-loops, features and classes with the counts "
-                                               "of the datasets README. Exit 1 when a count differs.")
+                                               "of the datasets README. A damaged or missing dataset is a row of its own "
+                                               "(the message names the file) and the others are still checked. "
+                                               "Exit 1 when a count differs or a dataset cannot be read; exit 2 "
+                                               "when the one NAME asked for cannot be read.")
     parser.add_argument("name", nargs="?", help=f"one dataset: {', '.join(datasets.names())}")
     add_data_options(parser)
     add_output_options(parser)
@@ -44,11 +47,20 @@ def run(args, console) -> int:
             progress.advance(task)
 
         report = dataset_report(names, args.data_dir, args.cache_dir, advance)
+    errors = [(r.details["name"], r.details["error"]) for r in report.results if "error" in r.details]
+    if args.name and errors:  # the one dataset asked for cannot be read: a usage error naming the file
+        raise ValueError(errors[0][1])
     if args.json or args.markdown:
         return emit(report, args, console)
     rows = [r.details for r in report.results]
     console.print(_table(rows))
+    from rich.markup import escape
+
+    for name, message in errors:
+        console.print(f"[bold red]{name}: cannot read:[/] {escape(message)}")
     for row in rows:
+        if "error" in row:
+            continue
         if row["missing_features"]:
             console.print(f"[yellow]{row['name']}:[/] {row['missing_features']}")
         if args.name:
@@ -71,6 +83,9 @@ def _table(rows):
         table.add_column(column, justify="right", no_wrap=True)
     table.add_column("check", no_wrap=True)
     for row in rows:
+        if "error" in row:  # damaged or missing files: the message follows the table
+            table.add_row(row["name"], *[""] * 7, "[bold red]CANNOT READ[/] (below)")
+            continue
         verdict = {True: "[green]ok[/]", False: "[bold red]MISMATCH[/]", None: "n/a"}[row["verified"]]
         if row["verified"] is False:
             verdict += " " + ", ".join(k for k, c in row["checks"].items() if not c["ok"])

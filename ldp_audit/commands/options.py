@@ -66,6 +66,19 @@ def real(low: float | None = None, high: float | None = None, *, low_open: bool 
     return parse
 
 
+def eps_budget(text: str) -> float:
+    """A built-in mechanism's privacy budget: a number in [EPS_MIN, EPS_MAX], the registry's range (with why)."""
+    from ..mechanisms.validation import EPS_MAX, EPS_MIN, EPS_MIN_REASON
+
+    value = _number(text)
+    if not (math.isfinite(value) and 0.0 < value <= EPS_MAX):
+        raise argparse.ArgumentTypeError(f"must be a number in [{EPS_MIN:g}, {EPS_MAX:g}], got {text!r}")
+    if value < EPS_MIN:
+        raise argparse.ArgumentTypeError(f"{text!r} is too small: must be a number in [{EPS_MIN:g}, {EPS_MAX:g}]; "
+                                         f"{EPS_MIN_REASON}")
+    return value
+
+
 #: The common ones.
 positive = real(0.0, low_open=True)
 probability = real(0.0, 1.0, low_open=True, high_open=True)

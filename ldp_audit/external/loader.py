@@ -1,6 +1,7 @@
 """``load_external("package.module:factory", eps, params)``: import a user's factory and build the mechanism."""
 from __future__ import annotations
 
+import contextlib
 import importlib
 import inspect
 import sys
@@ -43,7 +44,8 @@ def load_external(spec: str, eps: float, params: dict) -> ExternalMechanism:
     if not sep or not module_name or not attr or ":" in attr:
         raise ValueError(f"MECH must be 'package.module:factory', got {spec!r}")
     try:
-        module = _import(module_name)
+        with contextlib.redirect_stdout(sys.stderr):  # a print in the user's module must not break --json output
+            module = _import(module_name)
     except SystemExit as exc:  # the user's module ended the interpreter: say so instead of exiting with its code
         raise ValueError(f"importing module {module_name!r} (from {spec!r}) called sys.exit({exc.code!r}); a "
                          f"mechanism module must not exit (guard script code with if __name__ == '__main__')") from exc
@@ -67,7 +69,8 @@ def load_external(spec: str, eps: float, params: dict) -> ExternalMechanism:
     except ValueError:
         pass  # no signature available (builtins, C functions): just call it
     try:
-        obj = factory(eps=eps, **params)
+        with contextlib.redirect_stdout(sys.stderr):
+            obj = factory(eps=eps, **params)
     except SystemExit as exc:
         raise ValueError(f"factory {spec!r} called sys.exit({exc.code!r}) for eps={eps!r}, params {params!r}; a "
                          f"factory must return a mechanism (or raise an exception saying what is wrong)") from exc
@@ -75,6 +78,8 @@ def load_external(spec: str, eps: float, params: dict) -> ExternalMechanism:
         raise ValueError(f"factory {spec!r} raised {type(exc).__name__} for eps={eps!r}, params {params!r}: "
                          f"{exc}") from exc
     declared = getattr(obj, "eps", None) if not isinstance(obj, dict) else obj.get("eps")
+    if declared is not None and (isinstance(declared, bool) or not isinstance(declared, (int, float))):
+        raise ValueError(f"factory {spec!r} returned a mechanism whose eps is {declared!r}, not a number")
     if declared is not None and isinstance(declared, (int, float)) and abs(float(declared) - eps) > 1e-12 * max(1, eps):
         raise ValueError(f"factory {spec!r} was asked for eps={eps:g} but returned a mechanism with eps={declared!r}")
     mechanism = as_mechanism(obj, eps=eps, params=dict(params), name=_name_of(obj, spec),

@@ -24,6 +24,7 @@ from ..audits.sampling import using
 from ..audits.verify import DEFAULT_SEED, AuditSettings, verify
 from ..external.audit import adapted
 from ..external.protocol import as_mechanism
+from ..mechanisms.validation import check_int
 
 #: Draws per input of one assertion.
 DEFAULT_SAMPLES = 200_000
@@ -35,6 +36,7 @@ __all__ = ["assert_ldp", "assert_moments", "audit", "failure_message", "DEFAULT_
 
 
 def _settings(samples, seed, alpha, workers, engine, require_seeded=False) -> AuditSettings:
+    check_int(workers, "workers", 1)  # 0 or -1 used to become 1 silently
     # the pickle check of a process pool; Dask ships closures too (cloudpickle) and checks its workers itself
     pool = engine == "processes" or (engine is None and workers > 1)
     return AuditSettings(samples=samples, seed=seed, alpha=alpha, workers=workers if pool else 1,

@@ -157,7 +157,9 @@ def test_plan_prints_the_grid_and_trains_nothing(tmp_path, capsys, monkeypatch):
     assert plan["tasks"] < plan["runs"]  # runs of one model shape train together, as one stacked model
     assert plan["cpu_s"] / 3 <= plan["wall_s"] <= plan["cpu_s"]
     assert not results.exists() or not any(results.rglob("*.json"))
-    assert main([*argv, "--engine", "local"]) == 0  # one worker, whatever --workers says
+    assert main([*argv, "--engine", "local"]) == 2  # --workers 3 would be ignored there: refused (i22c)
+    assert "--workers 3 needs --engine processes or dask" in capsys.readouterr().err
+    assert main([*argv[:argv.index("--workers")], *argv[argv.index("--workers") + 2:], "--engine", "local"]) == 0
     local = json.loads(capsys.readouterr().out)
     assert local["workers"] == 1 and local["wall_s"] == pytest.approx(local["cpu_s"])
     probed.clear()

@@ -131,9 +131,10 @@ def _attack_batch(mechanism, secret_columns: slice, n: int, rng) -> int:
         if secret_columns.stop == 1:
             scores[:, s] = log_likelihood(mechanism.law(value), reports[:, 0])
         else:
+            # only the k sampled entries of a row carry information: score those, not all n x d entries
             law = _sampled_law(mechanism, value)
-            observed = reports != 0.0 if mechanism.k < mechanism.d else np.ones_like(reports, dtype=bool)
-            scores[:, s] = np.where(observed, log_likelihood(law, reports.ravel()).reshape(reports.shape), 0.0).sum(1)
+            rows, cols = np.nonzero(reports) if mechanism.k < mechanism.d else np.indices(reports.shape).reshape(2, -1)
+            scores[:, s] = np.bincount(rows, log_likelihood(law, reports[rows, cols]), minlength=n)
     return int(np.sum(map_guess(scores, rng) == bits))
 
 
