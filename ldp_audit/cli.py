@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import signal
 import sys
 
 #: Sub-command modules, in the order ``ldp-audit --help`` lists them.
@@ -160,6 +161,9 @@ def main(argv: list[str] | None = None) -> int:
                      f"pip install 'ldp-audit[{EXTRAS[top]}]'", style="bold red", markup=False, soft_wrap=True)
         return EXIT_USAGE
     except KeyboardInterrupt:  # pragma: no cover
+        # the run has stopped; a further Ctrl-C during the interpreter's exit handlers (torch's among them) would
+        # only print a traceback from one of them
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
         return 130
     except BrokenPipeError:  # the reader (e.g. ``head``) closed stdout: exit as a shell does on SIGPIPE
         return _closed_pipe()

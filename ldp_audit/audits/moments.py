@@ -226,8 +226,8 @@ def _two_values(mechanism, x, quantity: str, seed: int) -> np.ndarray | None:
     """The values a < b of the quantity (raw report or estimate) at x when it takes at most two (from the law,
     else from a small seeded pilot; a frequency oracle's many-valued report can have a two-valued estimate per
     item): [a, b], [a] when only one value is possible or seen; None when it takes more."""
-    if mechanism.has_law:
-        law = mechanism.law(float(x))
+    if mechanism.has_law and (quantity == "report" or isinstance(mechanism, Mechanism)):
+        law = mechanism.law(float(x))  # a user's estimator need not be the built-ins' affine map of the report
         if quantity == "estimate":
             law = law.affine(mechanism.estimate_scale, mechanism.estimate_shift)
         values, probs = law.atoms

@@ -14,7 +14,7 @@ WARN row (numbers differ run to run); --require-seeded makes that a failure.
 Exit codes: 0 every check passed (WARN rows included); 1 a check failed (e.g. a
 privacy violation); 2 usage error, bad input, or a sampler that breaks the
 protocol (sanity.shape: wrong number or shape of reports, an exception in the
-user's code); 3 with --require-seeded, the sampler is not reproducible given its
+user's code; sanity.finite: NaN or infinite reports); 3 with --require-seeded, the sampler is not reproducible given its
 seed, so no row of the report can be reproduced.
 """
 from __future__ import annotations
@@ -74,7 +74,7 @@ def _checks(text):
 
 def _exit_code(report, code: int) -> int:
     failed = {r.name for r in report.results if r.status == Status.FAIL}
-    if "sanity.shape" in failed:
+    if failed & {"sanity.shape", "sanity.finite"}:  # the sampler breaks the protocol: no statistics ran
         return EXIT_PROTOCOL
     return EXIT_NOT_REPRODUCIBLE if "sanity.determinism" in failed else code
 

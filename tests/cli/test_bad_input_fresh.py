@@ -131,7 +131,9 @@ def user_module(tmp_path, monkeypatch):
         "    print('building')\n"
         "    return Coin(eps)\n"
         "def eps_text(eps):\n"
-        "    return Coin('one')\n")
+        "    return Coin('one')\n"
+        "def nan_reports(eps):\n"
+        "    return {'sample': lambda x, n, rng: np.full(n, np.nan), 'eps': eps, 'domain': (-1.0, 1.0)}\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.delitem(__import__("sys").modules, "fresh_user_mech", raising=False)
     return "fresh_user_mech"
@@ -152,6 +154,15 @@ def test_a_factory_whose_eps_is_not_a_number_is_refused(user_module, capsys):
     code = main(["verify", f"{user_module}:eps_text", "--eps", "1", "--samples", "1000"])
     err = capsys.readouterr().err
     assert code == 2 and "eps is 'one', not a number" in err
+
+
+def test_a_sampler_of_nan_reports_breaks_the_protocol_and_is_not_called_unseeded(user_module, capsys):
+    code = main(["verify", f"{user_module}:nan_reports", "--eps", "1", "--samples", "1000", "--json"])
+    import json
+
+    rows = {r["name"]: r["status"] for r in json.loads(capsys.readouterr().out)["results"]}
+    assert code == 2 and rows["sanity.finite"] == "fail"  # exit 3 is --require-seeded's alone
+    assert rows["sanity.determinism"] == "pass"  # constant NaN output is not "random reports that ignore the rng"
 
 
 # ---------------------------------------------------------------- options another engine or paper would read

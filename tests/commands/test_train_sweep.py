@@ -233,6 +233,7 @@ def test_a_killed_reproduce_driver_leaves_no_worker_and_no_resource_tracker(tmp_
 
 
 DRIVER = textwrap.dedent("""
+    import signal
     import sys
     from ldp_audit.audits.engines import ProcessEngine
     from ldp_audit.models.training import RunConfig, RunStore, sweep, train  # forked workers start with torch
@@ -242,7 +243,8 @@ DRIVER = textwrap.dedent("""
     try:
         with ProcessEngine(2, start_method="fork") as engine:
             sweep.run_sweep(configs, RunStore(sys.argv[1]), engine, "cpu", on_result=started, task_runs=1)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # as ldp_audit.cli.main: later Ctrl-Cs must not interrupt the exit handlers
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
         sys.exit(130)
 """)
 
