@@ -14,8 +14,9 @@ WARN row (numbers differ run to run); --require-seeded makes that a failure.
 Exit codes: 0 every check passed (WARN rows included); 1 a check failed (e.g. a
 privacy violation); 2 usage error, bad input, or a sampler that breaks the
 protocol (sanity.shape: wrong number or shape of reports, an exception in the
-user's code; sanity.finite: NaN or infinite reports); 3 with --require-seeded, the sampler is not reproducible given its
-seed, so no row of the report can be reproduced.
+user's code; sanity.finite: NaN or infinite reports); 3 with --require-seeded,
+the sampler is not reproducible given its seed, so no row of the report can be
+reproduced.
 """
 from __future__ import annotations
 
