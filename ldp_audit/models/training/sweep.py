@@ -77,9 +77,10 @@ def _listen_for_ctrl_c(driver: int | None) -> None:
 #: task's cache draws their reports once (lpgnn C11).
 TRAIN_BATCH: BatchRunner = train_batch
 TRAIN_BATCH_KEY: BatchKey = RunConfig.batch_key
-#: Most runs in one task: a stack of 16 is where the batched core's gain levels off on CPU (benchmarks/train.py),
-#: and smaller tasks keep every worker busy and a first Ctrl-C short (it waits for the tasks in flight).
-TASK_RUNS = 16
+#: Most runs in one task. A first Ctrl-C waits for the tasks in flight, so a task must stay short: a stack of 4
+#: keeps most of the batched core's gain on CPU (Cora 4.6x against 5.5x at 16, CiteSeer 8.3x against 8.6x:
+#: benchmarks/train.py), while 2 workers with stacks of 15 quick Cora runs took 46 s to stop.
+TASK_RUNS = 4
 
 #: A task whose worker was lost is run again at most this many times (then its error stops the sweep).
 LOST_RETRIES = 3
