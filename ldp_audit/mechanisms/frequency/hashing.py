@@ -15,6 +15,8 @@ the reports whose bucket is H_s(v): p* = p, q* = 1/g (Wang et al. 2017, Sec. 4.4
 """
 from __future__ import annotations
 
+from abc import abstractmethod
+
 import math
 from dataclasses import dataclass
 
@@ -62,8 +64,9 @@ class LocalHashing(FrequencyOracle):
     """Local hashing with ``g`` buckets (``buckets``)."""
 
     @property
+    @abstractmethod
     def buckets(self) -> int:
-        raise NotImplementedError
+        """g, the number of hash buckets."""
 
     def grr_probabilities(self) -> tuple[float, float]:
         """(p, q) of g-ary randomized response on the buckets, from e^-eps (no overflow at large eps)."""
