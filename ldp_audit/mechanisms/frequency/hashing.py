@@ -15,9 +15,8 @@ the reports whose bucket is H_s(v): p* = p, q* = 1/g (Wang et al. 2017, Sec. 4.4
 """
 from __future__ import annotations
 
-from abc import abstractmethod
-
 import math
+from abc import abstractmethod
 from dataclasses import dataclass
 
 import numpy as np
