@@ -9,10 +9,11 @@ StrucEqu of W_in on the full graph (Section V-B) or link-prediction AUC on the s
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field
 
 from . import data
 from . import seprivgemb as model
+from .training.config import StoredFields
 from .training.store import RunStore
 
 TASKS = ("strucequ", "link")
@@ -22,7 +23,7 @@ NOISE_ONLY_CLIP = 1e-12
 
 
 @dataclass(frozen=True)
-class SePrivGEmbRun:
+class SePrivGEmbRun(StoredFields):
     """Everything that decides one run. ``perturbation``: ``nonzero`` (Eq. 9, SE-PrivGEmb), ``all`` (Eq. 6, the
     naive variant of Table VI) or ``none`` (SE-GEmb: no clipping, no noise). ``sigma`` is the noise multiplier
     (noise std C sigma per touched coordinate before the 1/B, spec U5); ``steps`` the minibatch steps (one
@@ -57,14 +58,6 @@ class SePrivGEmbRun:
         """Folder name of the run's configuration (everything but the seed)."""
         return (f"{self.task}-{self.proximity}-{self.perturbation}-B{self.batch_size}-lr{self.lr:g}-C{self.clip:g}"
                 f"-k{self.k}-sigma{self.sigma:.6g}-T{self.steps}-r{self.r}" + ("-noiseonly" if self.noise_only else ""))
-
-    def to_dict(self) -> dict:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, payload: dict) -> "SePrivGEmbRun":
-        known = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in payload.items() if k in known})
 
     def train_config(self, threads: int | None = None) -> model.TrainConfig:
         private = self.perturbation != "none"
