@@ -8,7 +8,8 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import MISSING, asdict, dataclass, fields, replace
+from typing import ClassVar
 
 #: Feature sources: the dataset's own features (perturbed when ``eps_x`` is set), i.i.d. U[0, 1] features of
 #: the same width (GCN+RND), one-hot degrees (GCN+OHD, lpgnn §6.4).
@@ -121,13 +122,25 @@ class RunConfig(StoredFields):
             raise ValueError(f"k_y is the Drop objective's label propagation; objective={self.objective!r} "
                              "needs k_y=0")
 
+    #: Fields added after the first stored runs: they enter :meth:`key` only when they differ from their default,
+    #: so every run stored before a field existed keeps its key (and its folder in the run store).
+    KEYED_WHEN_SET: ClassVar[tuple[str, ...]] = ()
+
     # ----- identity ------------------------------------------------------------------------------------------
     def without_seed(self) -> "RunConfig":
         return replace(self, seed=0)
 
+    def keyed_fields(self) -> dict:
+        """The seedless fields that name the configuration: all of them, less the :data:`KEYED_WHEN_SET` ones
+        that hold their default."""
+        defaults = {f.name: f.default for f in fields(self) if f.default is not MISSING}
+        body = self.without_seed().to_dict()
+        return {name: value for name, value in body.items()
+                if name not in self.KEYED_WHEN_SET or value != defaults[name]}
+
     def key(self) -> str:
         """A short stable name of the configuration (seed excluded): readable prefix + content hash."""
-        body = json.dumps(self.without_seed().to_dict(), sort_keys=True)
+        body = json.dumps(self.keyed_fields(), sort_keys=True)
         digest = hashlib.sha256(body.encode()).hexdigest()[:10]
         eps = "inf" if self.eps_x is None else f"{self.eps_x:g}"
         epsy = "inf" if self.eps_y is None else f"{self.eps_y:g}"
