@@ -48,9 +48,12 @@ TABLES = {"lpgnn": ("table3", "drop"), "ppgnn": ("table3",), "ldp-ge": ("table3"
 
 
 def register(sub) -> None:
-    p = sub.add_parser("reproduce", help="reproduce a paper's result tables (LPGNN Table 3, Drop table; "
-                                         "LDP-GE Table III, Fig. 2, k sweep)",
-                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    from .artefact_listing import help_epilog
+
+    p = sub.add_parser("reproduce", help="reproduce a paper's tables and figures, paper beside measured "
+                                         "(reproduce --help lists them)",
+                       description=__doc__, epilog=help_epilog(),
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("paper", choices=("lpgnn", "ppgnn", "ldp-ge", "se-privgemb"), help="which paper's tables")
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--quick", dest="mode", action="store_const", const="quick",
@@ -66,10 +69,9 @@ def register(sub) -> None:
     p.add_argument("--datasets", nargs="+", metavar="NAME", help="restrict to these paper datasets (cora citeseer "
                                                                  "pubmed facebook github lastfm)")
     p.add_argument("--tables", nargs="+", metavar="TABLE",
-                   choices=("table3", "drop", "fig2", "ksweep", "table2", "table4", "table5", "table6", "fig3", "fig4"),
-                   help="which tables to fill: table3, drop (lpgnn), fig2, ksweep (ldp-ge), table2 ... table6, "
-                        "fig3, fig4 (se-privgemb) (default: table3 with "
-                        "--quick, table3 and drop with --full; ldp-ge --full: table3, fig2 and ksweep)")
+                   choices=tuple(dict.fromkeys(t for ids in TABLES.values() for t in ids)),
+                   help="which tables and figures to fill, by the ids listed below per paper (default: table3 "
+                        "with --quick, table3 and drop with --full; ldp-ge --full: table3, fig2 and ksweep)")
     p.add_argument("--runs", type=count("--runs", 1), help="runs per configuration (default 3 quick, 10 full)")
     add_sweep_options(p, workers=2)
     p.add_argument("--max-runs", type=count("--max-runs", 0),

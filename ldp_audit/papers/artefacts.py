@@ -18,8 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 #: The four papers in the order every listing uses, with the seed file each artefact was read from.
-PAPERS = {"lpgnn": "seed 003 (LPGNN)", "ppgnn": "seed 004 (PPGNN)", "ldp-ge": "seed 000 (LDP-GE)",
-          "se-privgemb": "seed 002 (SE-PrivGEmb)"}
+PAPERS = {"lpgnn": "seed 003", "ppgnn": "seed 004", "ldp-ge": "seed 000", "se-privgemb": "seed 002"}
 
 TARGET, ELSEWHERE, NOT_RUNNABLE = "target", "elsewhere", "not runnable"
 
@@ -54,8 +53,8 @@ class Artefact:
                 "in_seed": self.in_seed}
 
 
-_DIAGRAM = "a diagram: no numbers to reproduce"
-_NOTATION = "a table of symbols: no numbers to reproduce"
+_DIAGRAM = "a diagram, no numbers to reproduce"
+_NOTATION = "a table of symbols, no numbers to reproduce"
 _NO_FEATURES = "LastFM and Wikipedia lack node features in the datasets folder: their panels are not run"
 
 
@@ -75,7 +74,7 @@ ARTEFACTS: tuple[Artefact, ...] = (
     _a("lpgnn", "table1", "Table 1", "dataset statistics (nodes, edges, features, classes)",
        elsewhere="ldp-audit data", note="counts checked against the datasets README, which quotes the papers"),
     _a("lpgnn", "table2", "Table 2", "the hyper-parameters found per dataset",
-       note="inputs, not results: the reproduce runs use them as their presets"),
+       note="inputs, not results (the reproduce runs use them as presets)"),
     _a("lpgnn", "fig5", "Figure 5", "MAE of the aggregation estimate against eps: MBM vs 1BM vs AGM (top), "
        "mean vs GCN aggregator (bottom)", "fig5"),
     _a("lpgnn", "table3", "Table 3", "micro-F1 of LPGNN and the baselines against eps", "table3",
@@ -126,7 +125,7 @@ ARTEFACTS: tuple[Artefact, ...] = (
     _a("se-privgemb", "table1", "TABLE I", "frequently used symbols", note=_NOTATION),
     _a("se-privgemb", "fig1", "Figure 1", "the skip-gram model's two embedding matrices", note=_DIAGRAM),
     _a("se-privgemb", "fig2", "Figure 2", "naive vs non-zero gradient perturbation, drawn on small matrices",
-       note=_DIAGRAM + " (Table VI measures the two strategies)"),
+       note=_DIAGRAM + "; Table VI measures the two strategies"),
     _a("se-privgemb", "table2", "TABLE II", "StrucEqu against the batch size B at eps = 3.5", "table2"),
     _a("se-privgemb", "table3", "TABLE III", "StrucEqu against the learning rate eta at eps = 3.5", "table3"),
     _a("se-privgemb", "table4", "TABLE IV", "StrucEqu against the clipping norm C at eps = 3.5", "table4"),
