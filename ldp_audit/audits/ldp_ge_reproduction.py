@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Iterable
 
 import numpy as np
+from scipy.stats import bootstrap, ttest_ind
 
 from ..models.training.ldp_ge import LdpGeCell
 from ..papers import ldp_ge as paper
@@ -168,8 +169,6 @@ def _paired(series: list[dict]) -> np.ndarray:
 def paired_bootstrap(samples: np.ndarray, statistic, alpha: float) -> tuple[float, float]:
     """(1 - alpha) percentile bootstrap CI (scipy, C21_RESAMPLES resamples of the seeds, every row resampled with
     the same seeds) of ``statistic(*rows, axis)``; a sample without spread gives the statistic at both ends."""
-    from scipy.stats import bootstrap
-
     value = float(statistic(*samples, axis=-1))
     if samples.shape[1] < 2 or np.ptp(samples, axis=1).max() == 0:
         return value, value
@@ -296,8 +295,6 @@ def instability_rows(cells: Iterable[LdpGeCell], results: dict) -> list[CheckRes
       when some CI lies above 0, FAIL when every CI lies below 0 (every larger budget wins), INCONCLUSIVE
       otherwise.
     Both need C21_MIN_RUNS seeds in every cell they read."""
-    from scipy.stats import ttest_ind
-
     found, rows = _by_seed(cells, results), []
     for dataset in dict.fromkeys(key[0] for key in found):
         curves = {m: {e: found[(d, mm, e)] for (d, mm, e) in found if d == dataset and mm == m}
@@ -311,7 +308,7 @@ def instability_rows(cells: Iterable[LdpGeCell], results: dict) -> list[CheckRes
         if runs < C21_MIN_RUNS:
             rows += [_inconclusive(n, claim, f"{runs} runs < {C21_MIN_RUNS} in some cell: too few") for n in names]
             continue
-        rows.append(_spread_row(names[0], claim, curves, ttest_ind))
+        rows.append(_spread_row(names[0], claim, curves))
         rows.append(_smaller_eps_row(names[1], claim, {m: c for m, c in curves.items() if m != "HDS"}))
     return rows
 
@@ -321,7 +318,7 @@ def _deviations(curve: dict) -> np.ndarray:
     return np.concatenate([np.abs(v - np.median(v)) for v in (np.array(list(s.values())) for s in curve.values())])
 
 
-def _spread_row(name: str, claim: str, curves: dict, ttest_ind) -> CheckResult:
+def _spread_row(name: str, claim: str, curves: dict) -> CheckResult:
     hds = _deviations(curves["HDS"])
     others = np.concatenate([_deviations(c) for m, c in curves.items() if m != "HDS"])
     p_more = float(ttest_ind(others, hds, equal_var=False, alternative="greater").pvalue)
