@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import time
 
-from ._reproduce_common import dataset_panels, devices_used, panels_png, paper_datasets, run_or_plan
+from ._reproduce_common import devices_used, panel_grid, panels_png, paper_datasets, run_or_plan
 
 
 def _tables(args) -> tuple:
@@ -83,8 +83,6 @@ def ldp_ge_plot(report) -> bytes:
     line, solid measured and dashed printed), Fig. 2 (node accuracy against eps, with the quoted HDS point and
     the quoted gap to non-private, C22; the paper prints no other number) and the k sweep (HDS's score against
     k per task, measured only: Figs. 3-4 print no numbers)."""
-    from ._reproduce_common import panel_grid
-
     rows = [r for r in report.results if "measured_mean" in r.details]
     groups = [(title, [r for r in rows if keep(r)]) for title, keep in (
         ("Table III", lambda r: r.details["task"] == "link" and " k=" not in r.name),

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import time
 
-from ._reproduce_common import dataset_panels, devices_used, panels_png, run_or_plan
+from ._reproduce_common import devices_used, panel_grid, panels_png, run_or_plan
 
 
 def _datasets(args) -> tuple:
@@ -95,8 +95,6 @@ def se_privgemb_plot(report) -> bytes:
     Fig. 4): each method measured (mean ± sd), the non-private SE-GEmb as a horizontal line, the paper's points
     (Table VI values, figure read-offs) as open squares in the same colour, its non-private read-off dotted.
     Tables II-V: StrucEqu at eps = 3.5 against the swept parameter, measured beside the printed mean ± sd."""
-    from ._reproduce_common import panel_grid
-
     rows = [r for r in report.results if "measured_mean" in r.details]
     groups = [(title, [r for r in rows if r.details.get("table") in tables], axis) for title, tables, axis in _GROUPS]
     groups = [group for group in groups if group[1]]
