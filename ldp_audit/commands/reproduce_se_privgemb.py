@@ -100,7 +100,7 @@ def se_privgemb_plot(report) -> bytes:
     groups = [group for group in groups if group[1]]
     names = [list(dict.fromkeys(r.details["dataset"] for r in own)) for _, own, _ in groups]
     fig, grid = panel_grid([[f"{name}: {title}" for name in row] for (title, _, _), row in zip(groups, names)])
-    fig.set_size_inches(6.5 * max(len(row) for row in grid), 5.0 * len(grid))
+    fig.set_size_inches(6.5 * max(1, *(len(row) for row in grid)), 5.0 * len(grid))
     for (title, own, axis), panels, row_names in zip(groups, grid, names):
         for (ax, _), name in zip(panels, row_names):
             mine = [r for r in own if r.details["dataset"] == name]

@@ -48,3 +48,8 @@ def test_se_privgemb_plot_draws_the_sweep_tables_and_fig4():
              for m in ("SE-PrivGEmb_DW", "SE-PrivGEmb_Deg") for e in np.arange(0.5, 4.0, 0.5)]
     rows += [_row("fig4", "Power", "SE-GEmb_DW", eps=None, task="link")]
     assert se_privgemb_plot(AuditReport.of("t", rows)).startswith(PNG)
+
+
+def test_a_report_with_nothing_measured_still_draws_an_empty_png():
+    empty = AuditReport.of("t", [CheckResult("x", "c", Status.INCONCLUSIVE)])
+    assert ldp_ge_plot(empty).startswith(PNG) and se_privgemb_plot(empty).startswith(PNG)
