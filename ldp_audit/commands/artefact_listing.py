@@ -18,7 +18,7 @@ def _count_text(paper: str) -> str:
 def _short(entry: artefacts.Artefact) -> str:
     """What runs ``entry``, as the help says it: the --tables ids, the other command, or why nothing does."""
     if entry.status == artefacts.TARGET:
-        return "--tables " + " ".join(entry.targets) + ("" if entry.in_seed else " (not in the seed)")
+        return entry.arguments + ("" if entry.in_seed else " (not in the seed)")
     if entry.status == artefacts.ELSEWHERE:
         return entry.command
     return "none: " + entry.note
@@ -27,7 +27,7 @@ def _short(entry: artefacts.Artefact) -> str:
 def help_epilog(width: int = 79) -> str:
     """Every table and figure id of every paper with what runs it, wrapped to ``width`` columns."""
     lines = ["Tables and figures of the four papers (ID, as printed: what runs it; a target",
-             "runs with reproduce PAPER --tables ID):"]
+             "runs with reproduce PAPER [--full] --tables ID):"]
     for paper, seed in artefacts.PAPERS.items():
         lines += textwrap.wrap(f"{paper} ({seed}): {_count_text(paper)}", width, subsequent_indent="  ")
         for entry in artefacts.of(paper):

@@ -21,6 +21,8 @@ from dataclasses import dataclass
 PAPERS = {"lpgnn": "seed 003", "ppgnn": "seed 004", "ldp-ge": "seed 000", "se-privgemb": "seed 002"}
 
 TARGET, ELSEWHERE, NOT_RUNNABLE = "target", "elsewhere", "not runnable"
+#: The mode a paper's ``--tables`` need: ldp-ge's --quick is one fixed Cora grid and refuses --tables.
+MODE = {"ldp-ge": "--full"}
 
 
 @dataclass(frozen=True)
@@ -41,11 +43,16 @@ class Artefact:
         return TARGET if self.targets else ELSEWHERE if self.elsewhere else NOT_RUNNABLE
 
     @property
+    def arguments(self) -> str:
+        """The options of ``reproduce PAPER`` that fill it ("" when it is not a target)."""
+        if not self.targets:
+            return ""
+        return " ".join(filter(None, (MODE.get(self.paper), "--tables", *self.targets)))
+
+    @property
     def command(self) -> str:
         """The command that runs it, or "" when nothing does."""
-        if self.targets:
-            return f"ldp-audit reproduce {self.paper} --tables {' '.join(self.targets)}"
-        return self.elsewhere
+        return f"ldp-audit reproduce {self.paper} {self.arguments}" if self.targets else self.elsewhere
 
     def to_dict(self) -> dict:
         return {"id": self.id, "printed": self.printed, "caption": self.caption, "status": self.status,

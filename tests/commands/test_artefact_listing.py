@@ -20,7 +20,7 @@ def test_reproduce_help_lists_every_id_with_what_runs_it(capsys, monkeypatch):
     lines = listing.splitlines()
     for entry in artefacts.ARTEFACTS:
         line = next(x for x in lines if x.startswith(f"  {entry.id:<9} {entry.printed:<10} "))
-        assert ("--tables " + " ".join(entry.targets) if entry.targets else entry.command or "none: ") in line
+        assert (entry.arguments or entry.command or "none: ") in line
         lines = lines[lines.index(line) + 1:]  # entries appear in registry order
 
 
@@ -36,7 +36,7 @@ def test_claims_coverage_json_has_every_artefact_and_the_counts(monkeypatch, cap
     assert set(data) == set(artefacts.PAPERS)
     assert data["ldp-ge"]["counts"] == {"artefacts": 7, "target": 4, "elsewhere": 2, "not runnable": 1}
     fig3 = next(a for a in data["ldp-ge"]["artefacts"] if a["id"] == "fig3")
-    assert fig3["command"] == "ldp-audit reproduce ldp-ge --tables ksweep" and fig3["status"] == "target"
+    assert fig3["command"] == "ldp-audit reproduce ldp-ge --full --tables ksweep" and fig3["status"] == "target"
     assert sum(len(p["artefacts"]) for p in data.values()) == len(artefacts.ARTEFACTS)
 
 

@@ -53,7 +53,8 @@ def test_every_entry_says_what_runs_it_or_why_nothing_does():
     for entry in artefacts.ARTEFACTS:
         assert entry.caption and entry.printed
         if entry.status == artefacts.TARGET:
-            assert entry.command.startswith(f"ldp-audit reproduce {entry.paper} --tables ")
+            assert entry.command == f"ldp-audit reproduce {entry.paper} {entry.arguments}"
+            assert entry.arguments.endswith("--tables " + " ".join(entry.targets))
         elif entry.status == artefacts.ELSEWHERE:
             assert entry.command.startswith("ldp-audit ") and entry.note
         else:
@@ -68,3 +69,18 @@ def test_counts_leave_out_what_the_seed_does_not_print():
     assert artefacts.counts("se-privgemb")["target"] == 7
     with pytest.raises(ValueError, match="^paper must be one of"):
         artefacts.of("privge")
+
+
+def test_every_merged_target_command_parses_and_passes_the_option_checks():
+    from ldp_audit.cli import build_parser
+    from ldp_audit.commands.reproduce import check_options
+
+    parser = build_parser()
+    for entry in artefacts.ARTEFACTS:
+        if entry.status != artefacts.TARGET or set(entry.targets) & NOT_YET_MERGED.get(entry.paper, set()):
+            continue
+        args = parser.parse_args(entry.command.split()[1:])
+        check_options(args)
+        assert args.tables == list(entry.targets)
+        if entry.paper == "ldp-ge":  # its --quick is a fixed grid that refuses --tables
+            assert args.mode == "full"
