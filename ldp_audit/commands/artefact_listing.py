@@ -43,17 +43,18 @@ def coverage_json(papers) -> dict:
 
 
 def coverage_table(paper: str):
-    """A rich table of ``paper``'s artefacts: id, as printed, status, what runs it, caption and note."""
+    """A rich table of ``paper``'s artefacts: id, as printed, status, what runs it, caption, and the note (what
+    the targets leave out, or why nothing runs it)."""
     from rich.markup import escape
     from rich.table import Table
 
     table = Table(title=f"{paper} tables and figures: {_count_text(paper)}")
     for column, options in (("id", {"no_wrap": True}), ("printed", {"no_wrap": True}),
-                            ("status", {"no_wrap": True}), ("what runs it", {}), ("caption / note", {})):
+                            ("status", {"no_wrap": True}), ("what runs it", {}), ("caption", {}),
+                            ("left out / why not", {"style": "dim"})):
         table.add_column(column, **options)
     for entry in artefacts.of(paper):
         status = entry.status + ("" if entry.in_seed else " (not in the seed)")
-        text = escape(entry.caption) + (f" [dim]({escape(entry.note)})[/]" if entry.note else "")
         table.add_row(entry.id, escape(entry.printed), f"[{_STYLE[entry.status]}]{status}[/]",
-                      escape(entry.command or "-"), text)
+                      escape(entry.command or "-"), escape(entry.caption), escape(entry.note))
     return table

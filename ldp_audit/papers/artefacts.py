@@ -125,9 +125,9 @@ ARTEFACTS: tuple[Artefact, ...] = (
     _a("ldp-ge", "table3", "TABLE III", "link-prediction AUC against eps for LP, PM, MB, HDS", "table3",
        note=_NO_FEATURES),
     _a("ldp-ge", "fig3", "Fig. 3", "node-classification accuracy against the sampled dimensions k", "ksweep",
-       note="eps = 1 only (the paper also draws 2 and 3); " + _NO_FEATURES),
+       note="eps = 1 only, the paper also draws 2 and 3; " + _NO_FEATURES),
     _a("ldp-ge", "fig4", "Fig. 4", "link-prediction AUC against the sampled dimensions k", "ksweep",
-       note="eps = 1 only (the paper also draws 2 and 3); " + _NO_FEATURES),
+       note="eps = 1 only, the paper also draws 2 and 3; " + _NO_FEATURES),
     # ----- SE-PrivGEmb, seed 002 ----------------------------------------------------------------------------
     _a("se-privgemb", "table1", "TABLE I", "frequently used symbols", note=_NOTATION),
     _a("se-privgemb", "fig1", "Figure 1", "the skip-gram model's two embedding matrices", note=_DIAGRAM),
