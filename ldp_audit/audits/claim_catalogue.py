@@ -70,7 +70,7 @@ _REPRODUCE_LDP_GE = "hours of training: rows of `reproduce ldp-ge --full`, not o
 #: row and no entry here are fully checked; ids with neither show "a check (not written yet)".
 NEEDS: dict[str, dict[str, str]] = {
     "ldp-ge": {
-        "C21": _REPRODUCE_LDP_GE + " (Table III cells, C21a/C21c rows)",
+        "C21": _REPRODUCE_LDP_GE + " (Table III cells, C21a-C21e rows)",
         "C22": _REPRODUCE_LDP_GE + " (Fig. 2 cells, quoted gaps)", "C23": _REPRODUCE_LDP_GE + " (k sweep)",
         "E3": _TEXT, "E4": _TEXT, "E8": _TEXT + " (b at eps/k is what the mechanism uses; C2 checks it)",
         "E9": _TEXT, "E10": _TEXT,

@@ -220,28 +220,46 @@ def devices_used(results, fallback: str) -> str:
 
 def dataset_panels(names: list):
     """A figure with one titled panel per dataset (matplotlib's Agg backend): ``(figure, [(axis, name), ...])``."""
+    fig, [row] = panel_grid([names])
+    return fig, row
+
+
+def panel_grid(rows: list):
+    """A figure with one row of titled panels per list of titles in ``rows`` (a table or figure of the paper per
+    row, a dataset per panel; the unused places of short rows removed): ``(figure, [[(axis, title), ...], ...])``.
+    With no title at all, one empty panel."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, max(1, len(names)), figsize=(4.2 * max(1, len(names)), 3.4), squeeze=False)
-    for ax, name in zip(axes[0], names):
-        ax.set_title(name)
-    return fig, list(zip(axes[0], names))
+    rows = [list(r) for r in rows] or [[]]
+    width = max(1, *(len(r) for r in rows))
+    fig, axes = plt.subplots(len(rows), width, figsize=(4.2 * width, 3.4 * len(rows)), squeeze=False)
+    keep_one = not any(rows)
+    for axes_row, titles in zip(axes, rows):
+        for ax in axes_row[max(len(titles), int(keep_one)):]:
+            ax.remove()
+        for ax, title in zip(axes_row, titles):
+            ax.set_title(title)
+    return fig, [list(zip(axes_row, titles)) for axes_row, titles in zip(axes, rows)]
 
 
 def panels_png(fig, ylabel: str) -> bytes:
-    """Every panel on a log eps axis with ``ylabel``, the legend on the first, and the figure as PNG bytes."""
+    """Every panel without an x label on a log eps axis, every panel without a y label with ``ylabel``, a legend
+    on the first panel (and on any panel given one already), and the figure as PNG bytes."""
     import io
 
     import matplotlib.pyplot as plt
 
     for ax in fig.axes:
-        ax.set_xscale("log")
-        ax.set_xlabel("eps")
-        ax.set_ylabel(ylabel)
-    fig.axes[0].legend(fontsize=7)
+        if not ax.get_xlabel():
+            ax.set_xscale("log")
+            ax.set_xlabel("eps")
+        if not ax.get_ylabel():
+            ax.set_ylabel(ylabel)
+    if fig.axes[0].get_legend() is None:
+        fig.axes[0].legend(fontsize=7)
     fig.tight_layout()
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=120)

@@ -9,7 +9,9 @@ the expected outcome.
 SE-PrivGEmb trains models for some claims: the default run is reduced (fewer,
 shorter trainings; those rows say so) and --full runs the spec's sizes.
 --coverage lists every spec id of the paper (or of all four papers) with the
-rows that check it and their status, or what the id still needs.
+rows that check it and their status, or what the id still needs; then every
+table and figure of the paper with the command that reproduces or checks it,
+or why nothing can, and the count of reproduce targets.
 """
 from __future__ import annotations
 
@@ -41,7 +43,8 @@ def register(sub) -> None:
     p.add_argument("--full", action="store_true",
                    help="run the spec's full-size trainings (SE-PrivGEmb: about 4 minutes instead of 2)")
     p.add_argument("--coverage", action="store_true",
-                   help="print every spec id with its rows and status (runs the claims first)")
+                   help="print every spec id with its rows and status (runs the claims first), then "
+                        "every table and figure with what runs it")
     add_output_options(p)
     p.set_defaults(func=run)
 
@@ -88,10 +91,12 @@ def _run_with_progress(paper: str, settings: ClaimSettings, console, enabled: bo
 def _emit_coverage(reports: dict, args, console) -> int:
     """The coverage table (or JSON) of the papers in ``reports``; exit 0 (coverage is not a verdict)."""
     from ..audits.claim_catalogue import coverage
+    from .artefact_listing import coverage_json, coverage_table
 
     tables = {paper: coverage(paper, report.results) for paper, report in reports.items()}
     if args.json:
-        print(json.dumps({"schema": "ldp-audit/claims-coverage", "papers": tables}, indent=2, ensure_ascii=False))
+        print(json.dumps({"schema": "ldp-audit/claims-coverage", "papers": tables,
+                          "artefacts": coverage_json(tables)}, indent=2, ensure_ascii=False))
         return 0
     from rich.markup import escape
     from rich.table import Table
@@ -109,4 +114,5 @@ def _emit_coverage(reports: dict, args, console) -> int:
             table.add_row(entry["id"], f"[{_STYLE[status]}]{status}[/]", escape(", ".join(entry["rows"]) or "-"),
                           escape(entry["needs"] or ""))
         console.print(table)
+        console.print(coverage_table(paper))
     return 0

@@ -1,5 +1,5 @@
-"""ldp-audit reproduce lpgnn|ppgnn|ldp-ge [--quick|--full]: fill a paper's tables
-cell by cell, then compare with the printed numbers.
+"""ldp-audit reproduce lpgnn|ppgnn|ldp-ge|se-privgemb [--quick|--full]: fill a
+paper's tables and figures cell by cell, then compare with the printed numbers.
 
 Every run is one JSON under --results (default: PAPER-MODE in
 $XDG_DATA_HOME/ldp-audit, else ~/.local/share/ldp-audit). A rerun skips
@@ -10,7 +10,9 @@ per batch of runs; the first Ctrl-C finishes the runs in progress and saves
 them, a second abandons them. LPGNN cells take K on validation (lpgnn E14);
 the K the paper would have taken on test is shown beside it. The report prints
 paper vs measured per cell with gap, tolerance (spec 7.4) and PASS/FAIL; the
-exit code is 1 when a cell is out of tolerance.
+exit code is 1 when a cell is out of tolerance. --plot FILE.png draws the
+targets asked for: one row of panels per table or figure, one panel per
+dataset, the paper's numbers beside the measured ones.
 
 ppgnn: Table III's cells (K chosen on validation per cell), then per dataset
 and eps C17 (PPM > MB: percentile bootstrap CI of the paired mean difference)
@@ -22,10 +24,14 @@ MB and PPM, GCN (C17 and C19 then say INCONCLUSIVE: too few runs / K values).
 eps in {0.01, 0.1, 1}, K in {0, 2, 4, 8, 16}, 10 runs, all five mechanisms 1B,
 LP, GM (corrected sigma, delta 1e-5), MB and PPM; --mechanisms picks columns.
 
-ldp-ge: Table III (link AUC), Fig. 2 (node accuracy, --plot) and the k sweep
+ldp-ge: Table III (link AUC), Fig. 2 (node accuracy) and the k sweep
 (--tables table3 fig2 ksweep), with C21-C23 as rows. --quick: Cora link at
 eps in {1, 5} with HDS, MB and MB rescaled, node at eps = 1 with HDS and MB,
 3 runs.
+
+se-privgemb: Tables II-VI and Figs. 3-4 with C17-C18 as rows. --quick: Power,
+3 runs, Table VI and Figs. 3-4 (reduced cells say so); --full: the paper's
+grid on the datasets we ship, 10 runs.
 """
 from __future__ import annotations
 
@@ -48,9 +54,12 @@ TABLES = {"lpgnn": ("table3", "drop"), "ppgnn": ("table3",), "ldp-ge": ("table3"
 
 
 def register(sub) -> None:
-    p = sub.add_parser("reproduce", help="reproduce a paper's result tables (LPGNN Table 3, Drop table; "
-                                         "LDP-GE Table III, Fig. 2, k sweep)",
-                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    from .artefact_listing import help_epilog
+
+    p = sub.add_parser("reproduce", help="reproduce a paper's tables and figures, paper beside measured "
+                                         "(reproduce --help lists them)",
+                       description=__doc__, epilog=help_epilog(),
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("paper", choices=("lpgnn", "ppgnn", "ldp-ge", "se-privgemb"), help="which paper's tables")
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--quick", dest="mode", action="store_const", const="quick",
@@ -66,10 +75,9 @@ def register(sub) -> None:
     p.add_argument("--datasets", nargs="+", metavar="NAME", help="restrict to these paper datasets (cora citeseer "
                                                                  "pubmed facebook github lastfm)")
     p.add_argument("--tables", nargs="+", metavar="TABLE",
-                   choices=("table3", "drop", "fig2", "ksweep", "table2", "table4", "table5", "table6", "fig3", "fig4"),
-                   help="which tables to fill: table3, drop (lpgnn), fig2, ksweep (ldp-ge), table2 ... table6, "
-                        "fig3, fig4 (se-privgemb) (default: table3 with "
-                        "--quick, table3 and drop with --full; ldp-ge --full: table3, fig2 and ksweep)")
+                   choices=tuple(dict.fromkeys(t for ids in TABLES.values() for t in ids)),
+                   help="which tables and figures to fill, by the ids listed below per paper (default: table3 "
+                        "with --quick, table3 and drop with --full; ldp-ge --full: table3, fig2 and ksweep)")
     p.add_argument("--runs", type=count("--runs", 1), help="runs per configuration (default 3 quick, 10 full)")
     add_sweep_options(p, workers=2)
     p.add_argument("--max-runs", type=count("--max-runs", 0),
@@ -82,7 +90,8 @@ def register(sub) -> None:
                         "--quick, all five with --full)")
     p.add_argument("--backbone", choices=("gcn", "sage", "gat"), default=None,
                    help="ppgnn only: two-layer backbone (default gcn)")
-    p.add_argument("--plot", metavar="FILE.png", help="plot accuracy against eps with the paper's points")
+    p.add_argument("--plot", metavar="FILE.png", help="draw the targets as a PNG: the paper's numbers beside "
+                                                       "the measured ones, one panel per dataset")
     add_device_option(p)
     add_data_options(p)
     add_output_options(p)

@@ -6,13 +6,14 @@ Fig. 4 at eps 0.5 and 3.5 with 500 of 2000 link-prediction steps; every reduced 
 --full: 10 runs; Tables II-VI on Chameleon, Power and Arxiv, Fig. 3 on Chameleon, PPI, Power, Arxiv and
 BlogCatalog (DBLP: not shipped), Fig. 4 on Power and Arxiv (Chameleon has no stored split). ``--tables`` picks
 among table2 ... table6, fig3, fig4 and ``--datasets`` restricts (paper names, any case). Every run is one JSON
-under --results; a rerun resumes, --max-runs stops after a chunk; --plot draws Fig. 3/Table VI per dataset.
+under --results; a rerun resumes, --max-runs stops after a chunk; --plot draws one row of panels per table,
+one panel per dataset, the paper's numbers beside the measured ones.
 """
 from __future__ import annotations
 
 import time
 
-from ._reproduce_common import dataset_panels, devices_used, panels_png, run_or_plan
+from ._reproduce_common import devices_used, panel_grid, panels_png, run_or_plan
 
 
 def _datasets(args) -> tuple:
@@ -74,40 +75,83 @@ def run_se_privgemb(args, console, root) -> int:
     if args.plot:
         from ..files import write_atomic
 
-        write_atomic(args.plot, strucequ_plot(report))
+        write_atomic(args.plot, se_privgemb_plot(report))
     return emit(report, args, console)
 
 
-def strucequ_plot(report) -> bytes:
-    """PNG, one panel per dataset: measured StrucEqu against eps (Fig. 3 and Table VI cells, mean ± sd) for each
-    method, the non-private SE-GEmb as a horizontal line, and the paper's points (Table VI values and Fig. 3
-    read-offs) as open markers in the same colour."""
-    rows = [r for r in report.results if r.details.get("task") == "strucequ"
-            and r.details.get("table") in ("fig3", "table6") and "measured_mean" in r.details]
-    colours = {"SE-PrivGEmb_DW": "tab:blue", "SE-PrivGEmb_Deg": "tab:orange", "SE-PrivGEmb_DW naive": "tab:cyan",
-               "SE-PrivGEmb_Deg naive": "tab:red", "SE-GEmb_DW": "tab:blue", "SE-GEmb_Deg": "tab:orange",
-               "noise-only control_DW": "tab:grey", "noise-only control_Deg": "black"}
-    fig, panels = dataset_panels(list(dict.fromkeys(r.details["dataset"] for r in rows)))
-    fig.set_size_inches(6.5 * len(panels), 5.0)
-    for ax, name in panels:
-        own = [r for r in rows if r.details["dataset"] == name]
-        paper_label = iter(["paper (open squares; non-private dotted)"])
-        for method, colour in colours.items():
-            line = {r.details["eps"]: r for r in own if r.details["method"] == method}
-            if None in line:
-                ax.axhline(line[None].details["measured_mean"], color=colour, linestyle="-", alpha=0.5,
-                           label=f"{method} measured")
-                if "paper_mean" in line[None].details:
-                    ax.axhline(line[None].details["paper_mean"], color=colour, linestyle=":")
-                continue
-            eps = sorted(line)
-            if not eps:
-                continue
-            ax.errorbar(eps, [line[e].details["measured_mean"] for e in eps],
-                        [line[e].details["measured_std"] for e in eps], fmt="o-", capsize=3, color=colour,
-                        label=f"{method} measured")
-            printed = [(r.details["eps"], r.details["paper_mean"]) for r in own
-                       if r.details["method"] == method and "paper_mean" in r.details]
-            if printed:
-                ax.plot(*zip(*printed), "s", mfc="none", color=colour, label=next(paper_label, None))
+#: Line colour per method in every SE-PrivGEmb panel (a private method shares its non-private twin's colour).
+COLOURS = {"SE-PrivGEmb_DW": "tab:blue", "SE-PrivGEmb_Deg": "tab:orange", "SE-PrivGEmb_DW naive": "tab:cyan",
+           "SE-PrivGEmb_Deg naive": "tab:red", "SE-GEmb_DW": "tab:blue", "SE-GEmb_Deg": "tab:orange",
+           "noise-only control_DW": "tab:grey", "noise-only control_Deg": "black"}
+#: The rows of the figure: (title, which report rows, x axis: "eps" or a swept parameter).
+_GROUPS = (("Fig. 3 + Table VI: StrucEqu", ("fig3", "table6"), "eps"),
+           ("Table II: StrucEqu vs B", ("table2",), "B"), ("Table III: StrucEqu vs eta", ("table3",), "eta"),
+           ("Table IV: StrucEqu vs C", ("table4",), "C"), ("Table V: StrucEqu vs k", ("table5",), "k"),
+           ("Fig. 4: link AUC", ("fig4",), "eps"))
+
+
+def se_privgemb_plot(report) -> bytes:
+    """PNG, one row per target in the report and one panel per dataset. Against eps (Fig. 3 with Table VI, and
+    Fig. 4): each method measured (mean ± sd), the non-private SE-GEmb as a horizontal line, the paper's points
+    (Table VI values, figure read-offs) as open squares in the same colour, its non-private read-off dotted.
+    Tables II-V: StrucEqu at eps = 3.5 against the swept parameter, measured beside the printed mean ± sd."""
+    rows = [r for r in report.results if "measured_mean" in r.details]
+    groups = [(title, [r for r in rows if r.details.get("table") in tables], axis) for title, tables, axis in _GROUPS]
+    groups = [group for group in groups if group[1]]
+    names = [list(dict.fromkeys(r.details["dataset"] for r in own)) for _, own, _ in groups]
+    fig, grid = panel_grid([[f"{name}: {title}" for name in row] for (title, _, _), row in zip(groups, names)])
+    fig.set_size_inches(6.5 * max(1, *(len(row) for row in grid)), 5.0 * len(grid))
+    for (title, own, axis), panels, row_names in zip(groups, grid, names):
+        for (ax, _), name in zip(panels, row_names):
+            mine = [r for r in own if r.details["dataset"] == name]
+            if axis == "eps":
+                _eps_panel(ax, mine)
+            else:
+                _sweep_panel(ax, mine, axis)
+            ax.set_ylabel("AUC" if title.startswith("Fig. 4") else "StrucEqu")
+        panels[0][0].legend(fontsize=7)
     return panels_png(fig, "StrucEqu")
+
+
+def _eps_panel(ax, own) -> None:
+    paper_label = iter(["paper (open squares; non-private dotted)"])
+    for method, colour in COLOURS.items():
+        line = {r.details["eps"]: r for r in own if r.details["method"] == method}
+        if None in line:
+            ax.axhline(line[None].details["measured_mean"], color=colour, linestyle="-", alpha=0.5,
+                       label=f"{method} measured")
+            if "paper_mean" in line[None].details:
+                ax.axhline(line[None].details["paper_mean"], color=colour, linestyle=":")
+            continue
+        eps = sorted(line)
+        if not eps:
+            continue
+        ax.errorbar(eps, [line[e].details["measured_mean"] for e in eps],
+                    [line[e].details["measured_std"] for e in eps], fmt="o-", capsize=3, color=colour,
+                    label=f"{method} measured")
+        printed = [(r.details["eps"], r.details["paper_mean"]) for r in own
+                   if r.details["method"] == method and "paper_mean" in r.details]
+        if printed:
+            ax.plot(*zip(*printed), "s", mfc="none", color=colour, label=next(paper_label, None))
+
+
+#: Parameters swept on a log axis (B doubles, eta spans 0.01 ... 0.3).
+_LOG_PARAMS = ("B", "eta")
+
+
+def _sweep_panel(ax, own, param: str) -> None:
+    for method in ("SE-PrivGEmb_DW", "SE-PrivGEmb_Deg"):
+        line = sorted((r for r in own if r.details["method"] == method), key=lambda r: r.details["value"])
+        if not line:
+            continue
+        x = [r.details["value"] for r in line]
+        ax.errorbar(x, [r.details["measured_mean"] for r in line], [r.details["measured_std"] for r in line],
+                    fmt="o-", capsize=3, color=COLOURS[method], label=f"{method} measured")
+        printed = [r for r in line if "paper_mean" in r.details]
+        if printed:
+            ax.errorbar([r.details["value"] for r in printed], [r.details["paper_mean"] for r in printed],
+                        [r.details["paper_std"] for r in printed], fmt="s--", mfc="none", capsize=2,
+                        color=COLOURS[method], alpha=0.7, label=f"{method} paper")
+    if param in _LOG_PARAMS:
+        ax.set_xscale("log")
+    ax.set_xlabel(param)

@@ -10,7 +10,7 @@ from ldp_audit.audits.ldp_ge_reproduction import (baseline_protocol_rows, figure
                                                   ldp_ge_report, link_text_rows)
 from ldp_audit.audits.result import Status
 from ldp_audit.cli import main
-from ldp_audit.commands.reproduce_ldp_ge import figure2_plot
+from ldp_audit.commands.reproduce_ldp_ge import ldp_ge_plot
 from ldp_audit.models import propagation as prop
 from ldp_audit.models import synthetic
 from ldp_audit.models.training import ldp_ge
@@ -152,7 +152,7 @@ def test_full_report_and_plot_from_fake_results():
     results = _fake(cells, lambda c: 85.0 if c.mechanism == "HDS" else 80.0)
     report = ldp_ge_report("t", cells, results, missing=("lastfm",))
     assert any(r.name == "lastfm not run" and r.status is Status.INFO for r in report.results)
-    assert figure2_plot(report)[:8] == b"\x89PNG\r\n\x1a\n"
+    assert ldp_ge_plot(report)[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_full_cli_with_no_new_runs_reports_every_cell_unfinished(tmp_path, capsys):
