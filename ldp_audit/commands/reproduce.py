@@ -34,6 +34,7 @@ import time
 from pathlib import Path
 
 from ..audits.ppgnn_reproduction import c19_rows, ppgnn_paper_value, ppgnn_rows
+from ..models.training.ppgnn_figures import FIGURES as PPGNN_FIGURES
 from ..papers import se_privgemb as se_privgemb_paper
 from ._common import add_output_options, emit
 from ._reproduce_common import (DATA_HOME_HELP, add_plan_option, add_sweep_options, check_paths, dataset_panels,
@@ -43,7 +44,7 @@ from .data import add_data_options
 from .train import add_device_option, count
 
 #: The table ids of each paper's target (``--tables``).
-TABLES = {"lpgnn": ("table3", "drop"), "ppgnn": ("table3",), "ldp-ge": ("table3", "fig2", "ksweep"),
+TABLES = {"lpgnn": ("table3", "drop"), "ppgnn": ("table3", *PPGNN_FIGURES), "ldp-ge": ("table3", "fig2", "ksweep"),
           "se-privgemb": se_privgemb_paper.ARTEFACTS}
 
 
@@ -66,7 +67,8 @@ def register(sub) -> None:
     p.add_argument("--datasets", nargs="+", metavar="NAME", help="restrict to these paper datasets (cora citeseer "
                                                                  "pubmed facebook github lastfm)")
     p.add_argument("--tables", nargs="+", metavar="TABLE",
-                   choices=("table3", "drop", "fig2", "ksweep", "table2", "table4", "table5", "table6", "fig3", "fig4"),
+                   choices=("table3", "drop", "fig2", "ksweep", "table2", "table4", "table5", "table6", "fig3", "fig4",
+                            "fig5", "fig6", "fig7", "fig8", "fig9"),
                    help="which tables to fill: table3, drop (lpgnn), fig2, ksweep (ldp-ge), table2 ... table6, "
                         "fig3, fig4 (se-privgemb) (default: table3 with "
                         "--quick, table3 and drop with --full; ldp-ge --full: table3, fig2 and ksweep)")
@@ -166,6 +168,12 @@ def run(args, console) -> int:
         from .reproduce_se_privgemb import run_se_privgemb
 
         return run_se_privgemb(args, console, root)
+    if args.paper == "ppgnn":
+        from .reproduce_ppgnn_figures import figure_ids, run_ppgnn_figures
+
+        figures = figure_ids(args)
+        if figures:
+            return run_ppgnn_figures(args, console, root, figures)
     from ..audits.reproduction import reproduction_report
     from ..models.training import RunStore, sweep
     from ..models.training.lpgnn import summarise
