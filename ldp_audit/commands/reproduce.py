@@ -173,7 +173,7 @@ def run(args, console) -> int:
 
         figures = figure_ids(args)
         if figures:
-            return run_ppgnn_figures(args, console, root, figures)
+            return run_ppgnn_figures(args, console, root, figures, _has_features)
     from ..audits.reproduction import reproduction_report
     from ..models.training import RunStore, sweep
     from ..models.training.lpgnn import summarise

@@ -50,13 +50,14 @@ def _attack_rows(args):
     return rows + [nonpriv_attack_row(rows[0])]
 
 
-def run_ppgnn_figures(args, console, root: Path, figures: tuple) -> int:
+def run_ppgnn_figures(args, console, root: Path, figures: tuple, features_present) -> int:
+    """Train (or plan) the figures' runs, then report; ``features_present(loaders, args)`` says which datasets
+    have their feature files (``reproduce._has_features``)."""
     from ..audits.ppgnn_figures import figure_report_rows
     from ..audits.result import AuditReport
     from ..models.training import RunStore, ppgnn_figures, sweep
     from ..models.training.lpgnn import summarise
     from ..models.training.runtime import choose_device
-    from .reproduce import _has_features
 
     device = choose_device(args.device)
     quick = args.mode == "quick"
@@ -64,7 +65,7 @@ def run_ppgnn_figures(args, console, root: Path, figures: tuple) -> int:
     grid = ppgnn_figures.Grid(quick, args.runs or (ppgnn_figures.RUNS_QUICK if quick else ppgnn_figures.RUNS_FULL),
                               names)
     loaders = {ppgnn_figures.TABLE3_DATASETS[n] for n in (*names, "cora")}
-    has_features = _has_features(loaders, args)
+    has_features = features_present(loaders, args)
     cells = {figure: ppgnn_figures.figure_cells(figure, grid, has_features) for figure in figures}
     store = RunStore(root)
     configs = list(dict.fromkeys(c for fc in cells.values() for cell in fc if cell.runnable for c in cell.configs()))
