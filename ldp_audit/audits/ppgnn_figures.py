@@ -16,6 +16,8 @@ Verdicts (runs paired by seed; 95% percentile bootstrap CIs, 1000 resamples; INC
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from ..papers import ppgnn as paper
@@ -184,8 +186,6 @@ def _orders(figure, filled, dataset, panel, pairs, claim_of) -> list[CheckResult
 
 
 def _renamed(row: CheckResult, name: str) -> CheckResult:
-    from dataclasses import replace
-
     return replace(row, name=name)
 
 

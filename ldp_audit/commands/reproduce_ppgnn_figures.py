@@ -137,7 +137,7 @@ def figure_plot(report, figure: str) -> bytes:
         ax.set_xlabel(_x_label(figure, panel))
         ax.set_ylabel("test accuracy (%)")
         if not (figure == "fig3" and any(name.startswith(f"{panel} fig3(a)") for name in readoffs)):
-            ax.text(0.02, 0.02, "paper: no printed values (trend only)", transform=ax.transAxes, fontsize=7)
+            ax.set_title(f"{panel}\n(the paper prints no values here: trend only)", fontsize=9)
         ax.legend(fontsize=7)
     fig.tight_layout()
     buffer = io.BytesIO()

@@ -1,6 +1,6 @@
 """The rows of ``reproduce ppgnn --tables fig3 ... fig9`` on fabricated measurements (no training): every claim row
 passes on results shaped like the paper's figure and fails on a mutant (the figure upside down), stays INCONCLUSIVE
-on the quick grid's 2 runs; the printed read-offs have a tolerance; each figure draws a PNG; bad --tables exit 2."""
+on 2 runs; the printed read-offs have a tolerance; each figure draws a PNG; bad --tables exit 2."""
 from __future__ import annotations
 
 import numpy as np
@@ -59,7 +59,7 @@ def test_every_claim_row_passes_on_the_papers_shape_and_fails_upside_down(figure
 
 
 @pytest.mark.parametrize("figure", ppgnn_figures.FIGURES)
-def test_the_quick_grids_two_runs_decide_nothing_but_the_printed_numbers(figure):
+def test_two_runs_decide_nothing_but_the_printed_numbers(figure):
     for row in _claims(figure, runs=2):
         assert row.status is (Status.PASS if row.details["kind"] == "readoff" else Status.INCONCLUSIVE), row.name
 
@@ -83,8 +83,8 @@ def test_strict_case_closeness_fails_when_ppgnn_is_far_below_lpgnn():
                           ).status is Status.FAIL
 
 
-@pytest.mark.parametrize("gain, status", [(26.8, Status.PASS), (26.5, Status.PASS), (24.0, Status.FAIL), (6.0, Status.FAIL),
-                                          (40.0, Status.FAIL)])
+@pytest.mark.parametrize("gain, status", [(26.8, Status.PASS), (26.5, Status.PASS), (24.0, Status.FAIL),
+                                          (6.0, Status.FAIL), (40.0, Status.FAIL)])
 def test_fig3a_read_off_has_a_tolerance(gain, status):
     cells, _ = _filled("fig3", 10, SHAPES["fig3"])
     base = _measured(cells[1], 55, 10, 1)
