@@ -121,3 +121,23 @@ def _exit_code(argv) -> int:
 def test_bad_figure_options_exit_2_naming_the_option(argv, parameter, capsys, tmp_path):
     assert _exit_code(["reproduce", "ppgnn", *argv, "--max-runs", "0", "--results", str(tmp_path)]) == 2
     assert parameter in capsys.readouterr().err
+
+
+def test_the_command_reports_a_figure_from_its_stored_quick_runs(tmp_path, capsys):
+    """End to end on the committed Fig. 8 quick runs (nothing trains): every point filled, the verdict rows present,
+    the PNG written."""
+    import json
+    import shutil
+    from pathlib import Path
+
+    stored = Path(__file__).resolve().parents[2] / "benchmarks" / "results" / "ppgnn" / "fig8-quick-cpu" / "cora"
+    shutil.copytree(stored, tmp_path / "runs" / "cora")
+    plot = tmp_path / "fig8.png"
+    code = main(["reproduce", "ppgnn", "--tables", "fig8", "--quick", "--max-runs", "0", "--results",
+                 str(tmp_path / "runs"), "--plot", str(plot), "--json"])
+    report = json.loads(capsys.readouterr().out)
+    assert code in (0, 1) and report["settings"]["runs finished"] == "20/20"
+    names = [r["name"] for r in report["results"]]
+    assert "cora fig8 FlexProp > KProp eps=1" in names and "cora fig8 FlexProp - KProp grows with eps" in names
+    assert all(r["status"] != "inconclusive" or "CI" in r["explanation"] for r in report["results"])
+    assert plot.read_bytes().startswith(b"\x89PNG")
