@@ -28,7 +28,7 @@ from .ppgnn import EPS_FULL, K_FULL, TABLE3_DATASETS, ppgnn_config
 
 #: Figure ids exactly as the seed numbers its figures.
 FIGURES = ("fig3", "fig4", "fig5", "fig6", "fig7", "fig8", "fig9")
-#: Each figure's backbone (spec §5.4: Figs. 6-8 and 7 use GraphSAGE, Figs. 5 right and 9 GCN; Figs. 3 and 4
+#: Each figure's backbone (spec §5.4: Figs. 6, 7 and 8 use GraphSAGE, Figs. 5 right and 9 GCN; Figs. 3 and 4
 #: right do not say: GCN, Table III's).
 BACKBONES = {"fig3": "gcn", "fig4": "gcn", "fig5": "gcn", "fig6": "sage", "fig7": "sage", "fig8": "sage",
              "fig9": "gcn"}
