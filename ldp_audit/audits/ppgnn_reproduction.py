@@ -48,26 +48,35 @@ def sign_verdict(low: float, high: float, runs: int) -> tuple[Status, str]:
     return Status.INCONCLUSIVE, "the CI of the difference contains 0"
 
 
+def paired_difference_row(name: str, claim: str, high_label: str, low_label: str, high, low,
+                          details: dict, fail_note: str = "") -> CheckResult:
+    """``high`` above ``low`` (two filled cells, runs paired by seed): PASS when the 95% percentile bootstrap CI
+    (1000 resamples, scipy) of the mean paired difference lies above 0; FAIL below 0 (``fail_note`` appended);
+    INCONCLUSIVE when it contains 0 or fewer than C17_MIN_RUNS runs are paired."""
+    diff = np.asarray(high.values) - np.asarray(low.values)
+    low_ci, high_ci = paired_ci(diff, C17_ALPHA)
+    status, why = sign_verdict(low_ci, high_ci, diff.size)
+    if status is Status.FAIL:
+        why += fail_note
+    return CheckResult(
+        name, claim, status, float(diff.mean()), "mean difference (points)",
+        interval=(low_ci, high_ci), threshold=0.0, n=int(diff.size), seed=C17_SEED, alpha=C17_ALPHA,
+        explanation=f"{high_label} - {low_label} = {diff.mean():+.1f} points, 95% bootstrap CI [{low_ci:+.1f}, "
+                    f"{high_ci:+.1f}] over {diff.size} paired runs; {why}",
+        details={"differences": diff.tolist(), **details})
+
+
 def ppm_over_mb(dataset: str, eps: float, mb, ppm):
     """C17 (ppgnn Table III ordering): PPM > MB when the 95% percentile bootstrap CI (1000 resamples, scipy) of
     the mean paired difference PPM - MB (runs paired by seed, each at its cell's K) lies above 0; FAIL when it
     lies below 0; INCONCLUSIVE when it contains 0 or fewer than C17_MIN_RUNS runs are paired."""
-    diff = np.asarray(ppm.values) - np.asarray(mb.values)
     try:
         printed = f" (paper {paper.table3(dataset, eps, 'PPM')[0]:.1f} vs {paper.table3(dataset, eps, 'MB')[0]:.1f})"
     except KeyError:  # an eps Table III does not print
         printed = ""
     claim = f"{paper.TABLE3_CITE} / C17: PPM > MB on {dataset} at eps={eps:g}{printed}"
-    low, high = paired_ci(diff, C17_ALPHA)
-    status, why = sign_verdict(low, high, diff.size)
-    if status is Status.FAIL:
-        why += ": MB beats PPM"
-    return CheckResult(
-        f"{dataset} C17 PPM-MB eps={eps:g}", claim, status, float(diff.mean()), "mean difference (points)",
-        interval=(low, high), threshold=0.0, n=int(diff.size), seed=C17_SEED, alpha=C17_ALPHA,
-        explanation=f"PPM - MB = {diff.mean():+.1f} points, 95% bootstrap CI [{low:+.1f}, {high:+.1f}] over "
-                    f"{diff.size} paired runs; {why}",
-        details={"differences": diff.tolist(), "table": "ppgnn_table3", "kind": "c17"})
+    return paired_difference_row(f"{dataset} C17 PPM-MB eps={eps:g}", claim, "PPM", "MB", ppm, mb,
+                                 {"table": "ppgnn_table3", "kind": "c17"}, ": MB beats PPM")
 
 
 def feature_budget_row(dataset: str, eps: float, mb, ppm, num_nodes: int):

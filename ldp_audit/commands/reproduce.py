@@ -40,6 +40,7 @@ import time
 from pathlib import Path
 
 from ..audits.ppgnn_reproduction import c19_rows, ppgnn_paper_value, ppgnn_rows
+from ..models.training.ppgnn_figures import FIGURES as PPGNN_FIGURES
 from ..papers import se_privgemb as se_privgemb_paper
 from ._common import add_output_options, emit
 from ._reproduce_common import (DATA_HOME_HELP, add_plan_option, add_sweep_options, check_paths, dataset_panels,
@@ -49,7 +50,7 @@ from .data import add_data_options
 from .train import add_device_option, count
 
 #: The table ids of each paper's target (``--tables``).
-TABLES = {"lpgnn": ("table3", "drop"), "ppgnn": ("table3",), "ldp-ge": ("table3", "fig2", "ksweep"),
+TABLES = {"lpgnn": ("table3", "drop"), "ppgnn": ("table3", *PPGNN_FIGURES), "ldp-ge": ("table3", "fig2", "ksweep"),
           "se-privgemb": se_privgemb_paper.ARTEFACTS}
 
 
@@ -175,6 +176,12 @@ def run(args, console) -> int:
         from .reproduce_se_privgemb import run_se_privgemb
 
         return run_se_privgemb(args, console, root)
+    if args.paper == "ppgnn":
+        from .reproduce_ppgnn_figures import figure_ids, run_ppgnn_figures
+
+        figures = figure_ids(args)
+        if figures:
+            return run_ppgnn_figures(args, console, root, figures, _has_features)
     from ..audits.reproduction import reproduction_report
     from ..models.training import RunStore, sweep
     from ..models.training.lpgnn import summarise

@@ -15,6 +15,10 @@ per-coordinate budget eps_2 / m', and the server rescales them with (d/m') C((1 
 The features stay eps_2-LDP for a fixed level; the joint record (x, tau) is
 (gamma eps^1 + (1 - gamma) eps^h)-LDP (C10); the server estimate is unbiased only where tau_hat = tau (C12).
 PPM* has no corrected mode: Laplace noise whose scale depends on tau has an unbounded level ratio.
+
+With h = 1 every user is at level 1 (budget eps, MB's budget): there is no secret level, the level report is the
+constant tau' = 1 (ESW on a single level), and the features keep Algorithm 3's (1 - gamma) eps. A fixed ``m``
+replaces the sampled-coordinate rule (ppgnn Fig. 7c), capped at d.
 """
 from __future__ import annotations
 
@@ -88,6 +92,7 @@ class PersonalisedMechanism:
     gamma: float = 0.5
     mode: str = "paper"
     feature: str = "mlr"
+    m: int | None = None
 
     name = "ppm"
     reference = "ppgnn A4 (Algorithm 3), A7; corrected mode per C10-C11, E4-E6"
@@ -95,7 +100,7 @@ class PersonalisedMechanism:
     def __post_init__(self):
         object.__setattr__(self, "eps", check_eps(self.eps))
         object.__setattr__(self, "d", check_int(self.d, "d", 1))
-        object.__setattr__(self, "h", check_int(self.h, "h", 2))
+        object.__setattr__(self, "h", check_int(self.h, "h", 1))
         object.__setattr__(self, "gamma", check_open_unit(self.gamma, "gamma"))
         object.__setattr__(self, "mode", check_choice(self.mode, "mode", MODES))
         object.__setattr__(self, "feature", check_choice(self.feature, "feature", FEATURES))
@@ -103,6 +108,8 @@ class PersonalisedMechanism:
             raise ValueError("mode='corrected' needs feature='mlr': PPM*'s Laplace scale depends on the level "
                              "and no server-side rescaling hides it (unbounded level ratio)")
         check_eps(self.budget(self.h), "eps * 2^(h-1)")
+        if self.m is not None:
+            object.__setattr__(self, "m", check_int(self.m, "m", 1))
 
     # ----- budgets (ppgnn A8) ------------------------------------------------------------------------------
     @property
@@ -128,15 +135,19 @@ class PersonalisedMechanism:
 
     # ----- level report (ESW, A3) ----------------------------------------------------------------------------
     def level_mechanism(self, tau: int) -> ExtendedSquareWaveLevels:
+        if self.h == 1:
+            raise ValueError("h = 1 has a single level: nothing to report through ESW (tau' = 1)")
         return ExtendedSquareWaveLevels(self.level_budget(tau), self.h)
 
     def level_law(self, tau: int) -> Discrete:
-        """Exact law of tau' for level tau."""
+        """Exact law of tau' for level tau (the point mass at 1 when h = 1)."""
+        if self.h == 1:
+            return Discrete(np.ones(1), np.ones(1))
         return self.level_mechanism(tau).law(float(tau))
 
     def estimated_level(self, tau_prime) -> np.ndarray:
         """tau_hat = clip(tau' - b, 1, h) with the public ESW half-width b (ppgnn A3, E6; corrected mode)."""
-        b = self.level_mechanism(1).half_width
+        b = self.level_mechanism(1).half_width if self.h > 1 else 0
         return np.clip(np.asarray(tau_prime, dtype=np.int64) - b, 1, self.h)
 
     # ----- feature report (MLR A2 / PPM* A7) -----------------------------------------------------------------
@@ -147,13 +158,15 @@ class PersonalisedMechanism:
             if tau_prime is None:
                 raise ValueError("the corrected mode takes m from the reported level: give tau_prime")
             tau = int(self.estimated_level(tau_prime))
+        if self.m is not None:
+            return min(self.m, self.d)
         if self.feature == "ppm_star":
             return _registered("ppm_star", self.feature_budget(tau), self.d, "optimal").k
         return floor_rule(self.feature_budget(tau), self.d, "ppgnn")
 
     def _server_factor(self, tau_hat: int) -> float:
         """(d/m') C((1 - gamma) eps^tau_hat / m'): the corrected mode's public rescaling for estimated level tau_hat."""
-        m = floor_rule(self.feature_budget(tau_hat), self.d, "ppgnn")
+        m = min(self.m, self.d) if self.m is not None else floor_rule(self.feature_budget(tau_hat), self.d, "ppgnn")
         return (self.d / m) * coth_half(self.feature_budget(tau_hat) / m)
 
     def feature_mechanism(self, tau: int, tau_prime: int | None = None) -> SampledMechanism:
@@ -189,6 +202,8 @@ class PersonalisedMechanism:
     def perturb_levels(self, tau, rng) -> np.ndarray:
         """tau' for every user, one ESW call per distinct level budget (levels in increasing order)."""
         tau = np.asarray(tau, dtype=np.int64)
+        if self.h == 1:
+            return np.ones(tau.shape, dtype=np.int64)
         tau_prime = np.empty(tau.shape)
         for level in (np.unique(tau) if self.mode == "paper" else [None]):
             idx = np.flatnonzero(tau == level) if level is not None else np.arange(tau.size)
@@ -241,4 +256,4 @@ class PersonalisedMechanism:
 
     def params(self) -> dict:
         return {"eps": self.eps, "d": self.d, "h": self.h, "gamma": self.gamma, "mode": self.mode,
-                "feature": self.feature}
+                "feature": self.feature, **({} if self.m is None else {"m": self.m})}

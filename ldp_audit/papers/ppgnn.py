@@ -74,3 +74,24 @@ def table3(dataset: str, eps: float, mechanism: str) -> tuple[float, float]:
 #: E16: with h = 5, gamma = 0.5 and eps^tau = 2^(tau-1) eps on uniform levels, PPM's mean feature budget is
 #: (1 - gamma) (1 + 2 + 4 + 8 + 16)/5 eps = 3.1 eps, against eps for MB.
 E16_BUDGET_RATIO = 0.5 * (1 + 2 + 4 + 8 + 16) / 5
+
+
+#: The figures (seed 004, Sec. IV): what each plots, as its caption and text say. Only Fig. 3(a) and Fig. 5 left
+#: print numbers; every other panel is read for its trend (spec §5.4, C19).
+FIGURE_CITES = {
+    "fig3": "ppgnn Fig. 3 (Sec. IV-B): PPGNN vs NonPriv, BASE, LPGNN against eps",
+    "fig4": "ppgnn Fig. 4 (Sec. IV-B, IV-D1): left PPGNN with GCN / GraphSAGE / GAT; right PPM* vs LP",
+    "fig5": "ppgnn Fig. 5 (Sec. IV-C, IV-E): left attribute inference; right Strict / Relaxed / Bimodal levels",
+    "fig6": "ppgnn Fig. 6 (Sec. IV-F3): PPGNN against K (GraphSAGE)",
+    "fig7": "ppgnn Fig. 7 (Sec. IV-F1, F2, F4): PPGNN against h (a), gamma (b) and m (c) (GraphSAGE)",
+    "fig8": "ppgnn Fig. 8 (Sec. IV-D2): FlexProp vs KProp, GraphSAGE",
+    "fig9": "ppgnn Fig. 9 (Sec. IV-D2): FlexProp vs KProp, GCN",
+}
+#: Fig. 3(a) at eps = 0.01, quoted in Sec. IV-B: accuracy points above BASE. The seed does not name panel (a)'s
+#: dataset or backbone; Cora with GCN (the first dataset of Table II, Table III's backbone) is our reading.
+FIG3A_EPS = 0.01
+FIG3A_GAINS_OVER_BASE = {"LPGNN": 24.5, "PPGNN": 26.8}
+#: Fig. 5 left (Sec. IV-E): NonPriv's attribute-inference accuracy is "> 90%" on Cora.
+FIG5_NONPRIV_ATTACK_ACCURACY = 0.90
+#: Fig. 7(b) (Sec. IV-F2): the best gamma is "around 0.5".
+FIG7B_BEST_GAMMA = 0.5

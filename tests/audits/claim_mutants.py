@@ -226,10 +226,19 @@ def _features_at_the_whole_budget_and_more(monkeypatch):
     monkeypatch.setattr(PersonalisedMechanism, "feature_budget", lambda self, tau: float(1.5 * self.budget(tau)))
 
 
+def _pipeline_with(monkeypatch, **changes):
+    """ppgnn E16 mutants: the pipeline's personalised mechanism built with other PPGNN fields than the run's."""
+    from dataclasses import replace
+
+    original = training_stages.personalised_mechanism
+    monkeypatch.setattr(training_stages, "personalised_mechanism",
+                        lambda config, d: original(replace(config, **changes), d))
+
+
 def _strict_levels(monkeypatch):
     """ppgnn E16 correction: the Strict level distribution (spec A8, Fig. 5 right): every user at level 1."""
-    monkeypatch.setattr(training_stages, "personalised_levels",
-                        lambda mechanism, n, seed: (np.ones(n, dtype=np.int64), np.ones(n, dtype=np.int64)))
+    monkeypatch.setattr(training_stages, "personalised_levels", lambda mechanism, n, seed, distribution="uniform": (
+        np.ones(n, dtype=np.int64), np.ones(n, dtype=np.int64)))
 
 
 #: Mutants of rows computed by their own check functions (see test_claims_rows._rows).
@@ -263,9 +272,9 @@ MUTANTS = {
     "ppgnn C16: FlexProp on the two-hop support": ClaimMutant("C16 ops", "denser step", _two_hop_flexprop),
     "ppgnn C17: PPM reports at eps/100": ClaimMutant("C17 small", "wrong budget", _ppm_at_a_hundredth_of_its_budget),
     "ppgnn E16: gamma = 0.3 in the pipeline": ClaimMutant(
-        "E16.budget", "wrong split", _set(training_stages, "PPM_GAMMA", 0.3)),
+        "E16.budget", "wrong split", lambda mp: _pipeline_with(mp, ppm_gamma=0.3)),
     "ppgnn E16: h = 4 levels in the pipeline": ClaimMutant(
-        "E16.budget", "wrong ladder", _set(training_stages, "PPM_LEVELS", 4)),
+        "E16.budget", "wrong ladder", lambda mp: _pipeline_with(mp, ppm_levels=4)),
     "ldp-ge E12: push drops isolated nodes": ClaimMutant("E12.isolated-nodes", "wrong corner case",
                                                           _push_dropping_isolated_nodes),
     "ldp-ge C20: average degree as |E|/|V|": ClaimMutant(

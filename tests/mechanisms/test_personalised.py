@@ -100,8 +100,9 @@ def test_ppm_star_has_a_paper_mode_only():
         PPM(1.0, 20, mode="corrected", feature="ppm_star")
 
 
-@pytest.mark.parametrize("kwargs, word", [({"gamma": 1.0}, "gamma"), ({"mode": "fixed"}, "mode"), ({"h": 1}, "h"),
-                                          ({"d": 0}, "d"), ({"eps": -1.0}, "eps"), ({"eps": 100.0}, "eps")])
+@pytest.mark.parametrize("kwargs, word", [({"gamma": 1.0}, "gamma"), ({"mode": "fixed"}, "mode"), ({"h": 0}, "h"),
+                                          ({"d": 0}, "d"), ({"eps": -1.0}, "eps"), ({"eps": 100.0}, "eps"),
+                                          ({"m": 0}, "m")])
 def test_bad_parameters_name_themselves(kwargs, word):
     params = {"eps": 1.0, "d": 4, **kwargs}
     with pytest.raises(ValueError, match=word):

@@ -21,6 +21,15 @@ OBJECTIVES = ("cross_entropy", "forward", "drop")
 #: Checkpoint selection rules on validation (lpgnn §6.2 and A5).
 SELECTIONS = ("val_loss", "ccs")
 AGGREGATORS = ("gcn", "mean")
+#: PPGNN's level distributions (ppgnn A8, Sec. IV-C): i.i.d. uniform on {1..h} (the paper's "random function"),
+#: Strict (every user at level 1, budget eps), Relaxed (every user at level h, the largest budget), Bimodal (a
+#: uniformly random half of the users at level 1, the others at level h).
+LEVEL_DISTRIBUTIONS = ("uniform", "strict", "relaxed", "bimodal")
+#: Feature propagation in front of the backbone: ``auto`` is FlexProp for PPGNN's personalised mechanisms and KProp
+#: otherwise; ``kprop`` / ``flexprop`` pick one for any mechanism (ppgnn Figs. 8-9).
+PROPAGATIONS = ("auto", "kprop", "flexprop")
+#: Largest number of PPGNN levels: eps^h = 2^(h-1) eps must stay a finite budget for every eps we run.
+MAX_PPM_LEVELS = 16
 
 
 def _positive_or_none(name: str, value) -> float | None:
@@ -73,6 +82,11 @@ class RunConfig(StoredFields):
         lr, weight_decay, epochs: Adam settings, full batch.
         split_seed: the one random 50/25/25 split per dataset (lpgnn §6.4, U9); runs vary ``seed`` only.
         seed: the run's seed; every random stream of the run is derived from it (``ldp_audit.seeding.rng_for``).
+        ppm_levels, ppm_gamma: PPGNN's h levels with budgets eps^tau = 2^(tau-1) eps_x and its split gamma of a
+            user's budget between the level report (ESW) and the features (MLR) (ppgnn A4, A8; h = 1 .. 16,
+            gamma in (0, 1)); used by the personalised mechanisms only.
+        level_distribution: how users' levels are drawn (:data:`LEVEL_DISTRIBUTIONS`, ppgnn Sec. IV-C).
+        propagation: ``auto``, ``kprop`` or ``flexprop`` (:data:`PROPAGATIONS`).
     """
 
     dataset: str
@@ -95,6 +109,12 @@ class RunConfig(StoredFields):
     epochs: int = 500
     split_seed: int = 12345
     seed: int = 0
+    # ----- PPGNN (issue 25): levels, split, level distribution, propagation. Listed in KEYED_WHEN_SET, so runs
+    # stored before these fields existed keep their keys; the defaults are the paper's (ppgnn A8, spec 7.2-7.4).
+    ppm_levels: int = 5
+    ppm_gamma: float = 0.5
+    level_distribution: str = "uniform"
+    propagation: str = "auto"
 
     def __post_init__(self):
         if not isinstance(self.dataset, str) or not self.dataset:
@@ -118,13 +138,27 @@ class RunConfig(StoredFields):
             raise ValueError(f"lr must be > 0, got {self.lr!r}")
         if not (self.weight_decay >= 0 and math.isfinite(self.weight_decay)):
             raise ValueError(f"weight_decay must be >= 0, got {self.weight_decay!r}")
+        self._check_ppgnn_fields()
         if self.objective != "drop" and self.k_y:
             raise ValueError(f"k_y is the Drop objective's label propagation; objective={self.objective!r} "
                              "needs k_y=0")
 
+    def _check_ppgnn_fields(self) -> None:
+        _int_at_least("ppm_levels", self.ppm_levels, 1)
+        if self.ppm_levels > MAX_PPM_LEVELS:
+            raise ValueError(f"ppm_levels must be an integer in [1, {MAX_PPM_LEVELS}], got {self.ppm_levels!r}")
+        if isinstance(self.ppm_gamma, bool) or not (isinstance(self.ppm_gamma, (int, float))
+                                                    and 0.0 < self.ppm_gamma < 1.0):
+            raise ValueError(f"ppm_gamma must lie in the open interval (0, 1), got {self.ppm_gamma!r}")
+        object.__setattr__(self, "ppm_gamma", float(self.ppm_gamma))
+        _choice("level_distribution", self.level_distribution, LEVEL_DISTRIBUTIONS)
+        _choice("propagation", self.propagation, PROPAGATIONS)
+
     #: Fields added after the first stored runs: they enter :meth:`key` only when they differ from their default,
     #: so every run stored before a field existed keeps its key (and its folder in the run store).
-    KEYED_WHEN_SET: ClassVar[tuple[str, ...]] = ()
+    KEYED_WHEN_SET: ClassVar[tuple[str, ...]] = (
+        "ppm_levels", "ppm_gamma", "level_distribution", "propagation",  # PPGNN (issue 25)
+    )
 
     # ----- identity ------------------------------------------------------------------------------------------
     def without_seed(self) -> "RunConfig":
@@ -156,4 +190,12 @@ class RunConfig(StoredFields):
     def perturbation_key(self) -> tuple:
         """What decides the (memoised) node features: two runs with equal keys share one perturbation."""
         return (self.dataset, self.features, self.mechanism if self.eps_x is not None else None, self.eps_x,
-                self.m if self.eps_x is not None else None, self.seed)
+                self.m if self.eps_x is not None else None, self.seed) + self._ppgnn_perturbation_key()
+
+    def _ppgnn_perturbation_key(self) -> tuple:
+        """The PPGNN fields that change a run's reports, appended only when set (other runs' keys unchanged)."""
+        return tuple((name, getattr(self, name)) for name in ("ppm_levels", "ppm_gamma", "level_distribution")
+                     if self.eps_x is not None and getattr(self, name) != _DEFAULTS[name])
+
+
+_DEFAULTS = {f.name: f.default for f in fields(RunConfig) if f.default is not MISSING}

@@ -117,28 +117,58 @@ class DegreeFeatures(Features):
         return x
 
 
-#: ``config.mechanism`` names of PPGNN's personalised mechanism (ppgnn A4): Algorithm 3 as printed, or corrected.
-PERSONALISED_MODES = {"ppm": "paper", "ppm_corrected": "corrected"}
-#: PPGNN's defaults (spec §7.2-7.4): h = 5 levels eps^tau = 2^(tau-1) eps, split gamma = 0.5 (Fig. 7b's best).
-PPM_LEVELS = 5
-PPM_GAMMA = 0.5
+#: ``config.mechanism`` names of PPGNN's personalised mechanisms (ppgnn A4, A7) -> (mode, feature report):
+#: Algorithm 3 as printed, corrected (spec C10-C11), and PPM* (Laplace inside MLR, Fig. 4 right).
+PERSONALISED_MODES = {"ppm": ("paper", "mlr"), "ppm_corrected": ("corrected", "mlr"),
+                      "ppm_star": ("paper", "ppm_star")}
 #: Sub-stream of Stream.FEATURES for the users' levels and their ESW reports: the feature stage and FlexProp draw
 #: the same levels from it without passing them around.
 LEVEL_STREAM = 1
 
 
 def personalised_mechanism(config: RunConfig, d: int):
-    """PPM with the run's base budget eps^1 = eps_x and PPGNN's levels and split (ppgnn A4, A8)."""
+    """PPM / PPM* with the run's base budget eps^1 = eps_x, its h levels and split gamma (ppgnn A4, A7, A8);
+    ``config.m`` is the sampled-coordinate rule (``"ppgnn"``: Algorithm 2's, PPM*'s worst-case optimum) or a fixed
+    count (Fig. 7c)."""
     from ...mechanisms.personalised import PersonalisedMechanism
 
-    return PersonalisedMechanism(config.eps_x, d, PPM_LEVELS, PPM_GAMMA, PERSONALISED_MODES[config.mechanism])
+    if config.m != "ppgnn" and (isinstance(config.m, bool) or not isinstance(config.m, int) or config.m < 1):
+        raise ValueError(f"m of a personalised mechanism must be 'ppgnn' (the paper's rule) or an integer >= 1, "
+                         f"got {config.m!r}")
+    mode, feature = PERSONALISED_MODES[config.mechanism]
+    return PersonalisedMechanism(config.eps_x, d, config.ppm_levels, config.ppm_gamma, mode, feature,
+                                 None if config.m == "ppgnn" else config.m)
 
 
-def personalised_levels(mechanism, num_nodes: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """(tau, tau'): uniform levels on {1..h} (spec §7.3) and their ESW reports, from the run's level stream."""
+def draw_levels(distribution: str, h: int, n: int, rng: np.random.Generator) -> np.ndarray:
+    """The users' levels tau in {1..h} (ppgnn A8, Sec. IV-C): ``uniform`` i.i.d. (spec 7.3), ``strict`` all 1 (the
+    smallest budget eps), ``relaxed`` all h (the largest budget of the ladder, 2^(h-1) eps; the paper's 2^h eps is
+    the literal h+1-element ladder of E7), ``bimodal`` a uniformly random half (floor(n/2) users) at h, the rest 1."""
+    if distribution == "uniform":
+        return rng.integers(1, h + 1, size=n)
+    tau = np.ones(n, dtype=np.int64)
+    if distribution == "relaxed":
+        tau[:] = h
+    elif distribution == "bimodal":
+        tau[rng.permutation(n)[: n // 2]] = h
+    elif distribution != "strict":
+        raise ValueError(f"level_distribution must be uniform, strict, relaxed or bimodal, got {distribution!r}")
+    return tau
+
+
+def personalised_levels(mechanism, num_nodes: int, seed: int, distribution: str = "uniform"
+                        ) -> tuple[np.ndarray, np.ndarray]:
+    """(tau, tau'): levels drawn by ``distribution`` (:func:`draw_levels`) and their ESW reports, from the run's
+    level stream."""
     rng = rng_for(seed, Stream.FEATURES, LEVEL_STREAM)
-    tau = rng.integers(1, mechanism.h + 1, size=num_nodes)
+    tau = draw_levels(distribution, mechanism.h, num_nodes, rng)
     return tau, mechanism.perturb_levels(tau, rng)
+
+
+def run_levels(config: RunConfig, num_nodes: int) -> tuple[np.ndarray, np.ndarray]:
+    """(tau, tau') of a personalised run's users (the same draw for its features and its FlexProp)."""
+    return personalised_levels(personalised_mechanism(config, 1), num_nodes, config.seed,
+                               config.level_distribution)
 
 
 class PersonalisedFeatures(Features):
@@ -149,7 +179,7 @@ class PersonalisedFeatures(Features):
     def node_features(self, graph, config, rng):
         x = graph.normalized_features(clip=True)
         mechanism = personalised_mechanism(config, x.shape[1])
-        tau, tau_prime = personalised_levels(mechanism, graph.num_nodes, config.seed)
+        tau, tau_prime = personalised_levels(mechanism, graph.num_nodes, config.seed, config.level_distribution)
         estimate = np.zeros_like(x)
         pairs = np.stack([tau, tau_prime], axis=1)
         for level, reported in np.unique(pairs, axis=0):
@@ -164,7 +194,7 @@ def mean_feature_budget(config: RunConfig, num_nodes: int) -> float:
     if config.mechanism not in PERSONALISED_MODES:
         return float(config.eps_x)
     mechanism = personalised_mechanism(config, 1)
-    tau, _ = personalised_levels(mechanism, num_nodes, config.seed)
+    tau, _ = personalised_levels(mechanism, num_nodes, config.seed, config.level_distribution)
     return float(np.mean((1.0 - mechanism.gamma) * mechanism.budget(tau)))
 
 
@@ -201,10 +231,17 @@ def perturb_labels(y: np.ndarray, num_classes: int, eps_y: float | None, nodes: 
 
 def feature_propagation(config: RunConfig) -> Propagation:
     """The propagation in front of the backbone: KProp(K_x) (lpgnn A1), GCN aggregator without self-loops by
-    default; the seed's GCN baselines are KProp(1) with self-loops (lpgnn §6.1). PPM runs get FlexProp(K_x)
-    weighted by the users' reported levels (ppgnn A5)."""
-    if config.eps_x is not None and config.mechanism in PERSONALISED_MODES and config.features == "raw":
+    default; the seed's GCN baselines are KProp(1) with self-loops (lpgnn §6.1). ``config.propagation="auto"``
+    gives PPM runs FlexProp(K_x) weighted by the users' reported levels (ppgnn A5) and the rest KProp;
+    ``"kprop"`` / ``"flexprop"`` choose one for any mechanism (ppgnn Figs. 8-9). FlexProp over a uniform-budget
+    mechanism (MB, 1B, LP, GM) or raw features: those users report no level and all share one budget, so
+    Eq. 12's weights tau'_j are all equal and FlexProp is the mean over A + I (KProp mean with self-loops)."""
+    personalised = config.eps_x is not None and config.mechanism in PERSONALISED_MODES and config.features == "raw"
+    flexprop = config.propagation == "flexprop" or (config.propagation == "auto" and personalised)
+    if flexprop and personalised:
         return LevelFlexProp(config.k_x, config=config)
+    if flexprop:
+        return KProp(config.k_x, aggregator="mean", self_loops=True)
     return KProp(config.k_x, aggregator=config.aggregator, self_loops=config.self_loops)
 
 
@@ -216,8 +253,7 @@ class LevelFlexProp(StepPropagation):
     config: RunConfig = None
 
     def step_matrix(self, adjacency) -> sp.csr_matrix:
-        mechanism = personalised_mechanism(self.config, 1)  # the levels do not depend on d
-        _, tau_prime = personalised_levels(mechanism, adjacency.shape[0], self.config.seed)
+        _, tau_prime = run_levels(self.config, adjacency.shape[0])  # the levels do not depend on d
         weights = flexprop_weights("tau_prime", tau_prime=tau_prime)
         return FlexProp(self.steps, weights=weights).step_matrix(adjacency)
 
