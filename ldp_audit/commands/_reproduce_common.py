@@ -106,12 +106,21 @@ class RunCost:
                                               else min(epochs, self.expected_epochs))
 
 
-def expected_epochs(members: list, shape, shape_of, stored, run_batch, device: str, cache) -> float:
+#: Runs of an early-stopping shape trained to their stop when no stored run tells how long they train: spread evenly
+#: over the shape's runs in plan order (so over its cells: a noisy mechanism stops after ``patience`` epochs, a good
+#: one trains for hundreds).
+PROBE_STOP_RUNS = 3
+
+
+def expected_epochs(configs: list, shape, shape_of, stored, run_batch, device: str, cache) -> float:
     """The epochs an early-stopping run of ``shape`` is expected to train: the mean ``epochs_run`` of the stored
-    runs of the shape, else of one run trained here to its early stop (``members[0]``; nothing is stored)."""
+    runs of the shape, else of :data:`PROBE_STOP_RUNS` of its ``configs`` trained here to their early stop
+    (nothing is stored)."""
     ran = [r.metrics["epochs_run"] for r in stored if shape_of(r.config) == shape and "epochs_run" in r.metrics]
     if not ran:
-        ran = [r.metrics["epochs_run"] for r in run_batch(members[:1], device, cache)]
+        step = max(1, len(configs) // PROBE_STOP_RUNS)
+        picks = configs[step // 2::step][:PROBE_STOP_RUNS]
+        ran = [r.metrics["epochs_run"] for r in run_batch(picks, device, cache)]
     return sum(ran) / len(ran)
 
 
@@ -123,14 +132,15 @@ def probe_costs(groups, shape_of, run_batch, device: str, data_dir, cache_dir, s
     stacked model (``stacked``) is probed on the shape's whole first task and its time shared by the runs (a run
     in a stack costs a fraction of a run alone); otherwise the shape's first run is probed. Pipelines that stop
     early (``config.STOPS_EARLY``) are charged the epochs they are expected to run (:func:`expected_epochs`, from
-    the ``stored`` results of the plan or one probe run to its early stop)."""
+    the ``stored`` results of the plan or a few probe runs to their early stop)."""
     from ..models.training.runtime import limit_threads
     from ..models.training.train import RunCache
 
     limit_threads()
-    first, graphs, costs = {}, RunCache(data_dir, cache_dir), {}
+    first, graphs, costs, by_shape = {}, RunCache(data_dir, cache_dir), {}, {}
     for group in groups:
         for config in group:
+            by_shape.setdefault(shape_of(config), []).append(config)
             if shape_of(config) not in first:
                 first[shape_of(config)] = [c for c in group if shape_of(c) == shape_of(config)] if stacked \
                     else [config]
@@ -147,7 +157,7 @@ def probe_costs(groups, shape_of, run_batch, device: str, data_dir, cache_dir, s
         epoch_s = max(0.0, (seconds[-1] - seconds[0]) / (epochs[-1] - epochs[0])) if len(epochs) > 1 else 0.0
         expected = None
         if getattr(members[0], "STOPS_EARLY", False):
-            expected = expected_epochs(members, shape, shape_of, stored, run_batch, device,
+            expected = expected_epochs(by_shape[shape], shape, shape_of, stored, run_batch, device,
                                        RunCache(data_dir, cache_dir, graphs={members[0].dataset: graph}))
         costs[shape] = RunCost(max(0.0, seconds[0] - epoch_s * epochs[0]), epoch_s, expected)
     return costs
@@ -179,8 +189,8 @@ def print_plan(console, title: str, plan, costs: dict, shape_of, engine: str, wo
              f"  CPU seconds per run, measured here (a {PROBE_EPOCHS[0]}- and a {PROBE_EPOCHS[1]}-epoch run per "
              "shape, one torch thread): " +
              (", ".join(f"{k} {v:.2f}" for k, v in summary["cpu_s_per_run"].items()) or "nothing to probe"),
-             *([f"  runs stop early: charged the epochs they are expected to run (stored runs' mean, else one probe "
-                "run to its early stop): " + ", ".join(f"{k} {v:g}" for k, v in summary["expected_epochs"].items())]
+             *([f"  runs stop early: charged the epochs they are expected to run (stored runs' mean, else "
+                f"{PROBE_STOP_RUNS} probe runs to their early stop): " + ", ".join(f"{k} {v:g}" for k, v in summary["expected_epochs"].items())]
                if "expected_epochs" in summary else []),
              f"  estimate: {numbers['cpu_hours']:.3g} CPU-hours; wall {numbers['wall_s'] / 3600:.3g} h "
              f"({numbers['wall_s']:.0f} s) on {engine} with {workers} worker{'s' if workers != 1 else ''}",
