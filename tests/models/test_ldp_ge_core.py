@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import torch
 
-from ldp_audit.audits.engines import LocalEngine, ProcessEngine
+from ldp_audit.audits.engines import DaskEngine, LocalEngine, ProcessEngine
 from ldp_audit.cli import main
 from ldp_audit.mechanisms import make
 from ldp_audit.models.perturbation import as_dense, server_estimates
@@ -78,14 +78,15 @@ def test_a_new_run_round_trips_through_the_one_store_in_the_one_schema(tmp_path,
     assert config_type("gnn") is RunConfig and config_type("ldp-ge") is ldp_ge.LdpGeConfig
 
 
-def test_ldp_ge_runs_give_the_same_numbers_on_local_and_a_process_pool(tmp_path):
+def test_ldp_ge_runs_give_the_same_numbers_on_local_a_process_pool_and_dask(tmp_path, dask_client):
     configs = [_config(eps=1.0, seed=0), _config(task="node", eps=1.0, mechanism="MB", seed=1)]
     runs = {}
-    for name, engine in (("local", LocalEngine()), ("processes", ProcessEngine(2, start_method="fork"))):
+    for name, engine in (("local", LocalEngine()), ("processes", ProcessEngine(2, start_method="fork")),
+                         ("dask", DaskEngine(client=dask_client))):
         with engine:
             runs[name] = sweep.run_sweep(configs, RunStore(tmp_path / name), engine, "cpu")
     numbers = {name: {c: (r.metrics, r.curves) for c, r in results.items()} for name, results in runs.items()}
-    assert set(numbers["local"]) == set(configs) and numbers["local"] == numbers["processes"]
+    assert set(numbers["local"]) == set(configs) and numbers["local"] == numbers["processes"] == numbers["dask"]
     assert RunStore(tmp_path / "processes").load(configs[1]).metrics == runs["local"][configs[1]].metrics
 
 
