@@ -17,7 +17,7 @@ def node_model(in_dim: int, classes: int, downstream: str, layers: int, hidden: 
 
     if downstream == "logreg":
         return nn.Linear(in_dim, classes)
-    return _NodeMLP(in_dim, classes, layers, hidden, dropout)
+    return _node_mlp(in_dim, classes, layers, hidden, dropout)
 
 
 def link_model(in_dim: int, downstream: str, layers: int, hidden: int, dropout: float):
@@ -33,7 +33,7 @@ def link_model(in_dim: int, downstream: str, layers: int, hidden: int, dropout: 
     return nn.Sequential(*parts, nn.Linear(width, 1), nn.Sigmoid())
 
 
-def _NodeMLP(in_dim: int, classes: int, layers: int, hidden: int, dropout: float):
+def _node_mlp(in_dim: int, classes: int, layers: int, hidden: int, dropout: float):
     import torch
     from torch import nn
 
