@@ -352,7 +352,7 @@ def ldp_ge_pipeline_claims(settings: ClaimSettings) -> list[CheckResult]:
             teeth = True
         try:
             metrics, _ = ldp_ge.train_on_reports(replace(graph, x=RawFeatureGuard()), reports, config)
-            leak, score = "", metrics["test"]
+            leak, score = "", metrics[f"test_{config.metric}"]
         except RawFeatureAccess as exc:
             leak, score = str(exc), None
         rows.append(claim_row(

@@ -401,7 +401,7 @@ def c13_mae_ordering(settings: ClaimSettings, mechanisms=_rq2_mechanisms) -> lis
     """
     from ..models.propagation import KProp
     from ..models.synthetic import csbm
-    from ..models.training.stages import server_estimate
+    from ..models.perturbation import as_dense, server_estimates
     from .sampling import rng_for
 
     graph = csbm(n=2000, classes=4, avg_degree=4.0, d=200, base_rate=0.05, signal=0.0, seed=settings.seed % 2**31)
@@ -411,7 +411,7 @@ def c13_mae_ordering(settings: ClaimSettings, mechanisms=_rq2_mechanisms) -> lis
     mae, broken = {}, []
     for i, eps in enumerate((0.1, 0.5, 1.0, 2.0)):
         for j, (label, mechanism) in enumerate(mechanisms(eps, x.shape[1]).items()):
-            estimate = server_estimate(x, mechanism, rng_for(settings.seed, 13, i, j))
+            estimate = as_dense(server_estimates(mechanism, x, rng_for(settings.seed, 13, i, j)))
             for name, agg in aggregators.items():
                 mae[(eps, label, name)] = float(np.abs(agg.apply(graph.adjacency, estimate) - exact[name]).mean())
         for name in aggregators:

@@ -93,29 +93,55 @@ PROBE_EPOCHS = (10, 40)
 
 @dataclass(frozen=True)
 class RunCost:
-    """Measured CPU-seconds of one run of a shape: ``setup_s + epoch_s * epochs``."""
+    """Measured CPU-seconds of one run of a shape: ``setup_s + epoch_s * epochs``. A pipeline that stops early
+    (LDP-GE: patience on validation) is charged ``expected_epochs`` (the epochs its runs of the shape ran) instead of
+    its epoch budget."""
 
     setup_s: float
     epoch_s: float
+    expected_epochs: float | None = None
 
     def __call__(self, epochs: int) -> float:
-        return self.setup_s + self.epoch_s * epochs
+        return self.setup_s + self.epoch_s * (epochs if self.expected_epochs is None
+                                              else min(epochs, self.expected_epochs))
 
 
-def probe_costs(groups, shape_of, run_batch, device: str, data_dir, cache_dir, stacked: bool = False) -> dict:
+#: Runs of an early-stopping shape trained to their stop when no stored run tells how long they train, drawn at
+#: random (a fixed seed) from the shape's runs: how long a run trains depends on its cell (CiteSeer link: an LP run
+#: stopped after 54 epochs, a PM run after 255), and evenly spaced picks fall on one mechanism of a grid.
+PROBE_STOP_RUNS = 4
+
+
+def expected_epochs(configs: list, shape, shape_of, stored, run_batch, device: str, cache) -> float:
+    """The epochs an early-stopping run of ``shape`` is expected to train: the mean ``epochs_run`` of the stored
+    runs of the shape, else of :data:`PROBE_STOP_RUNS` of its ``configs`` trained here to their early stop
+    (nothing is stored)."""
+    ran = [r.metrics["epochs_run"] for r in stored if shape_of(r.config) == shape and "epochs_run" in r.metrics]
+    if not ran:
+        import numpy as np
+
+        picks = np.random.default_rng(0).choice(len(configs), min(PROBE_STOP_RUNS, len(configs)), replace=False)
+        ran = [r.metrics["epochs_run"] for r in run_batch([configs[i] for i in sorted(picks)], device, cache)]
+    return sum(ran) / len(ran)
+
+
+def probe_costs(groups, shape_of, run_batch, device: str, data_dir, cache_dir, stacked: bool = False,
+                stored=()) -> dict:
     """{shape: :class:`RunCost`} per run: each shape trained for the two :data:`PROBE_EPOCHS` in this process with
     one torch thread, each from a fresh cache (dataset loading and an untimed 1-epoch warm-up not counted), timed
     with process CPU time; nothing is stored. ``groups`` are the plan's tasks. A runner that trains a task as one
     stacked model (``stacked``) is probed on the shape's whole first task and its time shared by the runs (a run
     in a stack costs a fraction of a run alone); otherwise the shape's first run is probed. Pipelines that stop
-    early are charged every epoch (an upper bound)."""
+    early (``config.STOPS_EARLY``) are charged the epochs they are expected to run (:func:`expected_epochs`, from
+    the ``stored`` results of the plan or a few probe runs to their early stop)."""
     from ..models.training.runtime import limit_threads
     from ..models.training.train import RunCache
 
     limit_threads()
-    first, graphs, costs = {}, RunCache(data_dir, cache_dir), {}
+    first, graphs, costs, by_shape = {}, RunCache(data_dir, cache_dir), {}, {}
     for group in groups:
         for config in group:
+            by_shape.setdefault(shape_of(config), []).append(config)
             if shape_of(config) not in first:
                 first[shape_of(config)] = [c for c in group if shape_of(c) == shape_of(config)] if stacked \
                     else [config]
@@ -130,7 +156,11 @@ def probe_costs(groups, shape_of, run_batch, device: str, data_dir, cache_dir, s
             seconds.append((time.process_time() - started) / len(members))
         seconds = seconds[1:]
         epoch_s = max(0.0, (seconds[-1] - seconds[0]) / (epochs[-1] - epochs[0])) if len(epochs) > 1 else 0.0
-        costs[shape] = RunCost(max(0.0, seconds[0] - epoch_s * epochs[0]), epoch_s)
+        expected = None
+        if getattr(members[0], "STOPS_EARLY", False):
+            expected = expected_epochs(by_shape[shape], shape, shape_of, stored, run_batch, device,
+                                       RunCache(data_dir, cache_dir, graphs={members[0].dataset: graph}))
+        costs[shape] = RunCost(max(0.0, seconds[0] - epoch_s * epochs[0]), epoch_s, expected)
     return costs
 
 
@@ -147,6 +177,9 @@ def print_plan(console, title: str, plan, costs: dict, shape_of, engine: str, wo
                "cpu_s_setup_and_per_epoch": {"/".join(map(str, shape)): [round(cost.setup_s, 4),
                                                                           round(cost.epoch_s, 5)]
                                              for shape, cost in costs.items()},
+               **({"expected_epochs": {"/".join(map(str, shape)): round(cost.expected_epochs, 1)
+                                       for shape, cost in costs.items() if cost.expected_epochs is not None}}
+                  if any(cost.expected_epochs is not None for cost in costs.values()) else {}),
                "engine": engine, "workers": workers, **{k: round(v, 3) for k, v in numbers.items()}}
     if json_out:
         print(json.dumps(summary))
@@ -157,6 +190,9 @@ def print_plan(console, title: str, plan, costs: dict, shape_of, engine: str, wo
              f"  CPU seconds per run, measured here (a {PROBE_EPOCHS[0]}- and a {PROBE_EPOCHS[1]}-epoch run per "
              "shape, one torch thread): " +
              (", ".join(f"{k} {v:.2f}" for k, v in summary["cpu_s_per_run"].items()) or "nothing to probe"),
+             *([f"  runs stop early: charged the epochs they are expected to run (stored runs' mean, else "
+                f"{PROBE_STOP_RUNS} probe runs to their early stop): " + ", ".join(f"{k} {v:g}" for k, v in summary["expected_epochs"].items())]
+               if "expected_epochs" in summary else []),
              f"  estimate: {numbers['cpu_hours']:.3g} CPU-hours; wall {numbers['wall_s'] / 3600:.3g} h "
              f"({numbers['wall_s']:.0f} s) on {engine} with {workers} worker{'s' if workers != 1 else ''}",
              "  nothing was trained or stored; drop --plan to run it"]
@@ -285,8 +321,9 @@ def run_or_plan(args, console, title: str, configs: list, store, device: str, sh
     if args.plan:
         engine = args.engine or ("processes" if args.workers > 1 else "local")
         workers = 1 if engine == "local" else args.workers
-        plan, _ = sweep.plan_sweep(configs, store, args.max_runs, batch_key, workers)
-        costs = probe_costs(plan.groups, shape_of, run_batch, device, args.data_dir, args.cache_dir, stacked)
+        plan, stored = sweep.plan_sweep(configs, store, args.max_runs, batch_key, workers)
+        costs = probe_costs(plan.groups, shape_of, run_batch, device, args.data_dir, args.cache_dir, stacked,
+                            stored.values())
         print_plan(console, title, plan, costs, shape_of, engine, workers, args.json)
         return None
     progress = RunProgress(console, len(configs), enabled=not (args.json or getattr(args, "markdown", False)))

@@ -91,6 +91,9 @@ def register(sub) -> None:
                         "--quick, all five with --full)")
     p.add_argument("--backbone", choices=("gcn", "sage", "gat"), default=None,
                    help="ppgnn only: two-layer backbone (default gcn)")
+    p.add_argument("--downstream", choices=("mlp", "logreg"), default=None,
+                   help="ldp-ge only: the classifier on the embeddings: the released code's mlp (default) or the "
+                        "paper's logistic regression (one linear layer)")
     p.add_argument("--plot", metavar="FILE.png", help="draw the targets as a PNG: the paper's numbers beside "
                                                        "the measured ones, one panel per dataset")
     add_device_option(p)
@@ -157,6 +160,8 @@ def check_options(args) -> None:
         raise ValueError("--mechanisms: ppgnn only (lpgnn and ldp-ge tables have fixed columns)")
     if args.backbone is not None and args.paper != "ppgnn":
         raise ValueError(f"--backbone: ppgnn only ({args.paper} trains its paper's own networks)")
+    if args.downstream is not None and args.paper != "ldp-ge":
+        raise ValueError(f"--downstream: ldp-ge only ({args.paper} trains its paper's own networks)")
     if args.plan and args.paper == "se-privgemb":
         raise ValueError("--plan: lpgnn, ppgnn and ldp-ge (se-privgemb's runs have no epoch count to probe yet)")
     unknown = [t for t in args.tables or () if t not in TABLES[args.paper]]

@@ -9,7 +9,9 @@ tasks). ``--plot`` draws one row of panels per table, one panel per dataset, the
 measured ones. --full propagates with "auto" (push or power iteration at push's error
 bound, whichever is predicted cheaper; each result records which ran). Every run is one JSON under --results;
 a rerun resumes, --max-runs stops after a chunk. ``--device cuda`` trains the MLPs on the GPU (propagation stays
-on the CPU), ``--workers`` processes sharing it.
+on the CPU), ``--workers`` processes sharing it. ``--downstream logreg`` trains the paper's logistic regression
+instead of the released MLP (its runs are stored beside, under their own keys). The runs go through the training
+core's sweep (``sweep.run_sweep`` with ``sweep.TRAIN_BATCH``) on ``--engine local|processes|dask``.
 """
 from __future__ import annotations
 
@@ -33,13 +35,14 @@ def plan(args):
         if args.tables or args.datasets not in (None, ["cora"], ("cora",)):
             raise ValueError("--tables / --datasets: reproduce ldp-ge --quick is Cora's fixed grid; use --full")
         runs = args.runs or ldp_ge.QUICK_RUNS
-        return (ldp_ge.quick_cells(runs), runs, (),
+        return (ldp_ge.quick_cells(runs, downstream=args.downstream), runs, (),
                 {"paper": "ldp-ge", "tables": "Table III (Cora, HDS/MB, eps 1 and 5) + Fig. 2 point (eps 1)"})
     names, tables = paper_datasets(args, ldp_ge), _tables(args)
     missing = tuple(n for n in names if data.load(ldp_ge.TABLE3_DATASETS[n], args.data_dir, args.cache_dir,
                                                   with_features=False).missing_features is not None)
     runs = args.runs or ldp_ge.FULL_RUNS
-    cells = ldp_ge.full_cells(tuple(n for n in names if n not in missing), runs, tables)
+    cells = ldp_ge.full_cells(tuple(n for n in names if n not in missing), runs, tables,
+                              downstream=args.downstream)
     return cells, runs, missing, {"paper": "ldp-ge", "tables": " + ".join(tables)}
 
 
@@ -47,23 +50,25 @@ def run_ldp_ge(args, console, root) -> int:
     """Fill the cells (resuming from the results folder ``root``), then report paper vs measured (spec
     C21-C23); with --plan print the plan instead."""
     from ..audits.ldp_ge_reproduction import ldp_ge_report
-    from ..models.training import ldp_ge
+    from ..models.training import RunStore, sweep
     from ..models.training.runtime import choose_device
-    from ..models.training.sweep import one_by_one
     from ._common import emit
 
     device = choose_device(args.device)
+    args.downstream = args.downstream or "mlp"
     cells, runs, missing, subject = plan(args)
-    store = ldp_ge.LdpGeStore(root)
+    store = RunStore(root)
     configs = list(dict.fromkeys(c for cell in cells for c in cell.configs))
     started = time.perf_counter()
     results = run_or_plan(args, console, f"reproduce ldp-ge --{args.mode}", configs, store, device,
-                          lambda config: (config.dataset, config.task), one_by_one(ldp_ge.run_with_cache), None)
+                          lambda config: (config.dataset, config.task), sweep.TRAIN_BATCH, sweep.TRAIN_BATCH_KEY)
     if results is None:
         return 0
+    downstream = {} if args.downstream == "mlp" else {"downstream": f"{args.downstream} (the paper's logistic "
+                                                                     "regression, not the released MLP)"}
     report = ldp_ge_report(
         f"ldp-ge reproduction ({args.mode})", cells, results, subject=subject, missing=missing,
-        settings={"mode": args.mode, "runs": runs, "device": devices_used(results.values(), device),
+        settings={"mode": args.mode, "runs": runs, **downstream, "device": devices_used(results.values(), device),
                   "results": str(store.root), "runs finished": f"{len(results)}/{len(configs)}",
                   "wall time (s)": round(time.perf_counter() - started, 1)})
     if args.plot:

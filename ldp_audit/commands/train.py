@@ -70,12 +70,12 @@ MAX_STEPS = 1000
 PIPELINE_OPTIONS = {
     "lpgnn": {"eps_x", "eps_y", "k", "k_y", "features", "model", "objective", "selection", "epochs"},
     "ppgnn": {"eps", "eps_x", "mechanism", "mode", "k", "model", "objective", "selection", "epochs"},
-    "ldp-ge": {"eps", "eps_x", "mechanism", "task", "sampled", "propagation", "rescale", "epochs"},
+    "ldp-ge": {"eps", "eps_x", "mechanism", "task", "sampled", "propagation", "rescale", "epochs", "downstream"},
 }
 #: The pipeline options, with the defaults that apply when they are not given.
 DEFAULTS = {"eps": None, "eps_x": 1.0, "eps_y": None, "k": 4, "k_y": 0, "features": "raw", "model": None,
             "objective": None, "selection": None, "epochs": None, "mechanism": None, "mode": "paper",
-            "task": "link", "sampled": None, "propagation": "push", "rescale": False}
+            "task": "link", "sampled": None, "propagation": "push", "rescale": False, "downstream": "mlp"}
 
 
 def register(sub) -> None:
@@ -132,6 +132,9 @@ def register(sub) -> None:
     ldp_ge.add_argument("--rescale", action="store_true", default=argparse.SUPPRESS,
                         help="divide the reports by a public constant of (mechanism, eps, d, k) before training "
                              "(not in the paper; keeps MB/PM/LP estimates from saturating the link MLP)")
+    ldp_ge.add_argument("--downstream", choices=("mlp", "logreg"), default=argparse.SUPPRESS,
+                        help="the classifier on the embeddings: the released code's mlp (default) or the paper's "
+                             "logistic regression (one linear layer with a bias; --task node or link)")
     add_device_option(p)
     add_sweep_options(p, workers=1)
     p.add_argument("--results", default=None, metavar="DIR",
@@ -177,7 +180,6 @@ def run(args, console) -> int:
     from ..models.training import RunConfig, RunStore
     from ..models.training.lpgnn import HYPERPARAMETERS
     from ..models.training.runtime import choose_device
-    from ..models.training.sweep import TRAIN_BATCH
 
     device = choose_device(args.device)
     graph = data.load(args.dataset, args.data_dir, args.cache_dir)
@@ -196,7 +198,7 @@ def run(args, console) -> int:
     if args.pipeline == "ppgnn":
         config = _ppgnn_config(args, graph.name, config, graph.num_features)
     store = RunStore(root)
-    result, stored = _train_or_load(args, console, config, store, TRAIN_BATCH, device,
+    result, stored = _train_or_load(args, console, config, store, device,
                                     f"training {config.model} on {graph.name}")
     if args.json:
         print(json.dumps(result.to_dict()))
@@ -219,16 +221,17 @@ def run(args, console) -> int:
     return 0
 
 
-def _train_or_load(args, console, config, store, run_batch, device, what: str):
-    """``(result, stored)``: the stored run of ``config``, else one trained on the chosen engine and saved."""
-    from ..models.training.sweep import run_sweep
+def _train_or_load(args, console, config, store, device, what: str):
+    """``(result, stored)``: the stored run of ``config``, else one trained by the training core's sweep on the
+    chosen engine and saved (the same path as ``reproduce``, for every pipeline)."""
+    from ..models.training.sweep import TRAIN_BATCH, run_sweep
     from ._reproduce_common import sweep_engine
 
     result = store.load(config)
     if result is not None:
         return result, True
     with spinner(console, what, enabled=not args.json), sweep_engine(args) as engine:
-        results = run_sweep([config], store, engine, device, args.data_dir, args.cache_dir, run_batch=run_batch,
+        results = run_sweep([config], store, engine, device, args.data_dir, args.cache_dir, run_batch=TRAIN_BATCH,
                             batch_key=None)
     return results[config], False
 
@@ -262,9 +265,8 @@ def run_ldp_ge(args, console, root) -> int:
     """``train ldp-ge``: one LDP-GE run (MLP on --device, propagation on the CPU), stored as one JSON under
     ``root``; prints accuracy (node) or AUC (link)."""
     from ..models import data
-    from ..models.training import ldp_ge
+    from ..models.training import RunStore, ldp_ge
     from ..models.training.runtime import choose_device
-    from ..models.training.sweep import one_by_one
 
     device = choose_device(args.device)
     graph = data.load(args.dataset, args.data_dir, args.cache_dir)
@@ -274,10 +276,10 @@ def run_ldp_ge(args, console, root) -> int:
     if mechanism not in ("HDS", "LP", "PM", "MB"):
         raise ValueError(f"--mechanism: ldp-ge takes hds, lp, pm or mb, got {args.mechanism!r}")
     config = ldp_ge.preset(graph.name, args.task, mechanism=mechanism, eps=args.eps_x, k=args.sampled,
-                           method=args.propagation, rescale=args.rescale, seed=args.seed,
-                           **changes)
-    store = ldp_ge.LdpGeStore(root)
-    result, stored = _train_or_load(args, console, config, store, one_by_one(ldp_ge.run_with_cache), device,
+                           method=args.propagation, rescale=args.rescale, downstream=args.downstream,
+                           seed=args.seed, **changes)
+    store = RunStore(root)
+    result, stored = _train_or_load(args, console, config, store, device,
                                     f"ldp-ge {args.task} on {graph.name}")
     if args.json:
         print(json.dumps(result.to_dict()))
@@ -294,8 +296,9 @@ def run_ldp_ge(args, console, root) -> int:
     table.add_row("k used", str(result.extra["k"]))
     table.add_row("propagation", result.extra["propagation"])
     table.add_row("epoch chosen on validation", f"{m['epoch']} of {m['epochs_run']}")
-    table.add_row(f"validation {metric}", f"{100 * m['val']:.2f} %")
-    table.add_row("wall time", f"{result.extra['wall_time_s']:.1f} s" + (" (stored run)" if stored else ""))
+    table.add_row(f"validation {metric}", f"{100 * result.val_score:.2f} %")
+    table.add_row("device", result.device_label)
+    table.add_row("wall time", f"{result.wall_time_s:.1f} s" + (" (stored run)" if stored else ""))
     table.add_row("result", str(store.path(config)))
     console.print(table)
     return 0

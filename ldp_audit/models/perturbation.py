@@ -15,8 +15,18 @@ from ..mechanisms import make
 from ..seeding import rng_for
 
 
-def server_estimates(mechanism, x: np.ndarray, rng):
-    """Server estimates of perturbed x; sparse when the mechanism can report sparsely and needs no shift."""
+def server_estimates(mechanism, x: np.ndarray, rng, box: tuple[float, float] | None = None):
+    """What the server holds after every user (row of ``x``) reports once through ``mechanism``: the estimate
+    (rectifier) of each report, e.g. x' = c + C_m x* for the multi-bit encoder (lpgnn Eq. 4). Sparse when the
+    mechanism can report sparsely and needs no shift (the same draws as its dense reports).
+
+    The one client-side face of every training pipeline (LPGNN, PPGNN, LDP-GE) and of the graph audits.
+    ``box=(a, b)``: ``x`` lies in [a, b]^d while the mechanism works on its own domain [lo, hi]^d; each user maps
+    its row affinely onto the domain, and the server maps the estimate back (post-processing; dense)."""
+    if box is not None and tuple(box) != tuple(mechanism.domain):
+        (a, b), (lo, hi) = box, mechanism.domain
+        inner = as_dense(server_estimates(mechanism, lo + (hi - lo) * ((x - a) / (b - a)), rng))
+        return a + (b - a) * ((inner - lo) / (hi - lo))
     if mechanism.sampling is not None and mechanism.estimate_shift == 0.0:  # k of d coordinates, zeros elsewhere
         return mechanism.estimate(mechanism.perturb_sparse(x, rng))
     return np.asarray(mechanism.estimate(mechanism.perturb(x, rng)), dtype=float)

@@ -10,6 +10,7 @@ from ldp_audit.audits.ldp_ge_reproduction import (instability_rows, ldp_ge_repor
                                                   printed_margin)
 from ldp_audit.audits.result import Status
 from ldp_audit.models.training import ldp_ge
+from ldp_audit.models.training.store import RunResult
 from ldp_audit.papers import ldp_ge as paper
 
 
@@ -24,7 +25,8 @@ def _drawn(cells, mean_sd, seed=0):
     for cell in cells:
         mean, sd = mean_sd(cell)
         for config, value in zip(cell.configs, rng.normal(mean, sd, len(cell.configs))):
-            out[config] = ldp_ge.LdpGeResult(config, {"test": value / 100}, [], {"propagation": "push", "k": 1})
+            out[config] = RunResult(config, {f"test_{config.metric}": value / 100}, {}, "cpu", "test", {}, 0.0,
+                                    {"propagation": "push", "k": 1})
     return out
 
 

@@ -10,6 +10,7 @@ from ldp_audit.commands._reproduce_common import panel_grid
 from ldp_audit.commands.reproduce_ldp_ge import ldp_ge_plot
 from ldp_audit.commands.reproduce_se_privgemb import se_privgemb_plot
 from ldp_audit.models.training import ldp_ge
+from ldp_audit.models.training.store import RunResult
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -25,7 +26,8 @@ def test_panel_grid_has_one_row_per_table_and_drops_the_unused_places():
 
 def test_ldp_ge_plot_draws_every_table_of_the_report():
     cells = ldp_ge.full_cells(("cora", "citeseer"), runs=2)
-    results = {c: ldp_ge.LdpGeResult(c, {"test": 0.8 + 0.01 * i}, [], {"propagation": "push", "k": 1})
+    results = {c: RunResult(c, {f"test_{c.metric}": 0.8 + 0.01 * i}, {}, "cpu", "test", {}, 0.0,
+                            {"propagation": "push", "k": 1})
                for cell in cells for i, c in enumerate(cell.configs)}
     report = ldp_ge_report("t", cells, results)
     assert {"link", "node"} <= {r.details.get("task") for r in report.results}

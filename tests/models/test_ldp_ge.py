@@ -11,7 +11,7 @@ from ldp_audit.audits.ldp_ge_reproduction import cell_row, ldp_ge_report, orderi
 from ldp_audit.audits.result import Status
 from ldp_audit.cli import main
 from ldp_audit.models import data, synthetic
-from ldp_audit.models.training import ldp_ge
+from ldp_audit.models.training import RunResult, ldp_ge
 
 torch.set_num_threads(1)
 
@@ -86,10 +86,10 @@ def test_runs_are_deterministic_per_seed(task):
     graph = _graph()
     config = _config(task=task, eps=1.0)
     first, second = ldp_ge.run_ldp_ge(config, graph), ldp_ge.run_ldp_ge(config, graph)
-    assert first.metrics == second.metrics and first.curve == second.curve
+    assert first.metrics == second.metrics and first.curves == second.curves
     assert first.extra["propagation"] == "push" and first.extra["private"]
     other = ldp_ge.run_ldp_ge(replace(config, seed=1), graph)
-    assert other.curve != first.curve
+    assert other.curves != first.curves
 
 
 class RawSentinel:
@@ -111,7 +111,7 @@ def test_c13_server_never_reads_raw_features(task):
     config = _config(task=task, eps=1.0)
     reports = ldp_ge.client_reports(graph, config, np.random.default_rng(0))
     metrics, _ = ldp_ge.train_on_reports(replace(graph, x=RawSentinel()), reports, config)
-    assert 0.0 <= metrics["test"] <= 1.0
+    assert 0.0 <= metrics[f"test_{config.metric}"] <= 1.0
     with pytest.raises(AssertionError, match="raw features"):  # the sentinel has teeth: the client side trips it
         ldp_ge.client_reports(replace(graph, x=RawSentinel()), config, np.random.default_rng(0))
 
@@ -143,9 +143,14 @@ def _exit_code(argv) -> int:
         return exc.code
 
 
+def fake_result(config, test_score: float, propagation: str = "push") -> RunResult:
+    """A stored-looking LDP-GE result with only a test score (for the report rows)."""
+    return RunResult(config, {f"test_{config.metric}": test_score}, {}, "cpu", "test", {}, 0.0,
+                     {"propagation": propagation, "k": 1})
+
+
 def _fake_results(cell, scores, propagation="push"):
-    return {c: ldp_ge.LdpGeResult(c, {"test": s / 100}, [], {"propagation": propagation, "k": 1})
-            for c, s in zip(cell.configs, scores)}
+    return {c: fake_result(c, s / 100, propagation) for c, s in zip(cell.configs, scores)}
 
 
 def test_report_passes_paper_like_cells_and_fails_far_ones():

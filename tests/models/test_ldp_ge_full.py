@@ -13,12 +13,13 @@ from ldp_audit.cli import main
 from ldp_audit.commands.reproduce_ldp_ge import ldp_ge_plot
 from ldp_audit.models import propagation as prop
 from ldp_audit.models import synthetic
-from ldp_audit.models.training import ldp_ge
+from ldp_audit.models.training import RunResult, ldp_ge
 
 
 def _fake(cells, score):
     """Results for every config of ``cells``, scored ``score(cell)`` in points (+ a small per-seed spread)."""
-    return {c: ldp_ge.LdpGeResult(c, {"test": (score(cell) + 0.1 * i) / 100}, [], {"propagation": "push", "k": 1})
+    return {c: RunResult(c, {f"test_{c.metric}": (score(cell) + 0.1 * i) / 100}, {}, "cpu", "test", {}, 0.0,
+                         {"propagation": "push", "k": 1})
             for cell in cells for i, c in enumerate(cell.configs)}
 
 
@@ -83,9 +84,9 @@ def test_auto_run_records_method_device_and_cpu_time_and_trains_through_the_devi
             return graph
 
     result = ldp_ge.run_with_cache(config, "cpu", Cache())  # the runner no longer refuses a device
-    assert result.extra["propagation"] in ("push", "power", "chebyshev") and result.extra["device"] == "cpu"
+    assert result.extra["propagation"] in ("push", "power", "chebyshev") and result.device == "cpu"
     assert result.extra["cpu_time_s"] >= 0 and "predicted_costs" in result.extra["propagation_detail"]
-    assert ldp_ge.LdpGeResult.from_dict(json.loads(json.dumps(result.to_dict()))).extra == result.extra
+    assert RunResult.from_dict(json.loads(json.dumps(result.to_dict()))).extra == result.extra
 
 
 def test_cuda_without_a_gpu_is_a_clear_error(monkeypatch):

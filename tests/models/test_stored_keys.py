@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ldp_audit.models.training import RunConfig
+from ldp_audit.models.training import RunConfig, RunResult
 
 RESULTS = Path(__file__).resolve().parents[2] / "benchmarks" / "results"
 STORED = sorted(p for p in RESULTS.glob("*/*/*/*/seed*.json")
@@ -20,7 +20,7 @@ def test_there_are_stored_training_runs():
 
 @pytest.mark.parametrize("path", STORED[::7], ids=lambda p: str(p.relative_to(RESULTS)))
 def test_stored_run_folder_is_its_config_key(path):
-    config = RunConfig.from_dict(json.loads(path.read_text())["config"])
+    config = RunResult.from_dict(json.loads(path.read_text())).config
     assert path.parent.name == config.key()
 
 

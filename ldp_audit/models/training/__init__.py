@@ -1,17 +1,18 @@
 """Private GNN training: one pipeline core (config -> stages -> result store -> sweeps) and its presets.
 
-``RunConfig`` names a run; ``train_run`` executes it (``train_batch``: many of one shape as one stacked
-model); ``RunStore`` keeps one JSON per (configuration, seed);
-``run_sweep`` runs many, resumably and in parallel processes; ``lpgnn`` holds the LPGNN paper's grids.
+A ``TrainingConfig`` names a run: ``RunConfig`` (LPGNN and PPGNN's GNNs) or ``ldp_ge.LdpGeConfig`` (LDP-GE, node
+or link); ``train_run`` executes any of them (``train_batch``: many GNN runs of one shape as one stacked model);
+every run is a ``RunResult``; ``RunStore`` keeps one JSON per (configuration, seed); ``run_sweep`` runs many,
+resumably, on an engine; ``lpgnn``, ``ppgnn`` and ``ldp_ge`` hold the papers' grids.
 Only the training modules need torch, so they are imported on first use: the CLI can describe its options on a
 core-only install.
 """
 from importlib import import_module
 
-from .config import RunConfig
+from .config import RunConfig, TrainingConfig
 from .store import RunResult, RunStore
 
-__all__ = ["RunConfig", "RunResult", "RunStore", "RunCache", "train_run", "train_batch"]
+__all__ = ["RunConfig", "TrainingConfig", "RunResult", "RunStore", "RunCache", "train_run", "train_batch"]
 
 _LAZY = {"RunCache": ".cache", "train_run": ".train", "train_batch": ".batched"}
 

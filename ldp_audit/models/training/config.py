@@ -1,7 +1,10 @@
-"""A training run as a frozen value: :class:`RunConfig` names everything that decides a run's outcome.
+"""A training run as a frozen value: a :class:`TrainingConfig` names everything that decides a run's outcome.
 
-Two configs that differ only in ``seed`` are the same *configuration* (one table cell, one K); the run store
-keeps one JSON per (configuration, seed). ``eps_x=None`` / ``eps_y=None`` mean "not perturbed" (eps = inf).
+The one config family of the training core: :class:`RunConfig` (the stacked GNN pipeline of LPGNN and PPGNN,
+node classification) and ``ldp_ge.LdpGeConfig`` (LDP-GE, node classification or link prediction) share the
+identity rules below (key, ``KEYED_WHEN_SET``, ``batch_key``, ``task`` and its metric), one result type and one
+run store. Two configs that differ only in ``seed`` are the same *configuration* (one table cell, one K); the run
+store keeps one JSON per (configuration, seed). ``eps_x=None`` / ``eps_y=None`` mean "not perturbed" (eps = inf).
 """
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ import hashlib
 import json
 import math
 from dataclasses import MISSING, asdict, dataclass, fields, replace
+from importlib import import_module
 from typing import ClassVar
 
 #: Feature sources: the dataset's own features (perturbed when ``eps_x`` is set), i.i.d. U[0, 1] features of
@@ -64,8 +68,72 @@ class StoredFields:
         return cls(**{k: v for k, v in data.items() if k in known})
 
 
+#: The task of a run and the metric its scores are: node classification is scored by accuracy, link prediction by
+#: ROC-AUC. Stored metrics carry the metric in their name: ``test_acc``/``val_acc`` or ``test_auc``/``val_auc``.
+TASK_METRICS = {"node": "acc", "link": "auc"}
+#: The config class of each pipeline of the core, as ``module:class`` (imported on first use: LDP-GE's presets
+#: are only loaded when an LDP-GE run is read).
+PIPELINES = {"gnn": f"{__name__}:RunConfig", "ldp-ge": f"{__package__}.ldp_ge:LdpGeConfig"}
+
+
+def config_type(pipeline: str) -> type:
+    """The config class of ``pipeline`` (a :data:`PIPELINES` name)."""
+    if pipeline not in PIPELINES:
+        raise ValueError(f"pipeline must be one of {', '.join(PIPELINES)}, got {pipeline!r}")
+    module, name = PIPELINES[pipeline].split(":")
+    return getattr(import_module(module), name)
+
+
+class TrainingConfig(StoredFields):
+    """What every config of the training core has: a ``PIPELINE`` name (:data:`PIPELINES`), a ``task`` (node or
+    link, :data:`TASK_METRICS`), a seed-free key naming its folder in the run store (a readable prefix, then a
+    hash of the fields; fields in ``KEYED_WHEN_SET`` enter it only when they differ from their default, so fields
+    added later never rename stored runs) and a ``batch_key`` (runs with equal keys may train together)."""
+
+    PIPELINE: ClassVar[str] = ""
+    #: Whether runs end before their epoch budget (early stopping; the plan then charges the epochs they run).
+    STOPS_EARLY: ClassVar[bool] = False
+    #: Fields added after the first stored runs: they enter :meth:`key` only when they differ from their default,
+    #: so every run stored before a field existed keeps its key (and its folder in the run store).
+    KEYED_WHEN_SET: ClassVar[tuple[str, ...]] = ()
+
+    @property
+    def metric(self) -> str:
+        """The suffix of the run's score names: ``acc`` (node accuracy) or ``auc`` (link ROC-AUC)."""
+        return TASK_METRICS[self.task]
+
+    def without_seed(self):
+        return replace(self, seed=0)
+
+    def keyed_fields(self) -> dict:
+        """The seedless fields that name the configuration: all of them, less the :data:`KEYED_WHEN_SET` ones
+        that hold their default."""
+        defaults = {f.name: f.default for f in fields(self) if f.default is not MISSING}
+        body = self.without_seed().to_dict()
+        return {name: value for name, value in body.items()
+                if name not in self.KEYED_WHEN_SET or value != defaults[name]}
+
+    def key_prefix(self) -> str:
+        """The readable start of :meth:`key`."""
+        raise NotImplementedError
+
+    def key(self) -> str:
+        """A short stable name of the configuration (seed excluded): readable prefix + content hash."""
+        body = json.dumps(self.keyed_fields(), sort_keys=True)
+        return f"{self.key_prefix()}-{hashlib.sha256(body.encode()).hexdigest()[:10]}"
+
+    def batch_key(self) -> tuple:
+        """Configs with equal keys travel in one sweep task (and, where the pipeline batches, train together)."""
+        raise NotImplementedError
+
+
+def batch_key(config: TrainingConfig) -> tuple:
+    """``config.batch_key()`` as a plain function (a sweep's grouping for any mix of pipelines)."""
+    return config.batch_key()
+
+
 @dataclass(frozen=True)
-class RunConfig(StoredFields):
+class RunConfig(TrainingConfig):
     """Everything that decides one training run.
 
     Attributes:
@@ -161,24 +229,17 @@ class RunConfig(StoredFields):
     )
 
     # ----- identity ------------------------------------------------------------------------------------------
-    def without_seed(self) -> "RunConfig":
-        return replace(self, seed=0)
+    PIPELINE: ClassVar[str] = "gnn"
 
-    def keyed_fields(self) -> dict:
-        """The seedless fields that name the configuration: all of them, less the :data:`KEYED_WHEN_SET` ones
-        that hold their default."""
-        defaults = {f.name: f.default for f in fields(self) if f.default is not MISSING}
-        body = self.without_seed().to_dict()
-        return {name: value for name, value in body.items()
-                if name not in self.KEYED_WHEN_SET or value != defaults[name]}
+    @property
+    def task(self) -> str:
+        """LPGNN and PPGNN classify nodes."""
+        return "node"
 
-    def key(self) -> str:
-        """A short stable name of the configuration (seed excluded): readable prefix + content hash."""
-        body = json.dumps(self.keyed_fields(), sort_keys=True)
-        digest = hashlib.sha256(body.encode()).hexdigest()[:10]
+    def key_prefix(self) -> str:
         eps = "inf" if self.eps_x is None else f"{self.eps_x:g}"
         epsy = "inf" if self.eps_y is None else f"{self.eps_y:g}"
-        return f"{self.model}-{self.features}-ex{eps}-ey{epsy}-kx{self.k_x}-ky{self.k_y}-{self.objective}-{digest}"
+        return f"{self.model}-{self.features}-ex{eps}-ey{epsy}-kx{self.k_x}-ky{self.k_y}-{self.objective}"
 
     def batch_key(self) -> tuple:
         """What decides a run's model shape and training schedule: configs with equal keys may train together as

@@ -11,17 +11,21 @@ features (C13); it propagates with the corrected backward push (A3) and trains
   sum (1 - (s+ - s-))^2 with one fresh negative per positive per epoch, early stopping on validation AUC, edges
   split 85/5/10 and propagation over the *training* edges only.
 
+``downstream="logreg"`` replaces either MLP by the logistic regression the paper names (spec E14, §9: one linear
+layer with a bias, softmax for node classes, sigmoid for a link score; same loss, optimiser and early stopping).
 Hyperparameters are the released scripts' per-dataset values (spec §7 table), not re-tuned. ``eps=None`` is the
 labelled non-private baseline (eps = inf: normalised raw features, no mechanism).
+
+LDP-GE is a pipeline of the one training core: :class:`LdpGeConfig` is a ``TrainingConfig`` (its ``task`` is node
+or link), a run is a ``RunResult`` (scores ``test_acc``/``val_acc`` or ``test_auc``/``val_auc``) kept in the
+``RunStore``, and sweeps go through ``sweep.run_sweep`` with the core's runner (``train.train_configs``).
 """
 from __future__ import annotations
 
-import hashlib
-import json
 import math
 import time
-from dataclasses import dataclass, field, replace
-from typing import Callable
+from dataclasses import dataclass, replace
+from typing import Callable, ClassVar
 
 import numpy as np
 from scipy.stats import rankdata
@@ -31,9 +35,10 @@ from .. import data as datasets
 from ..perturbation import as_dense, server_estimates, unit_box_mechanism
 from ..propagation import PPR, ppr_matched
 from . import runtime
-from .config import StoredFields
+from .config import TrainingConfig
+from .ldp_ge_models import DOWNSTREAMS, link_model, node_model
 from .runtime import Stream
-from .store import RunStore
+from .store import RunResult
 
 TASKS = ("node", "link")
 #: Paper name -> registry name of the feature mechanism (ldp-ge M2-M7).
@@ -76,14 +81,20 @@ def _check(name: str, ok: bool, allowed: str, value) -> None:
 
 
 @dataclass(frozen=True)
-class LdpGeConfig(StoredFields):
+class LdpGeConfig(TrainingConfig):
     """Everything that decides one LDP-GE run. ``k=None``: the paper's k for HDS (§7 table), the released rule for
     PM/MB (:func:`baseline_k`). ``eps=None``: non-private baseline. ``method``: push (A3), power iteration (A2)
     to 1e-10, or auto (the cheapest of push, power and Chebyshev iteration at push's error bound; the result
     records which ran). ``rescale`` (not in the paper): the server divides the reports by :func:`public_scale`, a
     constant fixed by (mechanism, eps, d, k) alone, i.e. post-processing that only conditions the numbers for the
     MLP. ``raw_clear`` (non-private only): the raw feature values instead of their [-1, 1] normalisation, as the
-    released code's eps = inf baseline does (it returns the features unchanged)."""
+    released code's eps = inf baseline does (it returns the features unchanged). ``downstream``: the released
+    ``mlp`` or the paper's ``logreg`` (logistic regression; ``layers``, ``hidden`` and ``dropout`` then unused)."""
+
+    PIPELINE: ClassVar[str] = "ldp-ge"
+    STOPS_EARLY: ClassVar[bool] = True  # patience epochs without a better validation score
+    #: Off by default and in the key only when on, so the runs stored before these fields keep their folders.
+    KEYED_WHEN_SET: ClassVar[tuple[str, ...]] = ("rescale", "raw_clear", "downstream")
 
     dataset: str
     task: str = "link"
@@ -106,6 +117,7 @@ class LdpGeConfig(StoredFields):
     seed: int = 0
     rescale: bool = False
     raw_clear: bool = False
+    downstream: str = "mlp"
 
     def __post_init__(self):
         _check("dataset", isinstance(self.dataset, str) and bool(self.dataset), "a dataset name", self.dataset)
@@ -113,6 +125,7 @@ class LdpGeConfig(StoredFields):
         _check("task", self.task in TASKS, " or ".join(TASKS), self.task)
         _check("mechanism", self.mechanism in MECHANISMS, "one of " + ", ".join(MECHANISMS), self.mechanism)
         _check("method", self.method in METHODS, " or ".join(METHODS), self.method)
+        _check("downstream", self.downstream in DOWNSTREAMS, " or ".join(DOWNSTREAMS), self.downstream)
         if self.eps is not None and math.isinf(self.eps) and self.eps > 0:
             object.__setattr__(self, "eps", None)
         _check("eps", self.eps is None or (math.isfinite(self.eps) and self.eps > 0), "> 0 (or inf)", self.eps)
@@ -131,13 +144,13 @@ class LdpGeConfig(StoredFields):
             _check(name, isinstance(value, int) and not isinstance(value, bool) and value >= low,
                    f"an integer >= {low}", value)
 
-    def key(self) -> str:
-        """Readable prefix + hash of the seedless config; ``rescale`` and ``raw_clear`` enter only when on (keys
-        stay stable)."""
-        body = {k: v for k, v in replace(self, seed=0).to_dict().items() if k not in ("rescale", "raw_clear") or v}
-        body = json.dumps(body, sort_keys=True)
+    def key_prefix(self) -> str:
         eps = "inf" if self.eps is None else f"{self.eps:g}"
-        return f"{self.task}-{self.mechanism}-eps{eps}-{hashlib.sha256(body.encode()).hexdigest()[:10]}"
+        return f"{self.task}-{self.mechanism}-eps{eps}"
+
+    def batch_key(self) -> tuple:
+        """LDP-GE runs train one by one (they stop early at different epochs): each run is its own sweep task."""
+        return (self.PIPELINE, self.dataset, self.key(), self.seed)
 
     def sampled(self, d: int) -> int | None:
         """The k the mechanism runs with (None when unperturbed)."""
@@ -240,44 +253,9 @@ def sample_non_edges(num_nodes: int, edge_keys: np.ndarray, count: int, rng: np.
     return out[:, :count]
 
 
-def _node_mlp(in_dim: int, config: LdpGeConfig, classes: int):
-    import torch
-    from torch import nn
-
-    class NodeMLP(nn.Module):
-        """Bias-free linear layers, dropout before each, ReLU between, identity skip when widths match (§7)."""
-
-        def __init__(self):
-            super().__init__()
-            widths = [in_dim] + [config.hidden] * (config.layers - 1) + [classes]
-            self.linears = nn.ModuleList(nn.Linear(a, b, bias=False) for a, b in zip(widths, widths[1:]))
-            for layer in self.linears:
-                nn.init.kaiming_uniform_(layer.weight, mode="fan_out", nonlinearity="relu")
-            self.dropout = nn.Dropout(config.dropout)
-
-        def forward(self, h):
-            for i, layer in enumerate(self.linears):
-                out = layer(self.dropout(h))
-                h = out + h if out.shape == h.shape else out
-                if i < len(self.linears) - 1:
-                    h = torch.relu(h)
-            return h
-
-    return NodeMLP()
-
-
-def _link_mlp(in_dim: int, config: LdpGeConfig):
-    from torch import nn
-
-    parts, width = [], in_dim
-    for _ in range(config.layers - 1):
-        parts += [nn.Linear(width, config.hidden), nn.ReLU(), nn.Dropout(config.dropout)]
-        width = config.hidden
-    return nn.Sequential(*parts, nn.Linear(width, 1), nn.Sigmoid())
-
-
 def _early_stopping(config: LdpGeConfig, epoch_step: Callable[[], None], evaluate: Callable[[], tuple]):
-    """Run epochs until ``patience`` epochs without a better validation score; metrics at the best one."""
+    """Run epochs until ``patience`` epochs without a better validation score; the scores at the best one (named
+    by the task's metric, e.g. ``val_auc``, ``test_auc``) and the validation curve."""
     best, best_epoch, curve = None, 0, []
     for epoch in range(config.epochs):
         epoch_step()
@@ -287,7 +265,9 @@ def _early_stopping(config: LdpGeConfig, epoch_step: Callable[[], None], evaluat
             best, best_epoch = (val, test), epoch
         elif epoch - best_epoch >= config.patience:
             break
-    return {"val": best[0], "test": best[1], "epoch": best_epoch, "epochs_run": len(curve)}, curve
+    metric = config.metric
+    return {f"val_{metric}": best[0], f"test_{metric}": best[1], "epoch": best_epoch, "epochs_run": len(curve)}, \
+        {f"val_{metric}": curve}
 
 
 def _train_node(z, graph: datasets.Graph, config: LdpGeConfig, torch_rng, device: str):
@@ -300,7 +280,8 @@ def _train_node(z, graph: datasets.Graph, config: LdpGeConfig, torch_rng, device
                         datasets.node_split(graph.num_nodes, config.split_seed))
     x = torch.as_tensor(z, dtype=torch.float32, device=device)
     y = torch.as_tensor(graph.y, dtype=torch.long, device=device)
-    model = _node_mlp(x.shape[1], config, graph.num_classes).to(device)
+    model = node_model(x.shape[1], graph.num_classes, config.downstream, config.layers, config.hidden,
+                       config.dropout).to(device)
     optimizer = torch.optim.Adam(model.parameters(), lr=config.lr, weight_decay=config.weight_decay)
 
     def epoch_step():
@@ -323,7 +304,7 @@ def _train_link(z, split: datasets.EdgeSplit, num_nodes: int, config: LdpGeConfi
     import torch
 
     x = torch.as_tensor(z, dtype=torch.float32, device=device)
-    model = _link_mlp(x.shape[1], config).to(device)
+    model = link_model(x.shape[1], config.downstream, config.layers, config.hidden, config.dropout).to(device)
     optimizer = torch.optim.Adam(model.parameters(), lr=config.lr, weight_decay=config.weight_decay)
     positives = torch.as_tensor(split.train_pos, device=device)
     train_keys = np.sort(split.train_pos[0] * num_nodes + split.train_pos[1])
@@ -349,11 +330,11 @@ def _train_link(z, split: datasets.EdgeSplit, num_nodes: int, config: LdpGeConfi
 
 
 def train_on_reports(graph: datasets.Graph, reports: np.ndarray, config: LdpGeConfig, device: str = "cpu",
-                     info: dict | None = None) -> tuple[dict, list]:
+                     info: dict | None = None) -> tuple[dict, dict]:
     """The server's whole job (C13): it is handed the reports, the edges and the labels; ``graph.x`` is never read.
     Propagation runs on the CPU (numpy/scipy), the MLP on ``device``. Returns the metrics at the epoch chosen on
-    validation (accuracy or AUC, fractions in [0, 1]) and the validation curve; ``info``, when given, receives
-    what the propagation did (:func:`server_embedding`)."""
+    validation (``val_acc``/``test_acc`` or ``val_auc``/``test_auc``, fractions in [0, 1]) and the validation
+    curve ({name: values}); ``info``, when given, receives what the propagation did (:func:`server_embedding`)."""
     import torch
 
     reports = conditioned(reports, config)
@@ -367,37 +348,8 @@ def train_on_reports(graph: datasets.Graph, reports: np.ndarray, config: LdpGeCo
     return _train_link(z, split, graph.num_nodes, config, torch_rng, rng_for(config.seed, Stream.LABELS), device)
 
 
-@dataclass(frozen=True)
-class LdpGeResult:
-    """One run: metrics at the validation-chosen epoch (``test``: accuracy or AUC in [0, 1]), the validation
-    curve, what ran (propagation method, k, device), and wall time."""
-
-    config: LdpGeConfig
-    metrics: dict
-    curve: list
-    extra: dict = field(default_factory=dict)
-
-    @property
-    def device_label(self) -> str:
-        return f"{self.extra.get('device', 'cpu')} ({self.extra.get('device_name', 'unrecorded')})"
-
-    @property
-    def test_score(self) -> float:
-        return float(self.metrics["test"])
-
-    def to_dict(self) -> dict:
-        return {"schema": "ldp-audit/ldp-ge-run", "schema_version": "1.0", "config": self.config.to_dict(),
-                "seed": self.config.seed, "metrics": self.metrics, "val_curve": self.curve, "extra": self.extra}
-
-    @classmethod
-    def from_dict(cls, data: dict) -> "LdpGeResult":
-        if data.get("schema") != "ldp-audit/ldp-ge-run":
-            raise ValueError(f"not an ldp-ge run (schema {data.get('schema')!r})")
-        return cls(LdpGeConfig.from_dict(data["config"]), data["metrics"], data["val_curve"], data.get("extra", {}))
-
-
 def run_ldp_ge(config: LdpGeConfig, graph: datasets.Graph | None = None, data_dir=None, cache_dir=None,
-               device: str = "cpu") -> LdpGeResult:
+               device: str = "cpu") -> RunResult:
     """Load, perturb once (client side), train (server side) with the MLP on ``device`` (cpu or cuda; the
     propagation is always numpy on the CPU); deterministic per config on CPU."""
     device = runtime.choose_device(device)
@@ -407,21 +359,14 @@ def run_ldp_ge(config: LdpGeConfig, graph: datasets.Graph | None = None, data_di
         raise ValueError(f"dataset {graph.name!r} has no features: {graph.missing_features}")
     reports = client_reports(graph, config, rng_for(config.seed, Stream.FEATURES))
     info: dict = {}
-    metrics, curve = train_on_reports(replace(graph, x=None), reports, config, device, info)
+    metrics, curves = train_on_reports(replace(graph, x=None), reports, config, device, info)
     extra = {"propagation": info.pop("method"), "propagation_detail": info, "k": config.sampled(reports.shape[1]),
-             "device": device, "device_name": runtime.device_name(device), "versions": runtime.versions(),
-             "wall_time_s": round(time.perf_counter() - started, 3),
              "cpu_time_s": round(time.process_time() - cpu_started, 3), "private": config.eps is not None}
-    return LdpGeResult(config, metrics, curve, extra)
+    return RunResult(config, metrics, curves, device, runtime.device_name(device), runtime.versions(),
+                     round(time.perf_counter() - started, 3), extra)
 
 
-class LdpGeStore(RunStore):
-    """The training store, reading LDP-GE results back."""
-
-    result_type = LdpGeResult
-
-
-def run_with_cache(config: LdpGeConfig, device: str, cache) -> LdpGeResult:
+def run_with_cache(config: LdpGeConfig, device: str, cache) -> RunResult:
     """:func:`run_ldp_ge` as a sweep runner (``training.sweep.run_sweep(..., run=run_with_cache)``): the graph
     comes from the worker's cache; the MLP trains on ``device``."""
     return run_ldp_ge(config, cache.graph(config.dataset), device=device)
@@ -488,40 +433,43 @@ def _cell(dataset: str, task: str, mechanism: str, eps, runs: int, table: str, k
     return LdpGeCell(dataset, task, mechanism if eps is not None else "HDS", eps, configs, table, k)
 
 
-def full_cells(datasets_: tuple, runs: int = FULL_RUNS, tables: tuple = TABLES, method: str = "auto"
-               ) -> list[LdpGeCell]:
+def full_cells(datasets_: tuple, runs: int = FULL_RUNS, tables: tuple = TABLES, method: str = "auto",
+               downstream: str = "mlp") -> list[LdpGeCell]:
     """``reproduce ldp-ge --full``: per dataset, Table III (link: LP/PM/MB/HDS at eps 1, 2, 3, 5, the
-    non-private row, and the non-private row on raw features as the released code runs it), Fig. 2 (node: the four mechanisms at eps 0.01 ... 5 and non-private) and the k sweep (HDS
-    at eps = 1, k in K_SWEEP, both tasks); propagation ``method`` auto by default (push or power at push's
-    error, whichever is cheaper)."""
-    cells = []
+    non-private row, and the non-private row on raw features as the released code runs it), Fig. 2 (node: the
+    four mechanisms at eps 0.01 ... 5 and non-private) and the k sweep (HDS at eps = 1, k in K_SWEEP, both tasks);
+    propagation ``method`` auto by default (push or power at push's error, whichever is cheaper); every run with
+    the ``downstream`` model."""
+    cells, common = [], {"method": method, "downstream": downstream}
     for name in datasets_:
         if "table3" in tables:
-            cells += [_cell(name, "link", m, eps, runs, "table3", method=method)
+            cells += [_cell(name, "link", m, eps, runs, "table3", **common)
                       for eps in TABLE3_EPS for m in TABLE3_MECHANISMS]
-            cells.append(_cell(name, "link", "HDS", None, runs, "table3", method=method))
-            cells.append(_cell(name, "link", "HDS", None, runs, "table3", method=method, raw_clear=True))
+            cells.append(_cell(name, "link", "HDS", None, runs, "table3", **common))
+            cells.append(_cell(name, "link", "HDS", None, runs, "table3", raw_clear=True, **common))
         if "fig2" in tables:
-            cells += [_cell(name, "node", m, eps, runs, "fig2", method=method)
+            cells += [_cell(name, "node", m, eps, runs, "fig2", **common)
                       for eps in FIG2_EPS for m in TABLE3_MECHANISMS]
-            cells.append(_cell(name, "node", "HDS", None, runs, "fig2", method=method))
+            cells.append(_cell(name, "node", "HDS", None, runs, "fig2", **common))
         if "ksweep" in tables:
-            cells += [_cell(name, task, "HDS", K_SWEEP_EPS, runs, "ksweep", k, method=method)
+            cells += [_cell(name, task, "HDS", K_SWEEP_EPS, runs, "ksweep", k, **common)
                       for task in TASKS for k in K_SWEEP]
     return cells
 
 
-def quick_cells(runs: int = QUICK_RUNS, dataset: str = "cora") -> list[LdpGeCell]:
+def quick_cells(runs: int = QUICK_RUNS, dataset: str = "cora", downstream: str = "mlp") -> list[LdpGeCell]:
     """``reproduce ldp-ge --quick``: Cora link prediction at eps in {1, 5} with HDS and MB (and MB with the
     reports rescaled, :func:`public_scale`), and node classification at eps = 1 with HDS and MB; ``runs`` seeds
-    each."""
+    each, every run with the ``downstream`` model."""
     cells = []
     for eps in QUICK_EPS:
         for mechanism, rescale in [(m, False) for m in QUICK_MECHANISMS] + [("MB", True)]:
             cells.append(LdpGeCell(dataset, "link", mechanism, eps, tuple(
-                preset(dataset, "link", mechanism=mechanism, eps=eps, rescale=rescale, seed=s)
+                preset(dataset, "link", mechanism=mechanism, eps=eps, rescale=rescale, seed=s,
+                       downstream=downstream)
                 for s in range(runs))))
     for mechanism in QUICK_MECHANISMS:
         cells.append(LdpGeCell(dataset, "node", mechanism, 1.0, tuple(
-            preset(dataset, "node", mechanism=mechanism, eps=1.0, seed=s) for s in range(runs)), "fig2"))
+            preset(dataset, "node", mechanism=mechanism, eps=1.0, seed=s, downstream=downstream)
+            for s in range(runs)), "fig2"))
     return cells

@@ -17,6 +17,7 @@ import scipy.sparse as sp
 from ...mechanisms import available, make
 from ...seeding import rng_for
 from .. import data as datasets
+from ..perturbation import as_dense, server_estimates
 from ..propagation import FlexProp, KProp, Propagation, StepPropagation, flexprop_weights
 from .config import RunConfig
 from .runtime import Stream
@@ -42,12 +43,6 @@ def feature_width(graph: datasets.Graph) -> int:
     return int(info.features)
 
 
-def server_estimate(x: np.ndarray, mechanism, rng: np.random.Generator) -> np.ndarray:
-    """What the server holds after every user (row of ``x``) reports once through ``mechanism``: the estimate
-    (rectifier) of each report, e.g. x' = c + C_m x* for the multi-bit encoder (lpgnn Eq. 4)."""
-    return mechanism.estimate(mechanism.perturb(x, rng))
-
-
 class Features(ABC):
     """Stage 1: the node feature matrix the server works with, drawn once per run from ``rng``."""
 
@@ -64,7 +59,8 @@ TRAINING_PARAMS = {"gaussian_hd": {"delta": 1e-5, "calibration": "classical"}}
 def feature_mechanism(config: RunConfig, d: int):
     """The registry mechanism ``config.mechanism`` at budget ``eps_x`` on d coordinates, given only the parameters
     it has: k = ``config.m`` for sampled mechanisms, the input range [0, 1] for those with a range (multi-bit);
-    the others (``laplace_hd``, ``gaussian_hd``) work on [-1, 1] and :func:`unit_estimate` maps to and fro."""
+    the others (``laplace_hd``, ``gaussian_hd``) work on [-1, 1], and the unit features are mapped to and
+    fro (``perturbation.server_estimates``' ``box``)."""
     info = next((i for i in available() if i.name == config.mechanism), None)
     if info is None:
         return make(config.mechanism, eps=config.eps_x)  # raises, naming the registry's mechanisms
@@ -75,15 +71,6 @@ def feature_mechanism(config: RunConfig, d: int):
     if "alpha" in accepted:
         params.update(alpha=0.0, beta=1.0)
     return make(config.mechanism, **params)
-
-
-def unit_estimate(x: np.ndarray, mechanism, rng: np.random.Generator) -> np.ndarray:
-    """The server's estimate of the unit features ``x`` in [0, 1]^d reported through ``mechanism``: a mechanism
-    on another box [lo, hi]^d gets lo + (hi - lo) x, and its estimate is mapped back (post-processing)."""
-    lo, hi = mechanism.domain
-    if (lo, hi) == (0.0, 1.0):
-        return server_estimate(x, mechanism, rng)
-    return (server_estimate(lo + (hi - lo) * x, mechanism, rng) - lo) / (hi - lo)
 
 
 class RawFeatures(Features):
@@ -97,7 +84,7 @@ class RawFeatures(Features):
         x = unit_features(graph)
         if config.eps_x is None:
             return x
-        return unit_estimate(x, feature_mechanism(config, x.shape[1]), rng)
+        return as_dense(server_estimates(feature_mechanism(config, x.shape[1]), x, rng, box=(0.0, 1.0)))
 
 
 class RandomFeatures(Features):

@@ -28,10 +28,9 @@ from functools import partial
 from typing import Callable, Hashable, Iterable
 
 from . import runtime
-from .config import RunConfig
+from .config import RunConfig, batch_key
 from .store import RunStore
-from .batched import train_batch
-from .train import RunCache, train_run
+from .train import RunCache, one_after_another, train_configs, train_run
 
 #: ``run(config, device, cache) -> result``: one run of a pipeline (a module-level function, so it pickles).
 Runner = Callable[[object, str, RunCache], object]
@@ -46,12 +45,8 @@ _STOP_ASKED = threading.Event()
 
 
 def _one_by_one(run: Runner, configs: list, device: str, cache: RunCache) -> list:
-    results = []
-    for config in configs:
-        if _STOP_ASKED.is_set():  # Ctrl-C: the group ends after the run in progress; the rest is left to a rerun
-            break
-        results.append(run(config, device, cache))
-    return results
+    # Ctrl-C: the group ends after the run in progress; the rest is left to a rerun
+    return one_after_another(run, configs, device, cache, _STOP_ASKED)
 
 
 def one_by_one(run: Runner) -> BatchRunner:
@@ -72,11 +67,16 @@ def _listen_for_ctrl_c(driver: int | None) -> None:
         signal.signal(signal.SIGINT, _note_ctrl_c)
 
 
-#: The training core's batch runner and grouping: runs of one model shape train as one stacked model (a run's
-#: result never depends on its batch mates); inside a task, runs sharing a perturbation sit side by side, so the
-#: task's cache draws their reports once (lpgnn C11).
-TRAIN_BATCH: BatchRunner = train_batch
-TRAIN_BATCH_KEY: BatchKey = RunConfig.batch_key
+def train_any(configs: list, device: str, cache: RunCache) -> list:
+    """The core's runner (``train.train_configs``) for a sweep task: a group of runs trained one after the other
+    ends after its run in progress once Ctrl-C asked the sweep to stop."""
+    return train_configs(configs, device, cache, _STOP_ASKED)
+
+
+#: The training core's batch runner and grouping (any pipeline; see :func:`train_configs`): inside a task, GNN runs
+#: sharing a perturbation sit side by side, so the task's cache draws their reports once (lpgnn C11).
+TRAIN_BATCH: BatchRunner = train_any
+TRAIN_BATCH_KEY: BatchKey = batch_key
 #: Most runs in one task. A first Ctrl-C waits for the tasks in flight, so a task must stay short: a stack of 4
 #: keeps most of the batched core's gain on CPU (Cora 4.6x against 5.5x at 16, CiteSeer 8.3x against 8.6x:
 #: benchmarks/train.py), while 2 workers with stacks of 15 quick Cora runs took 46 s to stop.
