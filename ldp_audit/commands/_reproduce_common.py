@@ -218,28 +218,32 @@ def devices_used(results, fallback: str) -> str:
     return "; ".join(f"{label}: {count} runs" for label, count in counts.most_common())
 
 
-def dataset_panels(names: list):
-    """A figure with one titled panel per dataset (matplotlib's Agg backend): ``(figure, [(axis, name), ...])``."""
+def dataset_panels(names: list, rows: int = 1):
+    """A figure with one titled panel per dataset in each of ``rows`` rows (matplotlib's Agg backend):
+    ``(figure, [(axis, name), ...])``, row after row."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, max(1, len(names)), figsize=(4.2 * max(1, len(names)), 3.4), squeeze=False)
-    for ax, name in zip(axes[0], names):
-        ax.set_title(name)
-    return fig, list(zip(axes[0], names))
+    fig, axes = plt.subplots(rows, max(1, len(names)), figsize=(4.2 * max(1, len(names)), 3.4 * rows),
+                             squeeze=False)
+    for row in axes:
+        for ax, name in zip(row, names):
+            ax.set_title(name)
+    return fig, [(ax, name) for row in axes for ax, name in zip(row, names)]
 
 
-def panels_png(fig, ylabel: str) -> bytes:
-    """Every panel on a log eps axis with ``ylabel``, the legend on the first, and the figure as PNG bytes."""
+def panels_png(fig, ylabel: str, xlabel: str = "eps", xscale: str = "log") -> bytes:
+    """Every panel on an ``xscale`` ``xlabel`` axis (log eps by default) with ``ylabel``, the legend on the
+    first, and the figure as PNG bytes."""
     import io
 
     import matplotlib.pyplot as plt
 
     for ax in fig.axes:
-        ax.set_xscale("log")
-        ax.set_xlabel("eps")
+        ax.set_xscale(xscale)
+        ax.set_xlabel(xlabel)
         ax.set_ylabel(ylabel)
     fig.axes[0].legend(fontsize=7)
     fig.tight_layout()

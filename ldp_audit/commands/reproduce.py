@@ -39,11 +39,12 @@ from ._common import add_output_options, emit
 from ._reproduce_common import (DATA_HOME_HELP, add_plan_option, add_sweep_options, check_paths, dataset_panels,
                                 devices_used, panels_png, run_or_plan, user_data_folder)
 from ._reproduce_common import paper_datasets as _datasets
+from . import reproduce_lpgnn as lpgnn_figures
 from .data import add_data_options
 from .train import add_device_option, count
 
 #: The table ids of each paper's target (``--tables``).
-TABLES = {"lpgnn": ("table3", "drop"), "ppgnn": ("table3",), "ldp-ge": ("table3", "fig2", "ksweep"),
+TABLES = {"lpgnn": ("table3", "drop", "fig5", "fig6", "fig7"), "ppgnn": ("table3",), "ldp-ge": ("table3", "fig2", "ksweep"),
           "se-privgemb": se_privgemb_paper.ARTEFACTS}
 
 
@@ -66,8 +67,9 @@ def register(sub) -> None:
     p.add_argument("--datasets", nargs="+", metavar="NAME", help="restrict to these paper datasets (cora citeseer "
                                                                  "pubmed facebook github lastfm)")
     p.add_argument("--tables", nargs="+", metavar="TABLE",
-                   choices=("table3", "drop", "fig2", "ksweep", "table2", "table4", "table5", "table6", "fig3", "fig4"),
-                   help="which tables to fill: table3, drop (lpgnn), fig2, ksweep (ldp-ge), table2 ... table6, "
+                   choices=("table3", "drop", "fig2", "ksweep", "table2", "table4", "table5", "table6", "fig3", "fig4",
+                            "fig5", "fig6", "fig7"),
+                   help="which tables to fill: table3, drop, fig5, fig6, fig7 (lpgnn), fig2, ksweep (ldp-ge), table2 ... table6, "
                         "fig3, fig4 (se-privgemb) (default: table3 with "
                         "--quick, table3 and drop with --full; ldp-ge --full: table3, fig2 and ksweep)")
     p.add_argument("--runs", type=count("--runs", 1), help="runs per configuration (default 3 quick, 10 full)")
@@ -174,15 +176,18 @@ def run(args, console) -> int:
     device = choose_device(args.device)
     args.backbone = args.backbone or "gcn"
     cells, runs, tables = _ppgnn_cells(args) if args.paper == "ppgnn" else _cells(args)
+    figures = {} if args.paper == "ppgnn" else lpgnn_figures.figure_cells(
+        args, tables, lambda loaders: _has_features(loaders, args))
     store = RunStore(root)
-    configs = list(dict.fromkeys(c for cell in cells if cell.runnable for c in cell.configs()))
+    configs = list(dict.fromkeys(c for cell in cells + sum(figures.values(), []) if cell.runnable
+                                 for c in cell.configs()))
     started = time.perf_counter()
     results = run_or_plan(args, console, f"reproduce {args.paper} --{args.mode}", configs, store, device,
                           lambda config: (config.dataset, config.model), sweep.TRAIN_BATCH, sweep.TRAIN_BATCH_KEY,
                           stacked=True)
     if results is None:
         return 0
-    measured = {cell: summarise(cell, results) for cell in cells if cell.runnable}
+    measured = {cell: summarise(cell, results) for cell in cells + sum(figures.values(), []) if cell.runnable}
     settings = {"mode": args.mode, "runs": runs, "device": devices_used(results.values(), device),
                 "results": str(store.root), "runs finished": f"{len(results)}/{len(configs)}",
                 "wall time (s)": round(time.perf_counter() - started, 1)}
@@ -193,11 +198,29 @@ def run(args, console) -> int:
         subject={"paper": "lpgnn", "tables": " + ".join(t for t, on in (("seed Table 3", "table3" in tables),
                                                                         ("Drop (B6.3)", "drop" in tables)) if on)},
         settings=settings)
+    targets = [t for t in lpgnn_figures.FIGURE_TARGETS if t in tables]
+    if targets:
+        report = _with_figures(args, report, targets, figures, measured)
     if args.plot:
         from ..files import write_atomic
 
-        write_atomic(args.plot, plot(report))
+        plots = {"table3": plot, **lpgnn_figures.PLOTS}
+        drawn = [t for t in ("table3", *targets) if t in tables]
+        for target, path in lpgnn_figures.plot_paths(args.plot, drawn).items():
+            write_atomic(path, plots[target](report))
     return emit(report, args, console)
+
+
+def _with_figures(args, report, targets, figures, measured):
+    """The report with the figure targets' rows after the tables' (fig5 is computed here; it trains nothing)."""
+    from ..audits.result import AuditReport
+
+    rows = list(report.results) + (lpgnn_figures.fig5_rows(args) if "fig5" in targets else []) \
+        + lpgnn_figures.figure_rows(args, figures, measured)
+    tables = " + ".join([report.subject["tables"]] * bool(report.subject["tables"])
+                        + [lpgnn_figures.TITLES[t] for t in targets])
+    settings = {**report.settings, "figure runs": lpgnn_figures.figure_runs(args)}
+    return AuditReport.of(report.title, rows, {**report.subject, "tables": tables}, settings)
 
 
 def _ppgnn_report(args, console, cells, measured, results, settings) -> int:

@@ -27,7 +27,7 @@ def test_stored_run_folder_is_its_config_key(path):
 @dataclass(frozen=True)
 class _Later(RunConfig):
     extra_levels: int = 5
-    KEYED_WHEN_SET = ("extra_levels",)
+    KEYED_WHEN_SET = RunConfig.KEYED_WHEN_SET + ("extra_levels",)
 
 
 def test_a_later_field_enters_the_key_only_when_set():

@@ -73,6 +73,9 @@ class RunConfig(StoredFields):
         lr, weight_decay, epochs: Adam settings, full batch.
         split_seed: the one random 50/25/25 split per dataset (lpgnn §6.4, U9); runs vary ``seed`` only.
         seed: the run's seed; every random stream of the run is derived from it (``ldp_audit.seeding.rng_for``).
+        train_fraction: the fraction of the training split whose labels train the run, in (0, 1]; a uniform subset
+            drawn from the run's own seed (lpgnn RQ4 / Fig. 7: label rate rho = 50 % x train_fraction, redrawn
+            each run as in the authors' code); 1 keeps every training node.
     """
 
     dataset: str
@@ -95,6 +98,7 @@ class RunConfig(StoredFields):
     epochs: int = 500
     split_seed: int = 12345
     seed: int = 0
+    train_fraction: float = 1.0
 
     def __post_init__(self):
         if not isinstance(self.dataset, str) or not self.dataset:
@@ -118,13 +122,18 @@ class RunConfig(StoredFields):
             raise ValueError(f"lr must be > 0, got {self.lr!r}")
         if not (self.weight_decay >= 0 and math.isfinite(self.weight_decay)):
             raise ValueError(f"weight_decay must be >= 0, got {self.weight_decay!r}")
+        if isinstance(self.train_fraction, bool) or not isinstance(self.train_fraction, (int, float)) or \
+                not 0.0 < self.train_fraction <= 1.0:
+            raise ValueError(f"train_fraction must lie in (0, 1] (the fraction of the training split that is "
+                             f"labelled; 1 keeps all of it), got {self.train_fraction!r}")
+        object.__setattr__(self, "train_fraction", float(self.train_fraction))
         if self.objective != "drop" and self.k_y:
             raise ValueError(f"k_y is the Drop objective's label propagation; objective={self.objective!r} "
                              "needs k_y=0")
 
     #: Fields added after the first stored runs: they enter :meth:`key` only when they differ from their default,
     #: so every run stored before a field existed keeps its key (and its folder in the run store).
-    KEYED_WHEN_SET: ClassVar[tuple[str, ...]] = ()
+    KEYED_WHEN_SET: ClassVar[tuple[str, ...]] = ("train_fraction",)
 
     # ----- identity ------------------------------------------------------------------------------------------
     def without_seed(self) -> "RunConfig":
@@ -149,9 +158,12 @@ class RunConfig(StoredFields):
     def batch_key(self) -> tuple:
         """What decides a run's model shape and training schedule: configs with equal keys may train together as
         one stacked model (``batched.train_batch``). Seeds, budgets, mechanisms, feature sources and propagation
-        differ freely inside a batch; a run's result never depends on its batch mates."""
-        return (self.dataset, self.split_seed, self.model, self.hidden, self.dropout, self.objective, self.k_y,
-                self.lr, self.weight_decay, self.epochs)
+        differ freely inside a batch; a run's result never depends on its batch mates. A run with a training
+        subset (``train_fraction`` < 1) draws it from its own seed, and a batch shares one set of training nodes,
+        so such runs batch only with runs of their seed and fraction."""
+        key = (self.dataset, self.split_seed, self.model, self.hidden, self.dropout, self.objective, self.k_y,
+               self.lr, self.weight_decay, self.epochs)
+        return key if self.train_fraction == 1.0 else key + (self.train_fraction, self.seed)
 
     def perturbation_key(self) -> tuple:
         """What decides the (memoised) node features: two runs with equal keys share one perturbation."""
