@@ -77,6 +77,7 @@ def fig5_rows(args) -> list:
     from ..audits.lpgnn_mae import DRAWS_FULL, DRAWS_QUICK, FIG5_EPS, fig5_rows as rows_of, mae_sweep
     from ..audits.result import CheckResult, Status
     from ..models import data
+    from .options import check_memory
 
     rows = []
     for name in figure_datasets(args):
@@ -85,6 +86,9 @@ def fig5_rows(args) -> list:
             rows.append(CheckResult(f"{name} fig5", "lpgnn seed Fig. 5: MAE against eps", Status.INCONCLUSIVE,
                                     explanation="not runnable: features missing", details={"table": "fig5"}))
             continue
+        # x, both exact aggregations, a dense draw and its perturbation's temporaries: about 8 n x d float64
+        check_memory("--datasets", 8 * 8.0 * graph.num_nodes * graph.num_features,
+                     f"Fig. 5's MAE on {name} ({graph.num_nodes:,} x {graph.num_features:,} dense features)")
         sweep = mae_sweep(graph.adjacency, graph.normalized_features(clip=True), FIG5_EPS,
                           DRAWS_QUICK if args.mode == "quick" else DRAWS_FULL, FIG5_SEED)
         rows += rows_of(name, sweep, reduced_note(args, "fig5"))

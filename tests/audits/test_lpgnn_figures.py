@@ -163,3 +163,17 @@ def test_reproduce_lists_the_figure_rows_before_training(tmp_path, capsys):
 def test_reproduce_refuses_a_figure_of_another_paper(capsys):
     code, out = _run(["reproduce", "lpgnn", "--tables", "fig2", "--max-runs", "0"], capsys)
     assert code == 2 and "--tables" in out.err
+
+
+def test_each_target_draws_a_png_and_several_targets_get_one_file_each(sweep):
+    from ldp_audit.audits.result import AuditReport
+    from ldp_audit.commands.reproduce_lpgnn import PLOTS, plot_paths
+
+    fig6 = list(_fig6(False).values())
+    cells = lpgnn.selfloop_cells(["cora"], (1, 4, 16), RUNS)
+    fig6 += selfloop_rows(cells, _fill(cells, lambda c: 80.0 + _k(c) / 8))
+    rows = {"fig5": fig5_rows("csbm", sweep), "fig6": fig6, "fig7": list(_fig7(False).values())}
+    for target, draw in PLOTS.items():
+        assert draw(AuditReport.of(target, rows[target])).startswith(b"\x89PNG")
+    assert plot_paths("out/f.png", ["fig6"]) == {"fig6": "out/f.png"}
+    assert plot_paths("out/f.png", ["table3", "fig7"]) == {"table3": "out/f-table3.png", "fig7": "out/f-fig7.png"}
