@@ -20,7 +20,7 @@ import numpy as np
 
 from ..models.training.lpgnn import FIGURE_EPS, FIG7_TOP_K, point_column
 from ..papers import lpgnn as paper
-from .ppgnn_reproduction import C17_MIN_RUNS, C17_SEED, paired_ci, sign_verdict
+from .ppgnn_reproduction import C17_SEED, paired_ci, sign_verdict
 from .reproduction import MIN_TOLERANCE
 from .result import CheckResult, Status
 
@@ -197,8 +197,10 @@ def labelrate_rows(cells, measured, reduced: str = "") -> list[CheckResult]:
                                   f"acc(rho={high:.0%}) - acc(rho={low:.0%})", reduced, "labelrate"))
         if len(eps_grid) > 1:
             small, large = eps_grid[0], eps_grid[-1]
-            gap = lambda rho: (None if at(large, FIG7_TOP_K, rho) is None or at(small, FIG7_TOP_K, rho) is None  # noqa: E731
-                               else at(large, FIG7_TOP_K, rho) - at(small, FIG7_TOP_K, rho))
+
+            def gap(rho):
+                high, low = at(large, FIG7_TOP_K, rho), at(small, FIG7_TOP_K, rho)
+                return None if high is None or low is None else high - low
             rows.append(trend_row(f"{name} labelrate eps gap shrinks", "lpgnn seed §4.5 / Fig. 7 top: the gap "
                                   "between privacy budgets shrinks towards zero as the label rate grows",
                                   gap(low), gap(high), f"[acc(eps={large:g}) - acc(eps={small:g})] at rho="

@@ -14,8 +14,6 @@ on the per-draw MAEs (independent perturbations, paired by draw index), each by 
 """
 from __future__ import annotations
 
-import numpy as np
-
 from ..models.perturbation import unit_box_mechanism
 from .aggregation import MAE_AGGREGATORS, aggregation_mae
 from .lpgnn_figures import TREND_ALPHA, trend_row
