@@ -28,6 +28,7 @@ def figure_datasets(args) -> tuple:
 
 
 def figure_runs(args) -> int:
+    """Runs per plotted point: --runs, else 5 with --quick (enough pairs for the trend rows) and 10 with --full."""
     return args.runs or (lpgnn.FIGURE_RUNS_QUICK if args.mode == "quick" else lpgnn.RUNS_FULL)
 
 
