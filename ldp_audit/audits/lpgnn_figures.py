@@ -51,13 +51,13 @@ _FIGURE = {"fig6": "Fig. 6 top", "selfloops": "Fig. 6 bottom", "labelrate": "Fig
 
 
 def trend_row(name: str, claim: str, high, low, what: str, reduced: str = "", table: str = "",
-              unit: str = "points") -> CheckResult:
+              unit: str = "points", missing: str = "runs unfinished or not runnable") -> CheckResult:
     """PASS when high - low, paired by seed, has a 95 % bootstrap CI above 0; FAIL below 0. ``high`` and ``low``
     are arrays of per-seed values (test accuracies in %, unless ``unit`` says otherwise) in seed order, or None
-    when unfinished."""
+    (INCONCLUSIVE, saying ``missing``)."""
     if high is None or low is None:
-        return CheckResult(name, claim, Status.INCONCLUSIVE, explanation="runs unfinished or not runnable"
-                           + _suffix(reduced), details={"table": table, "kind": "trend"})
+        return CheckResult(name, claim, Status.INCONCLUSIVE, explanation=missing + _suffix(reduced),
+                           details={"table": table, "kind": "trend"})
     diff = np.asarray(high, dtype=float) - np.asarray(low, dtype=float)
     lo, hi = paired_ci(diff, TREND_ALPHA)
     status, why = sign_verdict(lo, hi, diff.size)
@@ -126,7 +126,9 @@ def _best_on_validation(points: Points, dataset: str, series: str, ks) -> int:
 def fig6_rows(cells, measured, reduced: str = "") -> list[CheckResult]:
     """Fig. 6 top: every point, then per dataset (1) KProp hurts non-private GCN: acc(K_min) - acc(K_max) of
     GCN+Raw+KProp > 0; (2) KProp helps LPGNN: acc(K*) - acc(K_min) > 0 with K* > K_min chosen on validation;
-    (3) the text's gain of LPGNN at its K over K = 1 (:data:`papers.lpgnn.FIG6_GAIN_OVER_K1`)."""
+    (3) the text's gain of LPGNN at its K over K = 1 (:data:`papers.lpgnn.FIG6_GAIN_OVER_K1`); (4) where LPGNN
+    peaks (:data:`papers.lpgnn.FIG6_PEAK`): still rising from K = 16 to 32 on the citation graphs, falling from
+    K = 4 to the largest K on the social ones."""
     points = Points(cells, measured)
     rows = [point_row(measured.get(c), c, reduced) for c in cells]
     for name in points.datasets():
@@ -147,6 +149,19 @@ def fig6_rows(cells, measured, reduced: str = "") -> list[CheckResult]:
                                     f"eps={FIGURE_EPS:g} gains about {quoted:g} points at K={k} over K=1 on {name}",
                                     lp(k) if k in ks else None, lp(1) if 1 in ks else None, quoted,
                                     f"acc(K={k}) - acc(K=1)", reduced, "fig6"))
+        if name in paper.FIG6_PEAK:
+            first, last, rises = paper.FIG6_PEAK[name]
+            last = max(ks) if not rises else last
+            a, b = (lp(last), lp(first)) if rises else (lp(first), lp(last))
+            present = first in ks and last in ks and first != last
+            rows.append(trend_row(
+                f"{name} fig6 LPGNN {'still rises' if rises else 'falls'} K={first}->{last}",
+                f"{paper.FIG6_CITE}: on {name} LPGNN's accuracy " + (f"keeps rising up to K={last}" if rises else
+                                                                      f"falls after K={first}"),
+                a if present else None, b if present else None,
+                f"acc(K={last}) - acc(K={first})" if rises else f"acc(K={first}) - acc(K={last})", reduced, "fig6",
+                missing=f"K={first} and a larger K={last} must both be in the grid {ks}" if not present
+                else "runs unfinished or not runnable"))
     return rows
 
 

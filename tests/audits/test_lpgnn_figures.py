@@ -181,3 +181,17 @@ def test_each_target_draws_a_png_and_several_targets_get_one_file_each(sweep):
         assert draw(AuditReport.of(target, rows[target])).startswith(b"\x89PNG")
     assert plot_paths("out/f.png", ["fig6"]) == {"fig6": "out/f.png"}
     assert plot_paths("out/f.png", ["table3", "fig7"]) == {"table3": "out/f-table3.png", "fig7": "out/f-fig7.png"}
+
+
+@pytest.mark.parametrize("dataset, ks, accuracy, status", [
+    ("cora", (1, 16, 32), {1: 78.0, 16: 83.0, 32: 84.0}, Status.PASS),  # still rising at K = 32
+    ("cora", (1, 16, 32), {1: 78.0, 16: 84.0, 32: 83.0}, Status.FAIL),  # mutant: peaks at 16
+    ("facebook", (1, 4, 16), {1: 90.0, 4: 93.0, 16: 91.0}, Status.PASS),  # falls after K = 4
+    ("facebook", (1, 4, 16), {1: 90.0, 4: 91.0, 16: 93.0}, Status.FAIL),  # mutant: keeps rising
+    ("cora", (1, 4, 16), {1: 78.0, 4: 82.0, 16: 84.0}, Status.INCONCLUSIVE),  # K = 32 not in the grid
+])
+def test_fig6_peak_row_follows_where_the_text_says_accuracy_peaks(dataset, ks, accuracy, status):
+    cells = lpgnn.fig6_cells([dataset], ks, RUNS)
+    rows = [r for r in fig6_rows(cells, _fill(cells, lambda c: accuracy[_k(c)])) if " fig6 LPGNN still rises "
+            in r.name or " fig6 LPGNN falls " in r.name]
+    assert len(rows) == 1 and rows[0].status is status, rows[0].explanation
