@@ -12,6 +12,15 @@ the K the paper would have taken on test is shown beside it. The report prints
 paper vs measured per cell with gap, tolerance (spec 7.4) and PASS/FAIL; the
 exit code is 1 when a cell is out of tolerance.
 
+lpgnn figures (--tables fig5 fig6 fig7; the seed prints them without numbers):
+fig5 is the MAE of MBM, AGM and 1BM against eps (Fig. 5; no training), fig6
+accuracy against K for LPGNN and GCN+Raw with KProp, and with / without self-
+loops (Fig. 6, both rows), fig7 accuracy against the label rate (Fig. 7). Each
+point is an INFO row; the text's claims are rows with verdicts (paired
+bootstrap CIs; the quoted gains within max(1, 3 s_d sqrt(2/R))). --quick:
+Cora, 5 runs per point, reduced grids; --full: Cora, Pubmed, Facebook, LastFM,
+the paper's grids.
+
 ppgnn: Table III's cells (K chosen on validation per cell), then per dataset
 and eps C17 (PPM > MB: percentile bootstrap CI of the paired mean difference)
 and E16 (PPM's mean feature budget against MB's), and the C19 trends: accuracy
