@@ -228,7 +228,8 @@ def _with_figures(args, report, targets, figures, measured):
         + lpgnn_figures.figure_rows(args, figures, measured)
     tables = " + ".join([report.subject["tables"]] * bool(report.subject["tables"])
                         + [lpgnn_figures.TITLES[t] for t in targets])
-    settings = {**report.settings, "figure runs": lpgnn_figures.figure_runs(args)}
+    tabled = {k: v for k, v in report.settings.items() if k != "runs" or report.subject["tables"]}  # tables' runs
+    settings = {**tabled, **lpgnn_figures.figure_settings(args, targets)}
     return AuditReport.of(report.title, rows, {**report.subject, "tables": tables}, settings)
 
 

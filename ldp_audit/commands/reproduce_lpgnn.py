@@ -32,6 +32,16 @@ def figure_runs(args) -> int:
     return args.runs or (lpgnn.FIGURE_RUNS_QUICK if args.mode == "quick" else lpgnn.RUNS_FULL)
 
 
+def figure_settings(args, targets) -> dict:
+    """The report settings of the figure targets: runs per trained point, draws per MAE point."""
+    from ..audits.lpgnn_mae import DRAWS_FULL, DRAWS_QUICK
+
+    settings = {"figure runs": figure_runs(args)} if {"fig6", "fig7"} & set(targets) else {}
+    if "fig5" in targets:
+        settings["fig5 draws"] = DRAWS_QUICK if args.mode == "quick" else DRAWS_FULL
+    return settings
+
+
 def _grid(values) -> str:
     return "{" + ", ".join(f"{v:g}" for v in values) + "}"
 
@@ -75,7 +85,7 @@ def figure_cells(args, tables, has_features) -> dict:
 def fig5_rows(args) -> list:
     """Fig. 5 per dataset (no training): the MAE sweep over the figure's eps, or INCONCLUSIVE rows where the
     dataset has no feature file."""
-    from ..audits.lpgnn_mae import DRAWS_FULL, DRAWS_QUICK, FIG5_EPS, fig5_rows as rows_of, mae_sweep
+    from ..audits.lpgnn_mae import FIG5_EPS, fig5_rows as rows_of, mae_sweep
     from ..audits.result import CheckResult, Status
     from ..models import data
     from .options import check_memory
@@ -92,7 +102,7 @@ def fig5_rows(args) -> list:
         check_memory("--datasets", 10 * 8.0 * graph.num_nodes * graph.num_features,
                      f"Fig. 5's MAE on {name} ({graph.num_nodes:,} x {graph.num_features:,} dense features)")
         sweep = mae_sweep(graph.adjacency, graph.normalized_features(clip=True), FIG5_EPS,
-                          DRAWS_QUICK if args.mode == "quick" else DRAWS_FULL, FIG5_SEED)
+                          figure_settings(args, ["fig5"])["fig5 draws"], FIG5_SEED)
         rows += rows_of(name, sweep, reduced_note(args, "fig5"))
     return rows
 
