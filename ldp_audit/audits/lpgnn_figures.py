@@ -151,7 +151,7 @@ def fig6_rows(cells, measured, reduced: str = "") -> list[CheckResult]:
                                     f"acc(K={k}) - acc(K=1)", reduced, "fig6"))
         if name in paper.FIG6_PEAK:
             first, last, rises = paper.FIG6_PEAK[name]
-            last = max(ks) if not rises else last
+            last = max(ks) if last is None else last
             a, b = (lp(last), lp(first)) if rises else (lp(first), lp(last))
             present = first in ks and last in ks and first != last
             rows.append(trend_row(
