@@ -195,3 +195,16 @@ def test_fig6_peak_row_follows_where_the_text_says_accuracy_peaks(dataset, ks, a
     rows = [r for r in fig6_rows(cells, _fill(cells, lambda c: accuracy[_k(c)])) if " fig6 LPGNN still rises "
             in r.name or " fig6 LPGNN falls " in r.name]
     assert len(rows) == 1 and rows[0].status is status, rows[0].explanation
+
+
+@pytest.mark.parametrize("wide, narrow, status", [
+    (-2.3, -0.3, Status.PASS),  # a negative gap shrinking towards zero shrinks (Pubmed, quick)
+    (8.0, 0.5, Status.PASS),
+    (-2.0, 5.0, Status.FAIL),  # mutant: the gap flips sign and grows
+    (0.5, 8.0, Status.FAIL),  # mutant: the gap grows
+])
+def test_the_eps_gap_row_compares_sizes_not_signs(wide, narrow, status):
+    from ldp_audit.audits.lpgnn_figures import shrink_row
+
+    row = shrink_row("gap", "claim", wide + NOISE, narrow + NOISE[::-1], "gap")
+    assert row.status is status, row.explanation
