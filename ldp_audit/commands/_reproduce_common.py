@@ -254,10 +254,11 @@ def devices_used(results, fallback: str) -> str:
     return "; ".join(f"{label}: {count} runs" for label, count in counts.most_common())
 
 
-def dataset_panels(names: list):
-    """A figure with one titled panel per dataset (matplotlib's Agg backend): ``(figure, [(axis, name), ...])``."""
-    fig, [row] = panel_grid([names])
-    return fig, row
+def dataset_panels(names: list, rows: int = 1):
+    """A figure with one titled panel per dataset in each of ``rows`` rows (matplotlib's Agg backend):
+    ``(figure, [(axis, name), ...])``, row after row."""
+    fig, grid = panel_grid([names] * rows)
+    return fig, [panel for row in grid for panel in row]
 
 
 def panel_grid(rows: list):
@@ -281,17 +282,18 @@ def panel_grid(rows: list):
     return fig, [list(zip(axes_row, titles)) for axes_row, titles in zip(axes, rows)]
 
 
-def panels_png(fig, ylabel: str) -> bytes:
-    """Every panel without an x label on a log eps axis, every panel without a y label with ``ylabel``, a legend
-    on the first panel (and on any panel given one already), and the figure as PNG bytes."""
+def panels_png(fig, ylabel: str, xlabel: str = "eps", xscale: str = "log") -> bytes:
+    """Every panel without an x label on an ``xscale`` ``xlabel`` axis (log eps by default), every panel without
+    a y label with ``ylabel``, a legend on the first panel (and on any panel given one already), and the figure as
+    PNG bytes."""
     import io
 
     import matplotlib.pyplot as plt
 
     for ax in fig.axes:
         if not ax.get_xlabel():
-            ax.set_xscale("log")
-            ax.set_xlabel("eps")
+            ax.set_xscale(xscale)
+            ax.set_xlabel(xlabel)
         if not ax.get_ylabel():
             ax.set_ylabel(ylabel)
     if fig.axes[0].get_legend() is None:

@@ -14,6 +14,15 @@ exit code is 1 when a cell is out of tolerance. --plot FILE.png draws the
 targets asked for: one row of panels per table or figure, one panel per
 dataset, the paper's numbers beside the measured ones.
 
+lpgnn figures (--tables fig5 fig6 fig7; the seed prints them without numbers):
+fig5 is the MAE of MBM, AGM and 1BM against eps (Fig. 5; no training), fig6
+accuracy against K for LPGNN and GCN+Raw with KProp, and with / without self-
+loops (Fig. 6, both rows), fig7 accuracy against the label rate (Fig. 7). Each
+point is an INFO row; the text's claims are rows with verdicts (paired
+bootstrap CIs; the quoted gains within max(1, 3 s_d sqrt(2/R))). --quick:
+Cora, 5 runs per point, reduced grids; --full: Cora, Pubmed, Facebook, LastFM,
+the paper's grids.
+
 ppgnn: Table III's cells (K chosen on validation per cell), then per dataset
 and eps C17 (PPM > MB: percentile bootstrap CI of the paired mean difference)
 and E16 (PPM's mean feature budget against MB's), and the C19 trends: accuracy
@@ -46,12 +55,13 @@ from ._common import add_output_options, emit
 from ._reproduce_common import (DATA_HOME_HELP, add_plan_option, add_sweep_options, check_paths, dataset_panels,
                                 devices_used, panels_png, run_or_plan, user_data_folder)
 from ._reproduce_common import paper_datasets as _datasets
+from . import reproduce_lpgnn as lpgnn_figures
 from .data import add_data_options
 from .train import add_device_option, count
 
 #: The table ids of each paper's target (``--tables``).
-TABLES = {"lpgnn": ("table3", "drop"), "ppgnn": ("table3", *PPGNN_FIGURES), "ldp-ge": ("table3", "fig2", "ksweep"),
-          "se-privgemb": se_privgemb_paper.ARTEFACTS}
+TABLES = {"lpgnn": ("table3", "drop", *lpgnn_figures.FIGURE_TARGETS), "ppgnn": ("table3", *PPGNN_FIGURES),
+          "ldp-ge": ("table3", "fig2", "ksweep"), "se-privgemb": se_privgemb_paper.ARTEFACTS}
 
 
 def register(sub) -> None:
@@ -195,15 +205,18 @@ def run(args, console) -> int:
     device = choose_device(args.device)
     args.backbone = args.backbone or "gcn"
     cells, runs, tables = _ppgnn_cells(args) if args.paper == "ppgnn" else _cells(args)
+    figures = {} if args.paper == "ppgnn" else lpgnn_figures.figure_cells(
+        args, tables, lambda loaders: _has_features(loaders, args))
     store = RunStore(root)
-    configs = list(dict.fromkeys(c for cell in cells if cell.runnable for c in cell.configs()))
+    configs = list(dict.fromkeys(c for cell in cells + sum(figures.values(), []) if cell.runnable
+                                 for c in cell.configs()))
     started = time.perf_counter()
     results = run_or_plan(args, console, f"reproduce {args.paper} --{args.mode}", configs, store, device,
                           lambda config: (config.dataset, config.model), sweep.TRAIN_BATCH, sweep.TRAIN_BATCH_KEY,
                           stacked=True)
     if results is None:
         return 0
-    measured = {cell: summarise(cell, results) for cell in cells if cell.runnable}
+    measured = {cell: summarise(cell, results) for cell in cells + sum(figures.values(), []) if cell.runnable}
     settings = {"mode": args.mode, "runs": runs, "device": devices_used(results.values(), device),
                 "results": str(store.root), "runs finished": f"{len(results)}/{len(configs)}",
                 "wall time (s)": round(time.perf_counter() - started, 1)}
@@ -214,11 +227,30 @@ def run(args, console) -> int:
         subject={"paper": "lpgnn", "tables": " + ".join(t for t, on in (("seed Table 3", "table3" in tables),
                                                                         ("Drop (B6.3)", "drop" in tables)) if on)},
         settings=settings)
+    targets = [t for t in lpgnn_figures.FIGURE_TARGETS if t in tables]
+    if targets:
+        report = _with_figures(args, report, targets, figures, measured)
     if args.plot:
         from ..files import write_atomic
 
-        write_atomic(args.plot, plot(report))
+        plots = {"table3": plot, **lpgnn_figures.PLOTS}
+        drawn = [t for t in ("table3", *targets) if t in tables]
+        for target, path in lpgnn_figures.plot_paths(args.plot, drawn).items():
+            write_atomic(path, plots[target](report))
     return emit(report, args, console)
+
+
+def _with_figures(args, report, targets, figures, measured):
+    """The report with the figure targets' rows after the tables' (fig5 is computed here; it trains nothing)."""
+    from ..audits.result import AuditReport
+
+    rows = list(report.results) + (lpgnn_figures.fig5_rows(args) if "fig5" in targets else []) \
+        + lpgnn_figures.figure_rows(args, figures, measured)
+    tables = " + ".join([report.subject["tables"]] * bool(report.subject["tables"])
+                        + [lpgnn_figures.TITLES[t] for t in targets])
+    tabled = {k: v for k, v in report.settings.items() if k != "runs" or report.subject["tables"]}  # tables' runs
+    settings = {**tabled, **lpgnn_figures.figure_settings(args, targets)}
+    return AuditReport.of(report.title, rows, {**report.subject, "tables": tables}, settings)
 
 
 def _ppgnn_report(args, console, cells, measured, results, settings) -> int:

@@ -3,7 +3,7 @@
 One entry per artefact as the seed numbers it (``table3``, ``fig6``), its caption in a few words, and its status:
 
 * a reproduce target: ``targets`` names the ``ldp-audit reproduce PAPER --tables ...`` ids that fill it (one
-  artefact can need two ids, LPGNN's Figure 6 has ``fig6`` and ``selfloops``; one id can fill two artefacts,
+  artefact can need several ids; one id can fill two artefacts,
   LDP-GE's ``ksweep`` draws Figures 3 and 4); ``note`` says what of it the targets leave out;
 * checked by another command (``elsewhere``): an analytic curve or a dataset table that ``claims``, ``compare``,
   ``attack`` or ``data`` recomputes;
@@ -87,9 +87,9 @@ ARTEFACTS: tuple[Artefact, ...] = (
     _a("lpgnn", "table3", "Table 3", "micro-F1 of LPGNN and the baselines against eps", "table3",
        note="GitHub and LastFM lack node features in the datasets folder: their rows are not run"),
     _a("lpgnn", "fig6", "Figure 6", "micro-F1 against the KProp steps K: LPGNN vs GCN+Raw with KProp (top), "
-       "with and without self-loops (bottom)", "fig6", "selfloops"),
+       "with and without self-loops (bottom)", "fig6"),
     _a("lpgnn", "fig7", "Figure 7", "micro-F1 against the label rate, over eps (top) and over K (bottom)",
-       "labelrate"),
+       "fig7"),
     _a("lpgnn", "fig8", "Figure 8", "the curve z coth^2(z/2) whose minimum fixes the optimal m",
        elsewhere="ldp-audit claims lpgnn", note="an analytic curve: claim C6 recomputes its minimiser"),
     _a("lpgnn", "drop", "Drop table", "label denoising at eps_x = 1: cross-entropy, forward correction, Drop",

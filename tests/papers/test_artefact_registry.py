@@ -10,9 +10,6 @@ import pytest
 from ldp_audit.commands.reproduce import TABLES
 from ldp_audit.papers import artefacts
 
-#: Targets that sibling branches of issue 25 add to ``reproduce`` (i25-lpgnn, i25-ppgnn). The registry already
-#: lists them; the lead deletes this constant once both branches are merged, and the test then holds strictly.
-NOT_YET_MERGED = {"lpgnn": {"fig5", "fig6", "selfloops", "labelrate"}}
 
 SEEDS = Path(__file__).resolve().parents[2].parent / "shared" / "seeds"
 SEED_FILES = {"ldp-ge": "000_", "se-privgemb": "002_", "lpgnn": "003_", "ppgnn": "004_"}
@@ -44,7 +41,7 @@ def test_every_captioned_table_and_figure_of_the_seed_has_exactly_one_entry(pape
 def test_targets_are_runnable_and_every_runnable_id_is_listed(paper):
     runnable = set(TABLES[paper])
     listed = set(artefacts.target_ids(paper))
-    assert listed - NOT_YET_MERGED.get(paper, set()) <= runnable, "a registry target that reproduce cannot run"
+    assert listed <= runnable, "a registry target that reproduce cannot run"
     assert runnable <= listed, "a reproduce id without a registry entry"
 
 
@@ -76,7 +73,7 @@ def test_every_merged_target_command_parses_and_passes_the_option_checks():
 
     parser = build_parser()
     for entry in artefacts.ARTEFACTS:
-        if entry.status != artefacts.TARGET or set(entry.targets) & NOT_YET_MERGED.get(entry.paper, set()):
+        if entry.status != artefacts.TARGET:
             continue
         args = parser.parse_args(entry.command.split()[1:])
         check_options(args)

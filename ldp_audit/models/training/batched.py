@@ -25,6 +25,7 @@ from .runtime import Stream
 from .store import RunResult
 from .tensors import SparseOperator
 from .cache import RunCache, split_nodes
+from .label_rate import labelled_training_nodes
 
 METRICS = ("train_acc", "val_loss", "val_acc", "test_acc")
 #: Most runs in one stacked model (CPU: 16 runs train ~25 % faster per run than 64 on Cora, see benchmarks/train.py).
@@ -70,6 +71,7 @@ def _labels(configs: list, graph: datasets.Graph, device) -> stages.Batch:
         raise ValueError(f"dataset {graph.name!r} has no node labels to train on")
     config = configs[0]
     train, val, test = split_nodes(graph, config.split_seed)
+    train = labelled_training_nodes(train, config.train_fraction, config.seed)  # one per batch (batch_key)
     reports = [stages.perturb_labels(graph.y, graph.num_classes, c.eps_y, np.concatenate([train, val]),
                                      rng_for(c.seed, Stream.LABELS)) for c in configs]
     as_index = lambda a: torch.as_tensor(a, dtype=torch.long, device=device)  # noqa: E731

@@ -155,6 +155,9 @@ class RunConfig(TrainingConfig):
             gamma in (0, 1)); used by the personalised mechanisms only.
         level_distribution: how users' levels are drawn (:data:`LEVEL_DISTRIBUTIONS`, ppgnn Sec. IV-C).
         propagation: ``auto``, ``kprop`` or ``flexprop`` (:data:`PROPAGATIONS`).
+        train_fraction: the fraction of the training split whose labels train the run, in (0, 1]; a uniform subset
+            drawn from the run's own seed (lpgnn RQ4 / Fig. 7: label rate rho = 50 % x train_fraction, redrawn
+            each run as in the authors' code); 1 keeps every training node.
     """
 
     dataset: str
@@ -183,6 +186,8 @@ class RunConfig(TrainingConfig):
     ppm_gamma: float = 0.5
     level_distribution: str = "uniform"
     propagation: str = "auto"
+    # ----- LPGNN (issue 25): the labelled fraction of the training split (Fig. 7), keyed only when set.
+    train_fraction: float = 1.0
 
     def __post_init__(self):
         if not isinstance(self.dataset, str) or not self.dataset:
@@ -207,6 +212,11 @@ class RunConfig(TrainingConfig):
         if not (self.weight_decay >= 0 and math.isfinite(self.weight_decay)):
             raise ValueError(f"weight_decay must be >= 0, got {self.weight_decay!r}")
         self._check_ppgnn_fields()
+        if isinstance(self.train_fraction, bool) or not isinstance(self.train_fraction, (int, float)) or \
+                not 0.0 < self.train_fraction <= 1.0:
+            raise ValueError(f"train_fraction must lie in (0, 1] (the fraction of the training split that is "
+                             f"labelled; 1 keeps all of it), got {self.train_fraction!r}")
+        object.__setattr__(self, "train_fraction", float(self.train_fraction))
         if self.objective != "drop" and self.k_y:
             raise ValueError(f"k_y is the Drop objective's label propagation; objective={self.objective!r} "
                              "needs k_y=0")
@@ -226,6 +236,7 @@ class RunConfig(TrainingConfig):
     #: so every run stored before a field existed keeps its key (and its folder in the run store).
     KEYED_WHEN_SET: ClassVar[tuple[str, ...]] = (
         "ppm_levels", "ppm_gamma", "level_distribution", "propagation",  # PPGNN (issue 25)
+        "train_fraction",  # LPGNN Fig. 7 (issue 25)
     )
 
     # ----- identity ------------------------------------------------------------------------------------------
@@ -244,9 +255,12 @@ class RunConfig(TrainingConfig):
     def batch_key(self) -> tuple:
         """What decides a run's model shape and training schedule: configs with equal keys may train together as
         one stacked model (``batched.train_batch``). Seeds, budgets, mechanisms, feature sources and propagation
-        differ freely inside a batch; a run's result never depends on its batch mates."""
-        return (self.dataset, self.split_seed, self.model, self.hidden, self.dropout, self.objective, self.k_y,
-                self.lr, self.weight_decay, self.epochs)
+        differ freely inside a batch; a run's result never depends on its batch mates. A run with a training
+        subset (``train_fraction`` < 1) draws it from its own seed, and a batch shares one set of training nodes,
+        so such runs batch only with runs of their seed and fraction."""
+        key = (self.dataset, self.split_seed, self.model, self.hidden, self.dropout, self.objective, self.k_y,
+               self.lr, self.weight_decay, self.epochs)
+        return key if self.train_fraction == 1.0 else key + (self.train_fraction, self.seed)
 
     def perturbation_key(self) -> tuple:
         """What decides the (memoised) node features: two runs with equal keys share one perturbation."""

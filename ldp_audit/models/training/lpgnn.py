@@ -157,3 +157,58 @@ def summarise(cell: Cell, results: dict[RunConfig, RunResult]) -> Measured | Non
     values = lambda k: tuple(100 * r.test_accuracy for r in per_choice[k])  # noqa: E731
     devices = tuple(sorted({r.device for runs in per_choice.values() for r in runs}))
     return Measured(cell, choice, values(choice), test_choice, values(test_choice), val, devices)
+
+
+# ----- Figs. 6 and 7 of the seed: one cell per plotted point ---------------------------------------------------
+
+#: The eps of Fig. 6 (both rows) and of Fig. 7 bottom.
+FIGURE_EPS = 1.0
+#: Runs per point of the figure targets: --quick takes 5 so that the paired trend rows can decide.
+FIGURE_RUNS_QUICK = 5
+FIGURE_DATASETS_QUICK = ("cora",)
+FIG6_K_QUICK = (1, 4, 16)
+#: Fig. 7: label rates rho (fraction of all nodes; the training split is 50 %), eps of the top row at K = 4, and
+#: K of the bottom row at eps = 1 ({1, 4, 8}, spec E13).
+LABEL_RATES_FULL, LABEL_RATES_QUICK = (0.1, 0.2, 0.3, 0.4, 0.5), (0.1, 0.5)
+FIG7_EPS_FULL, FIG7_EPS_QUICK = (0.1, 0.5, 1.0), (0.1, 1.0)
+FIG7_TOP_K = 4
+FIG7_K_FULL, FIG7_K_QUICK = (1, 4, 8), (1, 4, 8)
+#: The share of all nodes in the training split (lpgnn §6.4: 50/25/25).
+TRAIN_SHARE = 0.5
+
+FIG6_SERIES = {"LPGNN": {"eps_x": FIGURE_EPS}, "GCN+Raw+KProp": {}}
+
+
+def point_column(series: str, k: int, rho: float | None = None) -> str:
+    """The column of one plotted point, e.g. ``LPGNN K=4`` or ``LPGNN eps=1 K=4 rho=10%``."""
+    return f"{series} K={k}" + ("" if rho is None else f" rho={rho:.0%}")
+
+
+def _point(table: str, name: str, column: str, runs: int, has_features: dict | None, **changes) -> Cell:
+    features = (has_features or {}).get(TABLE3_DATASETS[name], True)
+    return Cell(table, name, column, "point", {None: [_seed_config(name, s, **changes) for s in range(runs)]},
+                features, "" if features else "not runnable: features missing")
+
+
+def fig6_cells(datasets, k_grid=K_FULL, runs: int = RUNS_FULL, has_features: dict | None = None) -> list[Cell]:
+    """Fig. 6 top: per dataset and K, LPGNN at eps = 1 and GCN+Raw whose first layer is KProp(K) on the raw
+    features (both without self-loops, lpgnn A1)."""
+    return [_point("fig6", name, point_column(series, k), runs, has_features, k_x=k, **changes)
+            for name in datasets for series, changes in FIG6_SERIES.items() for k in k_grid]
+
+
+def selfloop_cells(datasets, k_grid=K_FULL, runs: int = RUNS_FULL, has_features: dict | None = None) -> list[Cell]:
+    """Fig. 6 bottom: LPGNN at eps = 1 per K, KProp without and with self-loops."""
+    return [_point("selfloops", name, point_column("LPGNN" + (" self-loops" if loops else ""), k), runs,
+                   has_features, eps_x=FIGURE_EPS, k_x=k, self_loops=loops)
+            for name in datasets for loops in (False, True) for k in k_grid]
+
+
+def labelrate_cells(datasets, rates=LABEL_RATES_FULL, eps_grid=FIG7_EPS_FULL, k_grid=FIG7_K_FULL,
+                    runs: int = RUNS_FULL, has_features: dict | None = None) -> list[Cell]:
+    """Fig. 7: LPGNN per label rate rho, at K = 4 for each eps (top) and at eps = 1 for each K (bottom); a run
+    trains on train_fraction = rho / 50 % of the training split, redrawn per run (:mod:`.label_rate`)."""
+    points = list(dict.fromkeys([(eps, FIG7_TOP_K) for eps in eps_grid] + [(FIGURE_EPS, k) for k in k_grid]))
+    return [_point("labelrate", name, point_column(f"LPGNN eps={eps:g}", k, rho), runs, has_features, eps_x=eps,
+                   k_x=k, train_fraction=round(rho / TRAIN_SHARE, 6))
+            for name in datasets for eps, k in points for rho in rates]
