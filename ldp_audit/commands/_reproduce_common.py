@@ -191,7 +191,8 @@ def print_plan(console, title: str, plan, costs: dict, shape_of, engine: str, wo
              "shape, one torch thread): " +
              (", ".join(f"{k} {v:.2f}" for k, v in summary["cpu_s_per_run"].items()) or "nothing to probe"),
              *([f"  runs stop early: charged the epochs they are expected to run (stored runs' mean, else "
-                f"{PROBE_STOP_RUNS} probe runs to their early stop): " + ", ".join(f"{k} {v:g}" for k, v in summary["expected_epochs"].items())]
+                f"{PROBE_STOP_RUNS} probe runs to their early stop, not stored): " +
+                ", ".join(f"{k} {v:g}" for k, v in summary["expected_epochs"].items())]
                if "expected_epochs" in summary else []),
              f"  estimate: {numbers['cpu_hours']:.3g} CPU-hours; wall {numbers['wall_s'] / 3600:.3g} h "
              f"({numbers['wall_s']:.0f} s) on {engine} with {workers} worker{'s' if workers != 1 else ''}",

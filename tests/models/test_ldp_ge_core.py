@@ -23,7 +23,8 @@ from ldp_audit.models.training.train import train_configs, train_run
 torch.set_num_threads(1)
 
 RESULTS = Path(__file__).resolve().parents[2] / "benchmarks" / "results" / "ldp_ge"
-OLD_RUNS = sorted(p for p in RESULTS.rglob("seed*.json") if json.loads(p.read_text())["schema"] == "ldp-audit/ldp-ge-run")
+OLD_RUNS = sorted(p for p in RESULTS.rglob("seed*.json")
+                  if json.loads(p.read_text())["schema"] == "ldp-audit/ldp-ge-run")
 
 
 def _config(**changes):
