@@ -12,7 +12,9 @@ the reported levels propagates them. The baselines use eps for all users, with
 KProp(K) mean and self-loops: mb (multi-bit, m sampled coordinates), and 1b,
 lp, gm (one-bit, Laplace, Gaussian on every coordinate at eps/d; gm with the
 corrected classical sigma, delta = 1e-5, which needs eps/d < 1). The backbone
-is gcn by default; --mode corrected uses PPM's corrected mode.
+is gcn by default; --mode corrected uses PPM's corrected mode. --levels,
+--gamma, --level-distribution, --feature-propagation and --mechanism ppm-star
+are the knobs PPGNN's figures sweep; --train-fraction is LPGNN's label rate.
 
 The run is stored as one JSON under --results (default: train in
 $XDG_DATA_HOME/ldp-audit, else ~/.local/share/ldp-audit): config, metrics at
@@ -58,6 +60,21 @@ def count(flag: str, low: int, high: int | None = None):
     return parse
 
 
+def fraction(flag: str, closed_high: bool):
+    """argparse type for a number in (0, 1] (``closed_high``) or (0, 1)."""
+    allowed = "in (0, 1]" if closed_high else "in the open interval (0, 1)"
+
+    def parse(text: str):
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{flag} must be a number {allowed}, got {text!r}") from None
+        if not (0 < value < 1 or (closed_high and value == 1)):
+            raise argparse.ArgumentTypeError(f"{flag} must be a number {allowed}, got {text!r}")
+        return value
+    return parse
+
+
 def add_device_option(parser) -> None:
     parser.add_argument("--device", choices=("cpu", "cuda"),
                         help="where to train (default: cuda when available, else cpu)")
@@ -68,28 +85,32 @@ def add_device_option(parser) -> None:
 MAX_STEPS = 1000
 #: Options each pipeline reads (``dest`` names); any other pipeline option given on the command line is refused.
 PIPELINE_OPTIONS = {
-    "lpgnn": {"eps_x", "eps_y", "k", "k_y", "features", "model", "objective", "selection", "epochs"},
-    "ppgnn": {"eps", "eps_x", "mechanism", "mode", "k", "model", "objective", "selection", "epochs"},
+    "lpgnn": {"eps_x", "eps_y", "k", "k_y", "features", "model", "objective", "selection", "epochs", "train_fraction"},
+    "ppgnn": {"eps", "eps_x", "mechanism", "mode", "k", "model", "objective", "selection", "epochs", "levels",
+              "gamma", "level_distribution", "feature_propagation"},
     "ldp-ge": {"eps", "eps_x", "mechanism", "task", "sampled", "propagation", "rescale", "epochs", "downstream"},
 }
 #: The pipeline options, with the defaults that apply when they are not given.
 DEFAULTS = {"eps": None, "eps_x": 1.0, "eps_y": None, "k": 4, "k_y": 0, "features": "raw", "model": None,
             "objective": None, "selection": None, "epochs": None, "mechanism": None, "mode": "paper",
-            "task": "link", "sampled": None, "propagation": "push", "rescale": False, "downstream": "mlp"}
+            "task": "link", "sampled": None, "propagation": "push", "rescale": False, "downstream": "mlp",
+            "train_fraction": 1.0, "levels": 5, "gamma": 0.5, "level_distribution": "uniform",
+            "feature_propagation": "auto"}
 
 
 def register(sub) -> None:
-    from ..models.training.config import MODELS, OBJECTIVES, SELECTIONS
+    from ..models.training.config import (LEVEL_DISTRIBUTIONS, MAX_PPM_LEVELS, MODELS, OBJECTIVES, PROPAGATIONS,
+                                          SELECTIONS)
     from ._reproduce_common import DATA_HOME_HELP, add_sweep_options
 
     p = sub.add_parser("train", help="train one private GNN (LPGNN, PPGNN or LDP-GE) and print its test score",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("pipeline", choices=("lpgnn", "ppgnn", "ldp-ge"), help="which private pipeline")
-    p.add_argument("--mechanism", type=str.lower, choices=("ppm", "mb", "1b", "lp", "gm", "hds", "pm"),
-                   default=argparse.SUPPRESS,
-                   help="ppgnn and ldp-ge: feature mechanism: ppgnn ppm (personalised levels + FlexProp), or the "
-                        "Table III baselines mb, 1b, lp, gm (+ KProp), default ppm; ldp-ge hds, lp, pm or mb, "
-                        "default hds")
+    p.add_argument("--mechanism", type=str.lower,
+                   choices=("ppm", "ppm-star", "mb", "1b", "lp", "gm", "hds", "pm"), default=argparse.SUPPRESS,
+                   help="ppgnn and ldp-ge: feature mechanism: ppgnn ppm (personalised levels + FlexProp), ppm-star "
+                        "(PPM*, Laplace inside MLR), or the Table III baselines mb, 1b, lp, gm (+ KProp), default "
+                        "ppm; ldp-ge hds, lp, pm or mb, default hds")
     p.add_argument("--mode", choices=("paper", "corrected"), default=argparse.SUPPRESS,
                    help="ppgnn only: PPM as printed (Algorithm 3) or corrected (public level budget, "
                         "server-side rescaling; spec C10-C11); default paper")
@@ -121,6 +142,21 @@ def register(sub) -> None:
     p.add_argument("--dropout", type=float, help="dropout (default: the paper's per dataset)")
     p.add_argument("--seed", type=count("--seed", 0), default=0,
                    help="run seed: every random stream of the run derives from it (default 0)")
+    p.add_argument("--train-fraction", type=fraction("--train-fraction", closed_high=True),
+                   default=argparse.SUPPRESS, help="lpgnn only: the fraction of the training split whose labels "
+                   "train the run, in (0, 1] (label rate = 50 %% x fraction, lpgnn Fig. 7); default 1")
+    ppgnn = p.add_argument_group("ppgnn only (defaults: the paper's, ppgnn A8 and Sec. IV-C)")
+    ppgnn.add_argument("--levels", type=count("--levels", 1, MAX_PPM_LEVELS),
+                       default=argparse.SUPPRESS, help=f"h, the number of privacy levels 2^(tau-1) eps, 1 to "
+                       f"{MAX_PPM_LEVELS} (default 5)")
+    ppgnn.add_argument("--gamma", type=fraction("--gamma", closed_high=False),
+                       default=argparse.SUPPRESS, help="share of a user's budget for its level report, in (0, 1) "
+                       "(default 0.5)")
+    ppgnn.add_argument("--level-distribution", choices=LEVEL_DISTRIBUTIONS, default=argparse.SUPPRESS,
+                       help="how users' levels are drawn (default uniform)")
+    ppgnn.add_argument("--feature-propagation", choices=PROPAGATIONS, default=argparse.SUPPRESS,
+                       help="propagation of the reports: auto (FlexProp for ppm and ppm-star, KProp otherwise), "
+                       "kprop or flexprop")
     ldp_ge = p.add_argument_group("ldp-ge only (--eps is the feature budget; the rest from the spec)")
     ldp_ge.add_argument("--task", choices=("node", "link"), default=argparse.SUPPRESS,
                         help="node classification or link prediction (default link)")
@@ -194,7 +230,7 @@ def run(args, console) -> int:
                        lr=lr if args.lr is None else args.lr,
                        weight_decay=wd if args.weight_decay is None else args.weight_decay,
                        dropout=dropout if args.dropout is None else args.dropout, epochs=args.epochs or 500,
-                       seed=args.seed)
+                       train_fraction=args.train_fraction, seed=args.seed)
     if args.pipeline == "ppgnn":
         config = _ppgnn_config(args, graph.name, config, graph.num_features)
     store = RunStore(root)
@@ -245,16 +281,21 @@ def _ppgnn_config(args, dataset: str, lpgnn_config, d: int):
     if args.eps_x is None:
         raise ValueError(f"{args.budget_flag}: ppgnn perturbs the dataset's own features; it needs a finite budget")
     mechanism = args.mechanism or "ppm"
-    if mechanism not in ("ppm", "mb", "1b", "lp", "gm"):
-        raise ValueError(f"--mechanism: ppgnn takes ppm, mb, 1b, lp or gm, got {args.mechanism!r}")
+    if mechanism not in ("ppm", "ppm-star", "mb", "1b", "lp", "gm"):
+        raise ValueError(f"--mechanism: ppgnn takes ppm, ppm-star, mb, 1b, lp or gm, got {args.mechanism!r}")
     if mechanism == "gm" and not args.eps_x < d:
         raise ValueError(f"{args.budget_flag}: gm's classical calibration needs eps/d < 1, i.e. "
                          f"{args.budget_flag} in (0, {d}) on {dataset}, got {args.eps_x:g}")
     if args.mode == "corrected" and mechanism != "ppm":
         raise ValueError("--mode corrected is a mode of PPM: it needs --mechanism ppm")
-    base = ppgnn_config(dataset, mechanism.upper(), args.eps_x, args.k, args.seed, args.model or "gcn")
+    base = ppgnn_config(dataset, "PPM" if mechanism == "ppm-star" else mechanism.upper(), args.eps_x, args.k,
+                        args.seed, args.model or "gcn")
     changes = {name: getattr(args, name) for name in ("lr", "weight_decay", "dropout")
                if getattr(args, name) is not None}
+    changes.update(ppm_levels=args.levels, ppm_gamma=args.gamma, level_distribution=args.level_distribution,
+                   propagation=args.feature_propagation)
+    if mechanism == "ppm-star":
+        changes["mechanism"] = "ppm_star"
     if mechanism == "ppm" and args.mode == "corrected":
         changes["mechanism"] = "ppm_corrected"
     return replace(base, epochs=lpgnn_config.epochs, objective=lpgnn_config.objective, selection=lpgnn_config.selection,

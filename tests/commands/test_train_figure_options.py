@@ -1,0 +1,69 @@
+"""``train`` reaches the run fields the figure targets sweep (issue 25): LPGNN's label rate (Fig. 7) and PPGNN's
+levels, split, level distribution, propagation and PPM* (Figs. 4-9); bad values name the option and its range."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ldp_audit.cli import main
+from ldp_audit.models.training import sweep
+
+
+def _code(argv) -> int:
+    try:
+        return main(argv)
+    except SystemExit as exc:
+        return exc.code
+
+
+@pytest.fixture
+def captured(monkeypatch, tmp_path):
+    """The configs the sweep would train (nothing trains): the options' effect on the run, fast."""
+    seen = []
+
+    def fake_sweep(configs, *args, **kwargs):
+        seen.extend(configs)
+        raise KeyboardInterrupt  # stop right after the config is built; the CLI exits 130
+
+    monkeypatch.setattr(sweep, "run_sweep", fake_sweep)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("LDP_AUDIT_CACHE", str(tmp_path / "cache"))
+    return seen
+
+
+def test_ppgnn_options_reach_the_run_config(captured):
+    _code(["train", "ppgnn", "--dataset", "cora", "--eps", "1", "--mechanism", "ppm-star", "--levels", "3",
+           "--gamma", "0.25", "--level-distribution", "bimodal", "--feature-propagation", "kprop"])
+    [config] = captured
+    assert (config.mechanism, config.ppm_levels, config.ppm_gamma, config.level_distribution,
+            config.propagation) == ("ppm_star", 3, 0.25, "bimodal", "kprop")
+
+
+def test_ppgnn_defaults_keep_table3s_key(captured):
+    from ldp_audit.models.training.ppgnn import ppgnn_config
+
+    _code(["train", "ppgnn", "--dataset", "cora", "--eps", "1", "--k", "2"])
+    [config] = captured
+    assert config.key() == ppgnn_config("cora", "PPM", 1.0, 2, 0).key()
+
+
+def test_lpgnn_train_fraction_reaches_the_run_config(captured):
+    _code(["train", "lpgnn", "--dataset", "karate", "--features", "ohd", "--train-fraction", "0.2"])
+    [config] = captured
+    assert config.train_fraction == 0.2
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["train", "ppgnn", "--eps", "1", "--levels", "17"], ["--levels", "[1, 16]"]),
+    (["train", "ppgnn", "--eps", "1", "--gamma", "1"], ["--gamma", "(0, 1)"]),
+    (["train", "ppgnn", "--eps", "1", "--level-distribution", "zipf"], ["--level-distribution", "uniform"]),
+    (["train", "lpgnn", "--train-fraction", "0"], ["--train-fraction", "(0, 1]"]),
+    (["train", "lpgnn", "--levels", "3"], ["--levels", "not an option of train lpgnn"]),
+    (["train", "ppgnn", "--eps", "1", "--train-fraction", "0.5"], ["--train-fraction", "not an option"]),
+])
+def test_bad_values_name_the_option_and_its_range(argv, words, capsys, captured):
+    assert _code(argv) == 2
+    err = capsys.readouterr().err
+    assert all(w in err for w in words), err
+    assert not captured
