@@ -99,9 +99,12 @@ def _epoch_metrics(logits, objective: stages.Objective, batch: stages.Batch):
 def _first_layer(configs: list, graph: datasets.Graph, device, cache: RunCache) -> tuple[stacked.FirstLayer, int]:
     """The batch's first layer and the feature width: each run's terms (its propagation, then GCN's Â or SAGE's
     neighbour mean) in the order :func:`stacked.features_first` picks for that run, on its own report."""
-    features, reports, operators = {}, {}, {}
+    features, dense, reports, operators = {}, {}, {}, {}
     for config in configs:  # a user reports once: runs sharing a perturbation share the report
-        features.setdefault(config.perturbation_key(), cache.node_features(config, graph))
+        key = config.perturbation_key()
+        if key not in features:
+            features[key] = cache.node_features(config, graph)
+            dense[key] = stacked.sparse_form(features[key]) is None
     widths = {x.shape[1] for x in features.values()}
     if len(widths) != 1:
         raise ValueError(f"runs of one batch need one feature width, got {sorted(widths)}")
@@ -122,7 +125,7 @@ def _first_layer(configs: list, graph: datasets.Graph, device, cache: RunCache) 
         term_chains = [[c + [graph_ops["mean"]] for c in chains], chains]
 
     def report(config, chain):  # shared by the runs of one perturbation (and, features first, one chain)
-        first = stacked.features_first(chain, graph.num_nodes, width)
+        first = stacked.features_first(chain, graph.num_nodes, width, dense[config.perturbation_key()])
         key = (config.perturbation_key(), tuple(map(id, chain)) if first else None)
         if key not in reports:
             x = features[config.perturbation_key()]

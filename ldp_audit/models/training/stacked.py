@@ -10,8 +10,9 @@ torch initialisers), then stacked. The layers are the maths of ``modules.py`` wr
   share ONE dense product with their weights side by side, and a sparse report (LPGNN's multi-bit estimate is
   a constant plus m non-zeros per row, lpgnn Eq. 4) is multiplied as a sparse matrix. Where the K sparse steps
   per pass cost more than one dense n x d x h product (long K on a graph with many edges per feature: PubMed at
-  K = 32), the propagated features P^K X' are computed once per run and each pass is one dense product
-  (:func:`features_first`: decided by the run's config and dataset only, never by its batch mates);
+  K >= 8 for dense reports, K >= 16 for sparse ones), the propagated features P^K X' are computed once per run
+  and each pass is one dense product (:func:`features_first`: decided by the run's config and dataset only,
+  never by its batch mates);
 - GCNConv is Â H W + b with Â = D^-1/2 (A + I) D^-1/2 (``KProp(1, "gcn", self_loops=True)``), SAGEConv is
   mean_N(i)(H) W_l + b + H W_r (``KProp(1, "mean")``), BatchNorm uses each run's own statistics.
 
@@ -33,12 +34,28 @@ from .tensors import SparseOperator, sparse_columns, torch_csr
 #: A report whose entries are one value except for at most this share is stored as value + sparse matrix.
 SPARSE_SHARE = 0.05
 #: Cost of one multiply-add of a CPU sparse (CSR) x dense product relative to one of a dense x dense product, one
-#: thread. Measured on PubMed (``benchmarks/train.py`` notes): a propagation step on n x 16 runs at ~6 GFLOP/s, a
-#: dense n x 500 x 16 product at ~33 GFLOP/s.
-SPARSE_COST = 5.0
+#: thread, in training: on PubMed a propagation step (forward and backward, n x 16) took 1.15 ms per run and epoch
+#: and the dense n x 500 x 16 products 18 ms, 7x more per multiply-add; K = 16 was where multi-bit runs (sparse
+#: reports) cost the same in both orders.
+SPARSE_COST = 7.0
+#: Share of a dense report's own product X' W (and X'^T G) that a run pays in the product order: the runs of one
+#: perturbation (every K of a seed) share it, and a sweep's task holds them together. On PubMed 4 runs sharing one
+#: dense report paid 6.3 ms a run and epoch for it, 14 alone.
+DENSE_REPORT_SHARE = 0.5
 #: Backbones with a stacked form; the others (GAT) train one run at a time.
 STACKED_MODELS = ("lpgnn", "gcn", "sage")
 BATCH_NORM_MOMENTUM, BATCH_NORM_EPS = 0.1, 1e-5
+
+
+def sparse_form(x: np.ndarray) -> tuple[float, sp.csr_matrix] | None:
+    """(shift, X' - shift as CSR) when X' is one value except for at most :data:`SPARSE_SHARE` of its entries
+    (LPGNN's multi-bit estimate: m non-zeros per row, lpgnn Eq. 4), else None (a dense report)."""
+    values, counts = np.unique(x[:64], return_counts=True)
+    shift = float(values[counts.argmax()])
+    rest = x - shift
+    if np.count_nonzero(rest) <= SPARSE_SHARE * rest.size:
+        return shift, sp.csr_matrix(rest)
+    return None
 
 
 @dataclass(eq=False)
@@ -52,11 +69,9 @@ class Report:
 
     @classmethod
     def of(cls, x: np.ndarray, device) -> "Report":
-        values, counts = np.unique(x[:64], return_counts=True)
-        shift = float(values[counts.argmax()])
-        rest = x - shift
-        if np.count_nonzero(rest) <= SPARSE_SHARE * rest.size:
-            rest = sp.csr_matrix(rest)
+        sparse = sparse_form(x)
+        if sparse is not None:
+            shift, rest = sparse
             return cls(None, shift, torch_csr(rest, device), torch_csr(rest.T, device))
         return cls(torch.as_tensor(np.asarray(x, dtype=np.float32), device=device))
 
@@ -85,15 +100,17 @@ class Report:
         return cls(out)
 
 
-def features_first(chain: list, num_nodes: int, width: int) -> bool:
+def features_first(chain: list, num_nodes: int, width: int, dense_report: bool) -> bool:
     """Whether a first-layer term C X' W trains on precomputed features (C X') W rather than as C (X' W).
 
-    Per pass, the product order pays one sparse product on n x h per step of the chain (nnz_s h multiply-adds,
-    at :data:`SPARSE_COST` each) on top of X' W, which the runs sharing a report share (and which costs next to
-    nothing for a sparse report); the features-first order pays one dense n x d x h product per run instead
-    (its C X' is paid once per run). So the chain goes first when SPARSE_COST * sum_s nnz_s >= n d. Only the
-    chain's operators and the dataset's shape decide: the same config trains the same way alone and in a batch."""
-    return bool(chain) and SPARSE_COST * sum(operator.nnz for operator in chain) >= num_nodes * width
+    Per pass, the features-first order pays one dense n x d x h product per run (its C X' is paid once per run).
+    The product order pays one sparse product on n x h per step of the chain (nnz_s h multiply-adds at
+    :data:`SPARSE_COST` each) plus, for a dense report, its share (:data:`DENSE_REPORT_SHARE`) of X' W; a sparse
+    report's product costs next to nothing. So the chain goes first when
+    SPARSE_COST * sum_s nnz_s + [dense] DENSE_REPORT_SHARE * n d >= n d. Only the run's config (its chain, its
+    report's kind) and the dataset decide: the same config trains the same way alone and in any batch."""
+    report_cost = DENSE_REPORT_SHARE * num_nodes * width if dense_report else 0.0
+    return bool(chain) and SPARSE_COST * sum(op.nnz for op in chain) + report_cost >= num_nodes * width
 
 
 def _through(chain: list, h: torch.Tensor, transpose: bool) -> torch.Tensor:
