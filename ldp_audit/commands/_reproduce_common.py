@@ -96,6 +96,14 @@ def propagation_steps(config) -> int:
     return getattr(config, "k_x", 0) + getattr(config, "k_y", 0)
 
 
+def cost_class(config) -> tuple:
+    """What else sets a stacked run's cost: its feature source and mechanism (a dense report's product costs
+    n d h per pass, a sparse one's, LPGNN's multi-bit, next to nothing; RND's control runs on CiteSeer cost
+    several times the multi-bit runs of the same K)."""
+    perturbed = getattr(config, "eps_x", None) is not None
+    return getattr(config, "features", None), getattr(config, "mechanism", None) if perturbed else None
+
+
 @dataclass(frozen=True)
 class RunCost:
     """Measured CPU-seconds of one run of a shape: ``setup_s + epoch_s * epochs``, plus ``setup_per_step`` and
@@ -106,66 +114,96 @@ class RunCost:
     setup_per_step: float = 0.0
     epoch_per_step: float = 0.0
 
-    def __call__(self, epochs: int, steps: int = 0) -> float:
-        return max(0.0, self.setup_s + self.setup_per_step * steps) + \
-            max(0.0, self.epoch_s + self.epoch_per_step * steps) * epochs
+    def split(self, steps: int = 0, of_class=None) -> tuple[float, float]:
+        """(set-up, per-epoch) CPU-seconds of a run with ``steps`` propagation steps."""
+        return max(0.0, self.setup_s + self.setup_per_step * steps), \
+            max(0.0, self.epoch_s + self.epoch_per_step * steps)
+
+    def __call__(self, epochs: int, steps: int = 0, of_class=None) -> float:
+        setup, epoch = self.split(steps, of_class)
+        return setup + epoch * epochs
+
+
+@dataclass(frozen=True)
+class ClassCosts:
+    """A stacked shape's :class:`RunCost` per :func:`cost_class`; a class not probed takes the first one's."""
+
+    by_class: dict
+
+    def split(self, steps: int = 0, of_class=None) -> tuple[float, float]:
+        return self.by_class.get(of_class, next(iter(self.by_class.values()))).split(steps)
+
+    def __call__(self, epochs: int, steps: int = 0, of_class=None) -> float:
+        setup, epoch = self.split(steps, of_class)
+        return setup + epoch * epochs
 
 
 def _probe_members(groups, shape_of, stacked: bool) -> dict:
-    """{shape: [runs to time together]}: the shape's first run, or (``stacked``) its task with the fewest mean
-    propagation steps and its task with the most (the grid's cheapest and dearest stacks)."""
+    """{(shape, class): [[runs to time together], ...]}: the shape's first run (class None), or (``stacked``) per
+    :func:`cost_class` its task with the fewest mean propagation steps and its task with the most."""
+    key_of = (lambda c: (shape_of(c), cost_class(c))) if stacked else (lambda c: (shape_of(c), None))  # noqa: E731
     tasks: dict = {}
     for group in groups:
+        parts: dict = {}
         for config in group:
-            if shape_of(config) not in tasks:
-                tasks[shape_of(config)] = []
-        for shape in tasks:
-            members = [c for c in group if shape_of(c) == shape]
-            if members and (stacked or not tasks[shape]):
-                tasks[shape].append(members if stacked else [members[0]])
+            parts.setdefault(key_of(config), []).append(config)
+        for key, members in parts.items():
+            if stacked or key not in tasks:
+                tasks.setdefault(key, []).append(members if stacked else [members[0]])
     mean_steps = lambda members: sum(map(propagation_steps, members)) / len(members)  # noqa: E731
     probes = {}
-    for shape, found in tasks.items():
+    for key, found in tasks.items():
         fewest, most = min(found, key=mean_steps), max(found, key=mean_steps)
-        probes[shape] = [fewest] if mean_steps(most) == mean_steps(fewest) else [fewest, most]
+        probes[key] = [fewest] if mean_steps(most) == mean_steps(fewest) else [fewest, most]
     return probes
 
 
+def _timed_cost(probes: list, run_batch, device: str, data_dir, cache_dir, graphs) -> RunCost:
+    """A :class:`RunCost` from the probe tasks (each trained for the :data:`PROBE_EPOCHS`), linear in the steps."""
+    from ..models.training.train import RunCache
+
+    points = []  # (mean steps, set-up s, epoch s) per probed task
+    for members in probes:
+        graph = graphs.graph(members[0].dataset)
+        epochs = sorted({min(e, members[0].epochs) for e in PROBE_EPOCHS})
+        seconds = []
+        for count in (1, *epochs):  # an untimed 1-epoch run first: torch's one-off start-up is no run's cost
+            cache = RunCache(data_dir, cache_dir, graphs={members[0].dataset: graph})
+            started = time.process_time()
+            run_batch([replace(config, epochs=count) for config in members], device, cache)
+            seconds.append((time.process_time() - started) / len(members))
+        seconds = seconds[1:]
+        epoch_s = max(0.0, (seconds[-1] - seconds[0]) / (epochs[-1] - epochs[0])) if len(epochs) > 1 else 0.0
+        points.append((sum(map(propagation_steps, members)) / len(members),
+                       max(0.0, seconds[0] - epoch_s * epochs[0]), epoch_s))
+    (k0, setup0, epoch0), (k1, setup1, epoch1) = points[0], points[-1]
+    if k1 == k0:
+        return RunCost(setup0, epoch0)
+    setup_slope, epoch_slope = (setup1 - setup0) / (k1 - k0), (epoch1 - epoch0) / (k1 - k0)
+    return RunCost(setup0 - setup_slope * k0, epoch0 - epoch_slope * k0, setup_slope, epoch_slope)
+
+
 def probe_costs(groups, shape_of, run_batch, device: str, data_dir, cache_dir, stacked: bool = False) -> dict:
-    """{shape: :class:`RunCost`} per run: the shape's probe runs trained for the two :data:`PROBE_EPOCHS` in this
-    process with one torch thread, each from a fresh cache (dataset loading and an untimed 1-epoch warm-up not
-    counted), timed with process CPU time; nothing is stored. ``groups`` are the plan's tasks. A runner that trains
-    a task as one stacked model (``stacked``) is probed on whole tasks and their time shared by the runs (a run in
-    a stack costs a fraction of a run alone): the shape's task with the fewest propagation steps per run and the
-    one with the most, and a run's cost is interpolated in its steps (PubMed at K = 32 costs several times K = 1,
-    so the first task alone said 30 % too little for CiteSeer's grid). Otherwise the shape's first run is probed.
-    Pipelines that stop early are charged every epoch (an upper bound)."""
+    """{shape: cost} per run (``cost(epochs, steps, cost_class)``): the shape's probe runs trained for the two
+    :data:`PROBE_EPOCHS` in this process with one torch thread, each from a fresh cache (dataset loading and an
+    untimed 1-epoch warm-up not counted), timed with process CPU time; nothing is stored. ``groups`` are the plan's
+    tasks. A runner that trains a task as one stacked model (``stacked``) is probed on whole tasks and their time
+    shared by the runs (a run in a stack costs a fraction of a run alone): per :func:`cost_class` of the shape, its
+    task with the fewest propagation steps per run and the one with the most, and a run's cost is interpolated in
+    its steps (a :class:`ClassCosts`). The first task alone (CiteSeer's GCN+Raw at K = 1) said half of what
+    CiteSeer's grid took. Otherwise the shape's first run is probed (a :class:`RunCost`). Pipelines that stop
+    early are charged every epoch (an upper bound)."""
     from ..models.training.runtime import limit_threads
     from ..models.training.train import RunCache
 
     limit_threads()
     graphs, costs = RunCache(data_dir, cache_dir), {}
-    for shape, probes in _probe_members(groups, shape_of, stacked).items():
-        points = []  # (mean steps, set-up s, epoch s) per probed task
-        for members in probes:
-            graph = graphs.graph(members[0].dataset)
-            epochs = sorted({min(e, members[0].epochs) for e in PROBE_EPOCHS})
-            seconds = []
-            for count in (1, *epochs):  # an untimed 1-epoch run first: torch's one-off start-up is no run's cost
-                cache = RunCache(data_dir, cache_dir, graphs={members[0].dataset: graph})
-                started = time.process_time()
-                run_batch([replace(config, epochs=count) for config in members], device, cache)
-                seconds.append((time.process_time() - started) / len(members))
-            seconds = seconds[1:]
-            epoch_s = max(0.0, (seconds[-1] - seconds[0]) / (epochs[-1] - epochs[0])) if len(epochs) > 1 else 0.0
-            points.append((sum(map(propagation_steps, members)) / len(members),
-                           max(0.0, seconds[0] - epoch_s * epochs[0]), epoch_s))
-        (k0, setup0, epoch0), (k1, setup1, epoch1) = points[0], points[-1]
-        if k1 == k0:
-            costs[shape] = RunCost(setup0, epoch0)
-            continue
-        setup_slope, epoch_slope = (setup1 - setup0) / (k1 - k0), (epoch1 - epoch0) / (k1 - k0)
-        costs[shape] = RunCost(setup0 - setup_slope * k0, epoch0 - epoch_slope * k0, setup_slope, epoch_slope)
+    for (shape, of_class), probes in _probe_members(groups, shape_of, stacked).items():
+        cost = _timed_cost(probes, run_batch, device, data_dir, cache_dir, graphs)
+        if stacked:
+            costs.setdefault(shape, ClassCosts({})).by_class[of_class] = cost
+        else:
+            costs[shape] = cost
     return costs
 
 
@@ -173,20 +211,19 @@ def print_plan(console, title: str, plan, costs: dict, shape_of, engine: str, wo
     """The plan of a sweep (``--plan``): runs, tasks, the measured cost per run and the estimate; trains nothing."""
     import json
 
-    cost_of = lambda config: costs[shape_of(config)](config.epochs, propagation_steps(config))  # noqa: E731
+    split = lambda c: costs[shape_of(c)].split(propagation_steps(c), cost_class(c))  # noqa: E731
+    cost_of = lambda c: split(c)[0] + split(c)[1] * c.epochs  # noqa: E731
     numbers = estimate(plan.groups, cost_of, workers)
     runs: dict = {}
     for config in (c for group in plan.groups for c in group):
         runs.setdefault(shape_of(config), []).append(config)
     mean = lambda values: sum(values) / len(values)  # noqa: E731
-    steps = {shape: mean([propagation_steps(c) for c in members]) for shape, members in runs.items()}
     summary = {"plan": title, "runs": plan.total, "stored": plan.stored, "to_train": plan.todo,
                "tasks": len(plan.groups), "largest_task": max((len(g) for g in plan.groups), default=0),
                "cpu_s_per_run": {"/".join(map(str, shape)): round(mean([cost_of(c) for c in runs[shape]]), 3)
                                  for shape in costs},
                "cpu_s_setup_and_per_epoch": {"/".join(map(str, shape)): [
-                   round(cost.setup_s + cost.setup_per_step * steps[shape], 4),
-                   round(cost.epoch_s + cost.epoch_per_step * steps[shape], 5)] for shape, cost in costs.items()},
+                   round(mean([split(c)[i] for c in runs[shape]]), 4 + i) for i in (0, 1)] for shape in costs},
                "engine": engine, "workers": workers, **{k: round(v, 3) for k, v in numbers.items()}}
     if json_out:
         print(json.dumps(summary))
@@ -195,7 +232,8 @@ def print_plan(console, title: str, plan, costs: dict, shape_of, engine: str, wo
              f"  runs: {plan.total} ({plan.stored} stored, {plan.todo} to train) in {len(plan.groups)} tasks of at "
              f"most {summary['largest_task']} runs",
              f"  CPU seconds per run (mean), measured here (a {PROBE_EPOCHS[0]}- and a {PROBE_EPOCHS[1]}-epoch "
-             "run of a shape's first run, or of its stacks with the fewest and most propagation steps; one torch "
+             "run of a shape's first run, or of its stacks with the fewest and most propagation steps per feature "
+             "source; one torch "
              "thread): " +
              (", ".join(f"{k} {v:.2f}" for k, v in summary["cpu_s_per_run"].items()) or "nothing to probe"),
              f"  estimate: {numbers['cpu_hours']:.3g} CPU-hours; wall {numbers['wall_s'] / 3600:.3g} h "

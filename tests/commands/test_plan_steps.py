@@ -53,3 +53,12 @@ def test_runs_without_steps_and_unstacked_probes_keep_one_cost():
     costs = common.probe_costs([configs], lambda c: c.dataset, _busy_stack(probed), "cpu", None, None, False)
     assert probed == [[1]] * 3 and costs["csbm"].epoch_per_step == 0.0
     assert common.propagation_steps(object()) == 0  # configs without K_x / K_y (ldp-ge)
+
+
+def test_feature_sources_are_probed_apart():
+    """Dense RND reports cost more per pass than sparse multi-bit ones at the same K: each source its own probe."""
+    probed = []
+    configs = [[RunConfig("csbm", eps_x=1.0, k_x=2, epochs=50, seed=s) for s in range(2)],
+               [RunConfig("csbm", features="rnd", k_x=2, epochs=50, seed=s) for s in range(2)]]
+    costs = common.probe_costs(configs, lambda c: c.dataset, _busy_stack(probed), "cpu", None, None, True)
+    assert len(probed) == 6 and set(costs["csbm"].by_class) == {("raw", "multibit"), ("rnd", None)}
