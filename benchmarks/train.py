@@ -10,15 +10,21 @@ per run) are trained
 - plain PyG: a textbook two-layer torch-geometric GCN loop on the raw features with the same per-epoch
   evaluation, nothing else (a floor for "one small model per process").
 
+``--orders`` adds rows for the stacked first layer forced into one order (``stacked.features_first``): ``product``
+always propagates the product C (X' W) (the only order before the features-first rule), ``features`` always
+propagates the features once, (C X') W; ``rule`` (default) lets each run's config and dataset decide.
+
 Time is *process* CPU time (``time.process_time``), not wall time: the machine is shared, and CPU seconds are what
 a sweep pays. A run's time includes its feature perturbation, propagation, labels and initialisation; the graph
 is loaded once before timing. One torch thread.
 
     python benchmarks/train.py [--datasets cora citeseer pubmed] [--epochs 100] [--k 8] [--batches 1 4 16 64]
+                               [--orders rule product features]
 """
 from __future__ import annotations
 
 import argparse
+import math
 import time
 from dataclasses import replace
 
@@ -27,7 +33,7 @@ import torch
 from rich.console import Console
 from rich.table import Table
 
-from ldp_audit.models.training import RunCache, RunConfig, train_batch
+from ldp_audit.models.training import RunCache, RunConfig, stacked, train_batch
 from ldp_audit.models.training.batched import train_module
 from ldp_audit.models.training.lpgnn import HYPERPARAMETERS
 from ldp_audit.models.training.ppgnn import ppgnn_config
@@ -45,6 +51,8 @@ def ppgnn_runs(dataset: str, count: int, epochs: int, k: int) -> list[RunConfig]
 
 
 PIPELINES = {"LPGNN": lpgnn_runs, "PPGNN": ppgnn_runs}
+#: SPARSE_COST per first-layer order: the rule's own, never features first, always features first.
+ORDERS = {"rule": stacked.SPARSE_COST, "product": 0.0, "features": math.inf}
 
 
 def cpu_seconds(work) -> float:
@@ -89,11 +97,13 @@ def main() -> None:
     parser.add_argument("--k", type=int, default=8, help="propagation steps K of every run (default 8)")
     parser.add_argument("--batches", nargs="+", type=int, default=[1, 4, 16, 64])
     parser.add_argument("--one-by-one", type=int, default=4, help="runs timed one at a time (default 4)")
+    parser.add_argument("--orders", nargs="+", choices=tuple(ORDERS), default=["rule"],
+                        help="first-layer orders of the batched rows (default: rule)")
     args = parser.parse_args()
     limit_threads()
     table = Table(title=f"runs per CPU-second, {args.epochs} epochs and K={args.k} per run, CPU, 1 torch thread "
                         "(process CPU time; ratio = batched / one at a time)")
-    for column in ("dataset", "pipeline", "plain PyG GCN", "one at a time", *(f"batch {b}" for b in args.batches),
+    for column in ("dataset", "pipeline", "order", "plain PyG GCN", "one at a time", *(f"batch {b}" for b in args.batches),
                    *(f"ratio {b}" for b in args.batches)):
         table.add_column(column, justify="right")
     for name in args.datasets:
@@ -105,11 +115,14 @@ def main() -> None:
             runs = PIPELINES[pipeline](name, max(args.batches + [args.one_by_one]), args.epochs, args.k)
             single = args.one_by_one / cpu_seconds(lambda: [train_module(c, "cpu", cache)
                                                             for c in runs[:args.one_by_one]])
-            rates = [b / cpu_seconds(lambda: train_batch(runs[:b], "cpu", cache)) for b in args.batches]
-            table.add_row(name, pipeline, f"{plain:.3f}", f"{single:.3f}", *(f"{r:.3f}" for r in rates),
-                          *(f"{r / single:.1f}x" for r in rates))
-            print(f"{name} {pipeline}: one at a time {single:.3f}, batched {[round(r, 3) for r in rates]} runs/CPU-s",
-                  flush=True)
+            for order in args.orders:
+                stacked.SPARSE_COST = ORDERS[order]
+                rates = [b / cpu_seconds(lambda: train_batch(runs[:b], "cpu", cache)) for b in args.batches]
+                table.add_row(name, pipeline, order, f"{plain:.3f}", f"{single:.3f}", *(f"{r:.3f}" for r in rates),
+                              *(f"{r / single:.1f}x" for r in rates))
+                print(f"{name} {pipeline} ({order} order): one at a time {single:.3f}, batched "
+                      f"{[round(r, 3) for r in rates]} runs/CPU-s", flush=True)
+            stacked.SPARSE_COST = ORDERS["rule"]
     Console(width=200).print(table)
 
 

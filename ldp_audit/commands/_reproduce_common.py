@@ -91,19 +91,63 @@ def estimate(groups, cost_of, workers: int) -> dict:
 PROBE_EPOCHS = (10, 40)
 
 
+def propagation_steps(config) -> int:
+    """K_x + K_y of a training run (0 for configs without them): within one shape, what a run's cost grows with."""
+    return getattr(config, "k_x", 0) + getattr(config, "k_y", 0)
+
+
+def cost_class(config) -> tuple:
+    """What else sets a stacked run's cost: its feature source and mechanism (a dense report's product costs
+    n d h per pass, a sparse one's, LPGNN's multi-bit, next to nothing; RND's control runs on CiteSeer cost
+    several times the multi-bit runs of the same K)."""
+    perturbed = getattr(config, "eps_x", None) is not None
+    return getattr(config, "features", None), getattr(config, "mechanism", None) if perturbed else None
+
+
 @dataclass(frozen=True)
 class RunCost:
-    """Measured CPU-seconds of one run of a shape: ``setup_s + epoch_s * epochs``. A pipeline that stops early
-    (LDP-GE: patience on validation) is charged ``expected_epochs`` (the epochs its runs of the shape ran) instead of
-    its epoch budget."""
+    """Measured CPU-seconds of one run of a shape: ``setup_s + epoch_s * epochs``, plus ``setup_per_step`` and
+    ``epoch_per_step`` for each propagation step of the run (:func:`propagation_steps`). A pipeline that stops
+    early (LDP-GE: patience on validation) is charged ``expected_epochs`` (the epochs its runs of the shape ran)
+    instead of its epoch budget."""
 
     setup_s: float
     epoch_s: float
+    setup_per_step: float = 0.0
+    epoch_per_step: float = 0.0
     expected_epochs: float | None = None
 
-    def __call__(self, epochs: int) -> float:
-        return self.setup_s + self.epoch_s * (epochs if self.expected_epochs is None
-                                              else min(epochs, self.expected_epochs))
+    def charged(self, epochs: int) -> float:
+        """The epochs a run with an ``epochs`` budget is charged."""
+        return epochs if self.expected_epochs is None else min(epochs, self.expected_epochs)
+
+    def split(self, steps: int = 0, of_class=None) -> tuple[float, float]:
+        """(set-up, per-epoch) CPU-seconds of a run with ``steps`` propagation steps."""
+        return max(0.0, self.setup_s + self.setup_per_step * steps), \
+            max(0.0, self.epoch_s + self.epoch_per_step * steps)
+
+    def __call__(self, epochs: int, steps: int = 0, of_class=None) -> float:
+        setup, epoch = self.split(steps, of_class)
+        return setup + epoch * self.charged(epochs)
+
+
+@dataclass(frozen=True)
+class ClassCosts:
+    """A stacked shape's :class:`RunCost` per :func:`cost_class`; a class not probed takes the first one's."""
+
+    by_class: dict
+    expected_epochs = None  # stacked shapes train their whole budget
+
+    @staticmethod
+    def charged(epochs: int) -> int:
+        return epochs
+
+    def split(self, steps: int = 0, of_class=None) -> tuple[float, float]:
+        return self.by_class.get(of_class, next(iter(self.by_class.values()))).split(steps)
+
+    def __call__(self, epochs: int, steps: int = 0, of_class=None) -> float:
+        setup, epoch = self.split(steps, of_class)
+        return setup + epoch * self.charged(epochs)
 
 
 #: Runs of an early-stopping shape trained to their stop when no stored run tells how long they train, drawn at
@@ -125,27 +169,32 @@ def expected_epochs(configs: list, shape, shape_of, stored, run_batch, device: s
     return sum(ran) / len(ran)
 
 
-def probe_costs(groups, shape_of, run_batch, device: str, data_dir, cache_dir, stacked: bool = False,
-                stored=()) -> dict:
-    """{shape: :class:`RunCost`} per run: each shape trained for the two :data:`PROBE_EPOCHS` in this process with
-    one torch thread, each from a fresh cache (dataset loading and an untimed 1-epoch warm-up not counted), timed
-    with process CPU time; nothing is stored. ``groups`` are the plan's tasks. A runner that trains a task as one
-    stacked model (``stacked``) is probed on the shape's whole first task and its time shared by the runs (a run
-    in a stack costs a fraction of a run alone); otherwise the shape's first run is probed. Pipelines that stop
-    early (``config.STOPS_EARLY``) are charged the epochs they are expected to run (:func:`expected_epochs`, from
-    the ``stored`` results of the plan or a few probe runs to their early stop)."""
-    from ..models.training.runtime import limit_threads
+def _probe_members(groups, shape_of, stacked: bool) -> dict:
+    """{(shape, class): [[runs to time together], ...]}: the shape's first run (class None), or (``stacked``) per
+    :func:`cost_class` its task with the fewest mean propagation steps and its task with the most."""
+    key_of = (lambda c: (shape_of(c), cost_class(c))) if stacked else (lambda c: (shape_of(c), None))  # noqa: E731
+    tasks: dict = {}
+    for group in groups:
+        parts: dict = {}
+        for config in group:
+            parts.setdefault(key_of(config), []).append(config)
+        for key, members in parts.items():
+            if stacked or key not in tasks:
+                tasks.setdefault(key, []).append(members if stacked else [members[0]])
+    mean_steps = lambda members: sum(map(propagation_steps, members)) / len(members)  # noqa: E731
+    probes = {}
+    for key, found in tasks.items():
+        fewest, most = min(found, key=mean_steps), max(found, key=mean_steps)
+        probes[key] = [fewest] if mean_steps(most) == mean_steps(fewest) else [fewest, most]
+    return probes
+
+
+def _timed_cost(probes: list, run_batch, device: str, data_dir, cache_dir, graphs) -> RunCost:
+    """A :class:`RunCost` from the probe tasks (each trained for the :data:`PROBE_EPOCHS`), linear in the steps."""
     from ..models.training.train import RunCache
 
-    limit_threads()
-    first, graphs, costs, by_shape = {}, RunCache(data_dir, cache_dir), {}, {}
-    for group in groups:
-        for config in group:
-            by_shape.setdefault(shape_of(config), []).append(config)
-            if shape_of(config) not in first:
-                first[shape_of(config)] = [c for c in group if shape_of(c) == shape_of(config)] if stacked \
-                    else [config]
-    for shape, members in first.items():
+    points = []  # (mean steps, set-up s, epoch s) per probed task
+    for members in probes:
         graph = graphs.graph(members[0].dataset)
         epochs = sorted({min(e, members[0].epochs) for e in PROBE_EPOCHS})
         seconds = []
@@ -156,11 +205,45 @@ def probe_costs(groups, shape_of, run_batch, device: str, data_dir, cache_dir, s
             seconds.append((time.process_time() - started) / len(members))
         seconds = seconds[1:]
         epoch_s = max(0.0, (seconds[-1] - seconds[0]) / (epochs[-1] - epochs[0])) if len(epochs) > 1 else 0.0
-        expected = None
-        if getattr(members[0], "STOPS_EARLY", False):
-            expected = expected_epochs(by_shape[shape], shape, shape_of, stored, run_batch, device,
-                                       RunCache(data_dir, cache_dir, graphs={members[0].dataset: graph}))
-        costs[shape] = RunCost(max(0.0, seconds[0] - epoch_s * epochs[0]), epoch_s, expected)
+        points.append((sum(map(propagation_steps, members)) / len(members),
+                       max(0.0, seconds[0] - epoch_s * epochs[0]), epoch_s))
+    (k0, setup0, epoch0), (k1, setup1, epoch1) = points[0], points[-1]
+    if k1 == k0:
+        return RunCost(setup0, epoch0)
+    setup_slope, epoch_slope = (setup1 - setup0) / (k1 - k0), (epoch1 - epoch0) / (k1 - k0)
+    return RunCost(setup0 - setup_slope * k0, epoch0 - epoch_slope * k0, setup_slope, epoch_slope)
+
+
+def probe_costs(groups, shape_of, run_batch, device: str, data_dir, cache_dir, stacked: bool = False,
+                stored=()) -> dict:
+    """{shape: cost} per run (``cost(epochs, steps, cost_class)``): the shape's probe runs trained for the two
+    :data:`PROBE_EPOCHS` in this process with one torch thread, each from a fresh cache (dataset loading and an
+    untimed 1-epoch warm-up not counted), timed with process CPU time; nothing is stored. ``groups`` are the plan's
+    tasks. A runner that trains a task as one stacked model (``stacked``) is probed on whole tasks and their time
+    shared by the runs (a run in a stack costs a fraction of a run alone): per :func:`cost_class` of the shape, its
+    task with the fewest propagation steps per run and the one with the most, and a run's cost is interpolated in
+    its steps (a :class:`ClassCosts`). The first task alone (CiteSeer's GCN+Raw at K = 1) said half of what
+    CiteSeer's grid took. Otherwise the shape's first run is probed (a :class:`RunCost`). Pipelines that stop
+    early (``config.STOPS_EARLY``) are charged the epochs they are expected to run (:func:`expected_epochs`, from
+    the ``stored`` results of the plan or a few probe runs to their early stop)."""
+    from ..models.training.runtime import limit_threads
+    from ..models.training.train import RunCache
+
+    limit_threads()
+    graphs, costs, by_shape = RunCache(data_dir, cache_dir), {}, {}
+    for config in (c for group in groups for c in group):
+        by_shape.setdefault(shape_of(config), []).append(config)
+    for (shape, of_class), probes in _probe_members(groups, shape_of, stacked).items():
+        cost = _timed_cost(probes, run_batch, device, data_dir, cache_dir, graphs)
+        first = probes[0][0]
+        if getattr(first, "STOPS_EARLY", False):
+            cache = RunCache(data_dir, cache_dir, graphs={first.dataset: graphs.graph(first.dataset)})
+            cost = replace(cost, expected_epochs=expected_epochs(by_shape[shape], shape, shape_of, stored,
+                                                                 run_batch, device, cache))
+        if stacked:
+            costs.setdefault(shape, ClassCosts({})).by_class[of_class] = cost
+        else:
+            costs[shape] = cost
     return costs
 
 
@@ -168,15 +251,19 @@ def print_plan(console, title: str, plan, costs: dict, shape_of, engine: str, wo
     """The plan of a sweep (``--plan``): runs, tasks, the measured cost per run and the estimate; trains nothing."""
     import json
 
-    numbers = estimate(plan.groups, lambda config: costs[shape_of(config)](config.epochs), workers)
-    epochs = {shape_of(c): c.epochs for group in plan.groups for c in group}
+    split = lambda c: costs[shape_of(c)].split(propagation_steps(c), cost_class(c))  # noqa: E731
+    cost_of = lambda c: split(c)[0] + split(c)[1] * costs[shape_of(c)].charged(c.epochs)  # noqa: E731
+    numbers = estimate(plan.groups, cost_of, workers)
+    runs: dict = {}
+    for config in (c for group in plan.groups for c in group):
+        runs.setdefault(shape_of(config), []).append(config)
+    mean = lambda values: sum(values) / len(values)  # noqa: E731
     summary = {"plan": title, "runs": plan.total, "stored": plan.stored, "to_train": plan.todo,
                "tasks": len(plan.groups), "largest_task": max((len(g) for g in plan.groups), default=0),
-               "cpu_s_per_run": {"/".join(map(str, shape)): round(cost(epochs[shape]), 3)
-                                 for shape, cost in costs.items()},
-               "cpu_s_setup_and_per_epoch": {"/".join(map(str, shape)): [round(cost.setup_s, 4),
-                                                                          round(cost.epoch_s, 5)]
-                                             for shape, cost in costs.items()},
+               "cpu_s_per_run": {"/".join(map(str, shape)): round(mean([cost_of(c) for c in runs[shape]]), 3)
+                                 for shape in costs},
+               "cpu_s_setup_and_per_epoch": {"/".join(map(str, shape)): [
+                   round(mean([split(c)[i] for c in runs[shape]]), 4 + i) for i in (0, 1)] for shape in costs},
                **({"expected_epochs": {"/".join(map(str, shape)): round(cost.expected_epochs, 1)
                                        for shape, cost in costs.items() if cost.expected_epochs is not None}}
                   if any(cost.expected_epochs is not None for cost in costs.values()) else {}),
@@ -187,8 +274,10 @@ def print_plan(console, title: str, plan, costs: dict, shape_of, engine: str, wo
     lines = [f"plan: {title}",
              f"  runs: {plan.total} ({plan.stored} stored, {plan.todo} to train) in {len(plan.groups)} tasks of at "
              f"most {summary['largest_task']} runs",
-             f"  CPU seconds per run, measured here (a {PROBE_EPOCHS[0]}- and a {PROBE_EPOCHS[1]}-epoch run per "
-             "shape, one torch thread): " +
+             f"  CPU seconds per run (mean), measured here (a {PROBE_EPOCHS[0]}- and a {PROBE_EPOCHS[1]}-epoch "
+             "run of a shape's first run, or of its stacks with the fewest and most propagation steps per feature "
+             "source; one torch "
+             "thread): " +
              (", ".join(f"{k} {v:.2f}" for k, v in summary["cpu_s_per_run"].items()) or "nothing to probe"),
              *([f"  runs stop early: charged the epochs they are expected to run (stored runs' mean, else "
                 f"{PROBE_STOP_RUNS} probe runs to their early stop, not stored): " +

@@ -98,17 +98,16 @@ def _epoch_metrics(logits, objective: stages.Objective, batch: stages.Batch):
                         hits(batch.test, batch.clean.index_select(-1, batch.test))], dim=-1)
 
 
-def _stacked_backbone(configs: list, graph: datasets.Graph, device, cache: RunCache):
-    """The batch's stacked model, its parameters initialised run by run as the one-run module would be."""
-    import torch
-
-    reports, operators, widths = {}, {}, set()
-    for config in configs:  # a user reports once: runs sharing a perturbation share the Report object
+def _first_layer(configs: list, graph: datasets.Graph, device, cache: RunCache) -> tuple[stacked.FirstLayer, int]:
+    """The batch's first layer and the feature width: each run's terms (its propagation, then GCN's Â or SAGE's
+    neighbour mean) in the order :func:`stacked.features_first` picks for that run, on its own report."""
+    features, dense, reports, operators = {}, {}, {}, {}
+    for config in configs:  # a user reports once: runs sharing a perturbation share the report
         key = config.perturbation_key()
-        if key not in reports:
-            x = cache.node_features(config, graph)
-            reports[key] = stacked.Report.of(x, device)
-            widths.add(x.shape[1])
+        if key not in features:
+            features[key] = cache.node_features(config, graph)
+            dense[key] = stacked.sparse_form(features[key]) is None
+    widths = {x.shape[1] for x in features.values()}
     if len(widths) != 1:
         raise ValueError(f"runs of one batch need one feature width, got {sorted(widths)}")
     width = widths.pop()
@@ -121,12 +120,34 @@ def _stacked_backbone(configs: list, graph: datasets.Graph, device, cache: RunCa
         chains.append([operators[propagation]] * propagation.steps if propagation.steps else [])
     model = configs[0].model
     if model == "lpgnn":
-        terms = [chains]
+        term_chains = [chains]
     elif model == "gcn":
-        terms = [[c + [graph_ops["gcn"]] for c in chains]]
+        term_chains = [[c + [graph_ops["gcn"]] for c in chains]]
     else:
-        terms = [[c + [graph_ops["mean"]] for c in chains], chains]
-    first = stacked.FirstLayer([reports[c.perturbation_key()] for c in configs], terms)
+        term_chains = [[c + [graph_ops["mean"]] for c in chains], chains]
+
+    def report(config, chain):  # shared by the runs of one perturbation (and, features first, one chain)
+        first = stacked.features_first(chain, graph.num_nodes, width, dense[config.perturbation_key()])
+        key = (config.perturbation_key(), tuple(map(id, chain)) if first else None)
+        if key not in reports:
+            x = features[config.perturbation_key()]
+            reports[key] = stacked.Report.propagated(x, chain, device) if first else stacked.Report.of(x, device)
+        return reports[key], [] if first else chain
+
+    terms = []
+    for per_run in term_chains:
+        pairs = [report(config, chain) for config, chain in zip(configs, per_run)]
+        terms.append(([r for r, _ in pairs], [c for _, c in pairs]))
+    return stacked.FirstLayer(terms), width
+
+
+def _stacked_backbone(configs: list, graph: datasets.Graph, device, cache: RunCache):
+    """The batch's stacked model, its parameters initialised run by run as the one-run module would be."""
+    import torch
+
+    first, width = _first_layer(configs, graph, device, cache)
+    graph_ops = cache.graph_operators(graph, device)
+    model = configs[0].model
     per_run, generators = [], []
     for config in configs:
         torch.manual_seed(runtime.torch_seed(config.seed, Stream.INIT))

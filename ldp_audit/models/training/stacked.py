@@ -5,10 +5,14 @@ the runs as its first axis and is initialised run by run exactly as the one-run 
 torch initialisers), then stacked. The layers are the maths of ``modules.py`` written for stacked tensors:
 
 - the first layer of every backbone is linear in the run's fixed node features, behind the run's KProp / FlexProp
-  steps (lpgnn A1, ppgnn A5): P^K X' W = P^K (X' W). It is computed in that order, so propagation costs
+  steps (lpgnn A1, ppgnn A5): P^K X' W = P^K (X' W). It is mostly computed in that order, so propagation costs
   K sparse products on n x h instead of n x d, runs that share a report X' (every K and objective of one seed)
   share ONE dense product with their weights side by side, and a sparse report (LPGNN's multi-bit estimate is
-  a constant plus m non-zeros per row, lpgnn Eq. 4) is multiplied as a sparse matrix;
+  a constant plus m non-zeros per row, lpgnn Eq. 4) is multiplied as a sparse matrix. Where the K sparse steps
+  per pass cost more than one dense n x d x h product (long K on a graph with many edges per feature: PubMed at
+  K >= 8 for dense reports, K >= 16 for sparse ones), the propagated features P^K X' are computed once per run
+  and each pass is one dense product (:func:`features_first`: decided by the run's config and dataset only,
+  never by its batch mates);
 - GCNConv is Â H W + b with Â = D^-1/2 (A + I) D^-1/2 (``KProp(1, "gcn", self_loops=True)``), SAGEConv is
   mean_N(i)(H) W_l + b + H W_r (``KProp(1, "mean")``), BatchNorm uses each run's own statistics.
 
@@ -29,9 +33,29 @@ from .tensors import SparseOperator, sparse_columns, torch_csr
 
 #: A report whose entries are one value except for at most this share is stored as value + sparse matrix.
 SPARSE_SHARE = 0.05
+#: Cost of one multiply-add of a CPU sparse (CSR) x dense product relative to one of a dense x dense product, one
+#: thread, in training: on PubMed a propagation step (forward and backward, n x 16) took 1.15 ms per run and epoch
+#: and the dense n x 500 x 16 products 18 ms, 7x more per multiply-add; K = 16 was where multi-bit runs (sparse
+#: reports) cost the same in both orders.
+SPARSE_COST = 7.0
+#: Share of a dense report's own product X' W (and X'^T G) that a run pays in the product order: the runs of one
+#: perturbation (every K of a seed) share it, and a sweep's task holds them together. On PubMed 4 runs sharing one
+#: dense report paid 6.3 ms a run and epoch for it, 14 alone.
+DENSE_REPORT_SHARE = 0.5
 #: Backbones with a stacked form; the others (GAT) train one run at a time.
 STACKED_MODELS = ("lpgnn", "gcn", "sage")
 BATCH_NORM_MOMENTUM, BATCH_NORM_EPS = 0.1, 1e-5
+
+
+def sparse_form(x: np.ndarray) -> tuple[float, sp.csr_matrix] | None:
+    """(shift, X' - shift as CSR) when X' is one value except for at most :data:`SPARSE_SHARE` of its entries
+    (LPGNN's multi-bit estimate: m non-zeros per row, lpgnn Eq. 4), else None (a dense report)."""
+    values, counts = np.unique(x[:64], return_counts=True)
+    shift = float(values[counts.argmax()])
+    rest = x - shift
+    if np.count_nonzero(rest) <= SPARSE_SHARE * rest.size:
+        return shift, sp.csr_matrix(rest)
+    return None
 
 
 @dataclass(eq=False)
@@ -45,11 +69,9 @@ class Report:
 
     @classmethod
     def of(cls, x: np.ndarray, device) -> "Report":
-        values, counts = np.unique(x[:64], return_counts=True)
-        shift = float(values[counts.argmax()])
-        rest = x - shift
-        if np.count_nonzero(rest) <= SPARSE_SHARE * rest.size:
-            rest = sp.csr_matrix(rest)
+        sparse = sparse_form(x)
+        if sparse is not None:
+            shift, rest = sparse
             return cls(None, shift, torch_csr(rest, device), torch_csr(rest.T, device))
         return cls(torch.as_tensor(np.asarray(x, dtype=np.float32), device=device))
 
@@ -68,6 +90,27 @@ class Report:
         out = self.dense.T @ wide if self.sparse is None else torch.sparse.mm(self.sparse_t, wide)
         out = out.reshape(-1, runs, h).permute(1, 0, 2).contiguous()
         return out + self.shift * g.sum(1, keepdim=True) if self.shift else out
+
+    @classmethod
+    def propagated(cls, x: np.ndarray, chain: list, device) -> "Report":
+        """C X' for the operator ``chain`` C (applied first to last), dense: the features-first order."""
+        out = torch.as_tensor(np.asarray(x, dtype=np.float32), device=device)
+        for operator in chain:
+            out = torch.sparse.mm(operator.forward, out)
+        return cls(out)
+
+
+def features_first(chain: list, num_nodes: int, width: int, dense_report: bool) -> bool:
+    """Whether a first-layer term C X' W trains on precomputed features (C X') W rather than as C (X' W).
+
+    Per pass, the features-first order pays one dense n x d x h product per run (its C X' is paid once per run).
+    The product order pays one sparse product on n x h per step of the chain (nnz_s h multiply-adds at
+    :data:`SPARSE_COST` each) plus, for a dense report, its share (:data:`DENSE_REPORT_SHARE`) of X' W; a sparse
+    report's product costs next to nothing. So the chain goes first when
+    SPARSE_COST * sum_s nnz_s + [dense] DENSE_REPORT_SHARE * n d >= n d. Only the run's config (its chain, its
+    report's kind) and the dataset decide: the same config trains the same way alone and in any batch."""
+    report_cost = DENSE_REPORT_SHARE * num_nodes * width if dense_report else 0.0
+    return bool(chain) and SPARSE_COST * sum(op.nnz for op in chain) + report_cost >= num_nodes * width
 
 
 def _through(chain: list, h: torch.Tensor, transpose: bool) -> torch.Tensor:
@@ -99,22 +142,24 @@ def apply_chains(h: torch.Tensor, chains: list, transpose: bool = False) -> torc
 
 @dataclass(eq=False)
 class FirstLayer:
-    """sum_t C_t,r (X'_r W_t,r) for every run r: terms t (one weight each, e.g. SAGE's W_l and W_r), per-run
-    reports X'_r (shared objects where runs share a perturbation) and per-run operator chains C_t,r.
+    """sum_t C_t,r X'_t,r W_t,r for every run r: terms t (one weight each, e.g. SAGE's W_l and W_r), and per term a
+    report per run (shared objects where runs share one) and an operator chain per run. A term in the product
+    order has the run's report X' and its chain C; one in the features-first order (:func:`features_first`) has
+    the precomputed C X' as its report and an empty chain.
 
     ``output`` computes the product once per parameter value: the evaluation pass after an optimizer step and
     the next epoch's training pass see the same weights, so the second reuses the first's product."""
 
-    reports: list  # Report per run
-    chains: list  # per term: a list (per run) of SparseOperator lists
+    terms: list  # per term: (reports, chains): a Report and a list of SparseOperator per run
     _cached: tuple = (None, None)
 
-    def _per_report(self, product: str, stacked_input: torch.Tensor) -> torch.Tensor:
+    @staticmethod
+    def _per_report(reports: list, product: str, stacked_input: torch.Tensor) -> torch.Tensor:
         """``Report.times`` (or ``transpose_times``) for every run, one product per distinct report."""
         groups: dict = {}
-        for run, report in enumerate(self.reports):
+        for run, report in enumerate(reports):
             groups.setdefault(id(report), (report, []))[1].append(run)
-        slices = [None] * len(self.reports)
+        slices = [None] * len(reports)
         for report, runs in groups.values():
             part = stacked_input.index_select(0, torch.as_tensor(runs, device=stacked_input.device))
             for run, value in zip(runs, getattr(report, product)(part).unbind(0)):
@@ -122,12 +167,13 @@ class FirstLayer:
         return torch.stack(slices)
 
     def _product(self, weights: list) -> torch.Tensor:
-        terms = [apply_chains(self._per_report("times", w), chains) for w, chains in zip(weights, self.chains)]
+        terms = [apply_chains(self._per_report(reports, "times", w), chains)
+                 for w, (reports, chains) in zip(weights, self.terms)]
         return sum(terms[1:], terms[0])
 
     def _weight_grads(self, grad: torch.Tensor) -> list:
-        return [self._per_report("transpose_times", apply_chains(grad, chains, transpose=True))
-                for chains in self.chains]
+        return [self._per_report(reports, "transpose_times", apply_chains(grad, chains, transpose=True))
+                for reports, chains in self.terms]
 
     def output(self, weights: list) -> torch.Tensor:
         versions = tuple(w._version for w in weights)

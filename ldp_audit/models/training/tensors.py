@@ -32,6 +32,11 @@ class SparseOperator:
     forward: torch.Tensor
     backward: torch.Tensor
 
+    @property
+    def nnz(self) -> int:
+        """Stored entries of the matrix: one product on n x w costs nnz * w multiply-adds."""
+        return int(self.forward.values().numel())
+
     @classmethod
     def of(cls, matrix: sp.spmatrix, device) -> "SparseOperator":
         csr = sp.csr_matrix(matrix)
