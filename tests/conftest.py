@@ -4,6 +4,7 @@ Tests import these names with ``from conftest import ...`` (pytest puts ``tests/
 """
 from __future__ import annotations
 
+import signal
 import zlib
 
 import numpy as np
@@ -11,6 +12,16 @@ import pytest
 
 from ldp_audit.mechanisms import available
 from ldp_audit.mechanisms.frequency import ORACLES
+
+
+def pytest_configure(config):
+    """The suite tests Ctrl-C (SIGINT) in this process and in the processes it starts. A non-interactive shell
+    starts a background job with SIGINT ignored, and ignored signals stay ignored across exec, so there every
+    Ctrl-C test would fail for the way the suite was launched, not for the code. Restore Python's own handler
+    (children then start with the default disposition, as under a terminal)."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
 
 #: Extra parameter sets per registered mechanism. A mechanism that is not listed here is still tested, with its
 #: registry defaults ({}), the moment it is registered.
