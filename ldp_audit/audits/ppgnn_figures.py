@@ -21,7 +21,8 @@ from dataclasses import replace
 import numpy as np
 
 from ..papers import ppgnn as paper
-from .ppgnn_reproduction import C17_MIN_RUNS, C17_SEED, C19_ALPHA, paired_ci, paired_difference_row, sign_verdict
+from .ppgnn_reproduction import (C17_MIN_RUNS, C17_SEED, C19_ALPHA, paired_ci, paired_difference_row,
+                                 rise_then_fall)
 from .reproduction import MIN_RUNS, not_run, tolerance
 from .result import CheckResult, Status
 
@@ -113,11 +114,7 @@ def rise_and_fall_row(figure: str, dataset: str, claim: str, label: str, points:
     validation = {x: m.validation[m.choice] for x, m in points}
     peak = max(xs[1:-1], key=lambda x: validation[x])
     test = {x: np.asarray(m.values) for x, m in points}
-    d_low, d_high = test[peak] - test[xs[0]], test[peak] - test[xs[-1]]
-    (lo1, hi1), (lo2, hi2) = paired_ci(d_low, C19_ALPHA / 2), paired_ci(d_high, C19_ALPHA / 2)
-    (s1, _), (s2, _) = sign_verdict(lo1, hi1, d_low.size), sign_verdict(lo2, hi2, d_high.size)
-    status = (Status.FAIL if Status.FAIL in (s1, s2) else Status.PASS if s1 is s2 is Status.PASS
-              else Status.INCONCLUSIVE)
+    status, (d_low, lo1, hi1), (d_high, lo2, hi2) = rise_then_fall(test, xs[0], peak, xs[-1])
     means = ", ".join(f"{label}={x:g}: {by_x[x].mean:.1f}" for x in xs)
     return CheckResult(
         name, full_claim, status, float(min(d_low.mean(), d_high.mean())), "min(rise, fall) (points)",

@@ -121,6 +121,19 @@ def _cell_eps(cell) -> tuple[str, float]:
     return mechanism, float(eps)
 
 
+def rise_then_fall(test: dict, first, peak, last):
+    """The verdict of "accuracy rises to ``peak``, then falls" (Fig. 6's shape) on per-seed test accuracies
+    ``test[x]`` paired by seed: ``(status, (d_low, lo, hi), (d_high, lo, hi))`` with d_low = peak - first and
+    d_high = peak - last and their bootstrap CIs at C19_ALPHA / 2 each; FAIL if an end significantly beats the
+    peak, PASS if both differences are significantly positive, else INCONCLUSIVE."""
+    d_low, d_high = test[peak] - test[first], test[peak] - test[last]
+    (lo1, hi1), (lo2, hi2) = paired_ci(d_low, C19_ALPHA / 2), paired_ci(d_high, C19_ALPHA / 2)
+    (s1, _), (s2, _) = sign_verdict(lo1, hi1, d_low.size), sign_verdict(lo2, hi2, d_high.size)
+    status = (Status.FAIL if Status.FAIL in (s1, s2) else Status.PASS if s1 is s2 is Status.PASS
+              else Status.INCONCLUSIVE)
+    return status, (d_low, lo1, hi1), (d_high, lo2, hi2)
+
+
 def k_trend_row(cell, results) -> CheckResult:
     """C19 (Fig. 6): accuracy rises with K, then falls (over-smoothing), on one Table III cell's K grid.
 
@@ -140,11 +153,7 @@ def k_trend_row(cell, results) -> CheckResult:
     test = {k: 100 * np.array([r.test_accuracy for r in rs]) for k, rs in runs.items()}
     val = {k: float(np.mean([r.metrics["val_acc"] for r in rs])) for k, rs in runs.items()}
     peak = max(ks[1:-1], key=lambda k: (val[k], -k))
-    d_low, d_high = test[peak] - test[ks[0]], test[peak] - test[ks[-1]]
-    (lo1, hi1), (lo2, hi2) = paired_ci(d_low, C19_ALPHA / 2), paired_ci(d_high, C19_ALPHA / 2)
-    (s1, _), (s2, _) = sign_verdict(lo1, hi1, d_low.size), sign_verdict(lo2, hi2, d_high.size)
-    status = (Status.FAIL if Status.FAIL in (s1, s2) else Status.PASS if s1 is s2 is Status.PASS
-              else Status.INCONCLUSIVE)
+    status, (d_low, lo1, hi1), (d_high, lo2, hi2) = rise_then_fall(test, ks[0], peak, ks[-1])
     means = ", ".join(f"K={k}: {test[k].mean():.1f}" for k in ks)
     return CheckResult(
         name, claim, status, float(min(d_low.mean(), d_high.mean())), "min(rise, fall) (points)",
