@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+from abc import ABC, abstractmethod
 from dataclasses import MISSING, asdict, dataclass, fields, replace
 from importlib import import_module
 from typing import ClassVar
@@ -84,7 +85,7 @@ def config_type(pipeline: str) -> type:
     return getattr(import_module(module), name)
 
 
-class TrainingConfig(StoredFields):
+class TrainingConfig(StoredFields, ABC):
     """What every config of the training core has: a ``PIPELINE`` name (:data:`PIPELINES`), a ``task`` (node or
     link, :data:`TASK_METRICS`), a seed-free key naming its folder in the run store (a readable prefix, then a
     hash of the fields; fields in ``KEYED_WHEN_SET`` enter it only when they differ from their default, so fields
@@ -113,18 +114,18 @@ class TrainingConfig(StoredFields):
         return {name: value for name, value in body.items()
                 if name not in self.KEYED_WHEN_SET or value != defaults[name]}
 
+    @abstractmethod
     def key_prefix(self) -> str:
         """The readable start of :meth:`key`."""
-        raise NotImplementedError
 
     def key(self) -> str:
         """A short stable name of the configuration (seed excluded): readable prefix + content hash."""
         body = json.dumps(self.keyed_fields(), sort_keys=True)
         return f"{self.key_prefix()}-{hashlib.sha256(body.encode()).hexdigest()[:10]}"
 
+    @abstractmethod
     def batch_key(self) -> tuple:
         """Configs with equal keys travel in one sweep task (and, where the pipeline batches, train together)."""
-        raise NotImplementedError
 
 
 def batch_key(config: TrainingConfig) -> tuple:
