@@ -15,8 +15,8 @@ import time
 from rich.console import Console
 from rich.table import Table
 
-from ldp_audit.audits.privacy import blackbox_privacy
-from ldp_audit.audits.verify import AuditSettings, verify
+from ldp_audit.audits.privacy.checks import blackbox_privacy
+from ldp_audit.audits.verify.orchestrator import AuditSettings, verify
 from ldp_audit.mechanisms import available, make
 
 

@@ -28,8 +28,8 @@ from rich.table import Table
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from ldp_audit.audits.privacy import law_ceiling  # noqa: E402
-from ldp_audit.audits.verify import AuditSettings, verify  # noqa: E402
+from ldp_audit.audits.privacy.checks import law_ceiling  # noqa: E402
+from ldp_audit.audits.verify.orchestrator import AuditSettings, verify  # noqa: E402
 from ldp_audit.external import adapted  # noqa: E402
 from ldp_audit.mechanisms import make  # noqa: E402
 from mutants import sampler_only  # noqa: E402  (tests/mutants.py: a built-in's sampler alone)

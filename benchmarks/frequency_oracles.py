@@ -42,8 +42,8 @@ import time
 from rich.console import Console
 from rich.table import Table
 
-from ldp_audit.audits.report_law import law_ceiling
-from ldp_audit.audits.verify import AuditSettings, verify
+from ldp_audit.audits.privacy.report_law import law_ceiling
+from ldp_audit.audits.verify.orchestrator import AuditSettings, verify
 from ldp_audit.mechanisms import make
 from ldp_audit.mechanisms.frequency import ORACLES
 

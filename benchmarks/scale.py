@@ -27,9 +27,9 @@ import time
 from rich.console import Console
 from rich.table import Table
 
-from ldp_audit.audits.engines import DaskEngine, LocalEngine, ProcessEngine
-from ldp_audit.audits.sampling import using
-from ldp_audit.audits.verify import AuditSettings, verify
+from ldp_audit.audits.kernel.engines import DaskEngine, LocalEngine, ProcessEngine
+from ldp_audit.audits.kernel.sampling import using
+from ldp_audit.audits.verify.orchestrator import AuditSettings, verify
 from ldp_audit.mechanisms import make
 
 CONFIDENCE = 0.9

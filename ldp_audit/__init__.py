@@ -5,7 +5,7 @@ Public API (re-exported names only)::
     from ldp_audit import make, available          # the mechanism registry
     from ldp_audit import CheckResult, AuditReport, Status
 """
-from .audits.result import AuditReport, CheckResult, Status
+from .audits.kernel.result import AuditReport, CheckResult, Status
 from .mechanisms import available, make
 
 __all__ = ["make", "available", "CheckResult", "AuditReport", "Status"]

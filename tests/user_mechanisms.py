@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 
-from ldp_audit.audits.reports import splitmix64
+from ldp_audit.audits.privacy.reports import splitmix64
 
 _PRIME = 2**31 - 1
 

@@ -1,6 +1,6 @@
 """Privacy accounting as mechanism-side mathematics: RDP of the (subsampled) Gaussian, conversions to
 (eps, delta), and a thin accountant. Models receive an :class:`RdpAccountant` as a value; the cross-check of
-the sources against each other is an audit (:mod:`ldp_audit.audits.accounting`)."""
+the sources against each other is an audit (:mod:`ldp_audit.audits.privacy.accountants`)."""
 from .accountant import RdpAccountant
 from .conversion import CONVERSIONS, eps_at_orders, eps_from_rdp, epsilon_curve
 from .rdp import (SAMPLINGS, SOURCES, default_orders, eps_pld, pld_memory, rdp_dp_accounting, rdp_numeric_pair,

@@ -5,7 +5,7 @@ import argparse
 from contextlib import contextmanager
 
 from .render import to_markdown, to_table, write_report
-from ..audits.result import AuditReport
+from ..audits.kernel.result import AuditReport
 
 
 def add_output_options(parser: argparse.ArgumentParser) -> None:
@@ -18,7 +18,7 @@ def add_output_options(parser: argparse.ArgumentParser) -> None:
 
 def add_engine_options(parser: argparse.ArgumentParser) -> None:
     """--engine and --scheduler, next to an existing --workers; none of them changes any number."""
-    from ..audits.engines import ENGINES
+    from ..audits.kernel.engines import ENGINES
     from .options import scheduler
 
     parser.add_argument("--engine", choices=ENGINES, default=None,
@@ -33,8 +33,8 @@ def add_engine_options(parser: argparse.ArgumentParser) -> None:
 def engine_for(args: argparse.Namespace, subject=None):
     """The engine chosen by --engine/--scheduler/--workers, active for every map_reduce in the block (a Dask
     engine first checks that its workers can load ``subject``); closed, with its workers, on the way out."""
-    from ..audits.engines import make_engine
-    from ..audits.sampling import using
+    from ..audits.kernel.engines import make_engine
+    from ..audits.kernel.sampling import using
 
     with make_engine(args.engine, args.workers, args.scheduler) as engine, using(engine):
         if subject is not None and hasattr(engine, "require"):

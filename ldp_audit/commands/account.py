@@ -73,7 +73,7 @@ def _table(report):
 def _check_pld_memory(args) -> None:
     """The PLD accountant's composition grows with --steps (and explodes at small --sigma): size it first."""
     from ..accounting import pld_memory
-    from ..audits.accounting import PLD_MAX_STEPS, SIGMA_RANGE
+    from ..audits.privacy.accountants import PLD_MAX_STEPS, SIGMA_RANGE
     from .options import available_memory
 
     if args.sampling != "poisson" or args.steps > PLD_MAX_STEPS or not SIGMA_RANGE[0] <= args.sigma <= SIGMA_RANGE[1]:
@@ -85,7 +85,7 @@ def _check_pld_memory(args) -> None:
 
 
 def run(args, console) -> int:
-    from ..audits.accounting import account_report
+    from ..audits.privacy.accountants import account_report
 
     if args.sampling == "without-replacement" and args.q >= 1.0:
         raise ValueError("--q 1 with --sampling without-replacement: every step uses the whole data set, so there "

@@ -22,7 +22,7 @@ from __future__ import annotations
 import argparse
 import math
 
-from ..audits.result import AuditReport
+from ..audits.kernel.result import AuditReport
 from ._common import add_output_options, emit, parse_param, spinner
 from .options import MAX_DRAWS, available_memory, check_draws, check_memory, check_size, confidence, integer, \
     eps_budget, positive, probability, real, seed

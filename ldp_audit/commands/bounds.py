@@ -68,7 +68,7 @@ def _propagation(args) -> dict:
 
 
 def run(args, console) -> int:
-    from ..audits.dataset_bounds import audit_dataset
+    from ..audits.graph.dataset_bounds import audit_dataset
     from ..models import data
 
     propagation = _propagation(args)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from ..audits.claims import PROVIDERS, ClaimSettings, papers, run_claims
+from ..audits.claims.registry import PROVIDERS, ClaimSettings, papers, run_claims
 from ._common import add_output_options, emit
 from .options import MAX_DRAWS, check_size, confidence, integer, seed
 
@@ -90,7 +90,7 @@ def _run_with_progress(paper: str, settings: ClaimSettings, console, enabled: bo
 
 def _emit_coverage(reports: dict, args, console) -> int:
     """The coverage table (or JSON) of the papers in ``reports``; exit 0 (coverage is not a verdict)."""
-    from ..audits.claim_catalogue import coverage
+    from ..papers.claim_catalogue import coverage
     from .artefact_listing import coverage_json, coverage_table
 
     tables = {paper: coverage(paper, report.results) for paper, report in reports.items()}

@@ -11,7 +11,7 @@ import argparse
 
 import numpy as np
 
-from ..audits.compare import figure1_curves, figure1_report, variance_report
+from ..audits.verify.compare import figure1_curves, figure1_report, variance_report
 from ..files import write_atomic
 from ..mechanisms import make
 from ._common import add_output_options, emit

@@ -1,7 +1,7 @@
 """``ldp-audit data [NAME]``: the datasets found in the data folder, with their counts checked against the README."""
 from __future__ import annotations
 
-from ..audits.datasets import dataset_report
+from ..audits.graph.datasets import dataset_report
 from .render import write_report
 from ..models import data as datasets
 from ._common import add_output_options, emit

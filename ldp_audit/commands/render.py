@@ -7,7 +7,7 @@ from pathlib import Path
 
 from rich.markup import escape
 
-from ..audits.result import AuditReport, CheckResult, Status
+from ..audits.kernel.result import AuditReport, CheckResult, Status
 from ..files import write_atomic
 
 _STYLE = {Status.PASS: "green", Status.FAIL: "bold red", Status.INCONCLUSIVE: "yellow", Status.INFO: "cyan",

@@ -101,7 +101,7 @@ DEFAULTS = {"eps": None, "eps_x": 1.0, "eps_y": None, "k": 4, "k_y": 0, "feature
 def register(sub) -> None:
     from ..models.training.config import (LEVEL_DISTRIBUTIONS, MAX_PPM_LEVELS, MODELS, OBJECTIVES, PROPAGATIONS,
                                           SELECTIONS)
-    from ._reproduce_common import DATA_HOME_HELP, add_sweep_options
+    from .reproduce.common import DATA_HOME_HELP, add_sweep_options
 
     p = sub.add_parser("train", help="train one private GNN (LPGNN, PPGNN or LDP-GE) and print its test score",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -205,7 +205,7 @@ def _flag(dest: str) -> str:
 
 
 def run(args, console) -> int:
-    from ._reproduce_common import check_paths, user_data_folder
+    from .reproduce.common import check_paths, user_data_folder
 
     pipeline_options(args)
     root = Path(args.results) if args.results else user_data_folder() / "train"
@@ -261,7 +261,7 @@ def _train_or_load(args, console, config, store, device, what: str):
     """``(result, stored)``: the stored run of ``config``, else one trained by the training core's sweep on the
     chosen engine and saved (the same path as ``reproduce``, for every pipeline)."""
     from ..models.training.sweep import TRAIN_BATCH, run_sweep
-    from ._reproduce_common import sweep_engine
+    from .reproduce.common import sweep_engine
 
     result = store.load(config)
     if result is not None:

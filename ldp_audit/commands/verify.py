@@ -23,9 +23,9 @@ from __future__ import annotations
 import argparse
 from dataclasses import replace
 
-from ..audits.result import Status
-from ..audits.sampling import CHUNK
-from ..audits.verify import CHECKS, DEFAULT_ALPHA, DEFAULT_SAMPLES, DEFAULT_SEED, AuditSettings, parse_checks, verify
+from ..audits.kernel.result import Status
+from ..audits.kernel.sampling import CHUNK
+from ..audits.verify.orchestrator import CHECKS, DEFAULT_ALPHA, DEFAULT_SAMPLES, DEFAULT_SEED, AuditSettings, parse_checks, verify
 from ..mechanisms import make
 from ._common import add_engine_options, add_output_options, emit, engine_for, parse_param, progress_bar
 from .options import check_memory, integer, probability, real, seed

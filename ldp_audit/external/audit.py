@@ -1,14 +1,14 @@
 """Audit a user's mechanism: adapt it into the audit interface once, then run the one orchestrator.
 
-Everything that judges lives in :mod:`ldp_audit.audits` (:func:`ldp_audit.audits.verify.verify`); this module
+Everything that judges lives in :mod:`ldp_audit.audits` (:func:`ldp_audit.audits.verify.orchestrator.verify`); this module
 only decides whether an object needs adapting (:func:`ldp_audit.external.as_mechanism`) and hands it on.
 """
 from __future__ import annotations
 
 from typing import Callable
 
-from ..audits.result import AuditReport
-from ..audits.verify import AuditSettings, verify
+from ..audits.kernel.result import AuditReport
+from ..audits.verify.orchestrator import AuditSettings, verify
 from .protocol import as_mechanism, is_builtin
 
 

@@ -4,7 +4,7 @@ Two levels (issue 6):
 
 **Black-box** — a sampler and a claim: ``sample(x, n, rng) -> reports`` (n reports of ONE input x: an array
 whose first axis has length n, a tuple or dict of such arrays, or a list of n report objects such as dicts,
-tuples, complex numbers, strings or sets of item ids; see :mod:`ldp_audit.audits.reports` for how each is read),
+tuples, complex numbers, strings or sets of item ids; see :mod:`ldp_audit.audits.privacy.reports` for how each is read),
 the claimed ``eps`` (and ``delta``, default 0) and the input ``domain`` (an interval, a box or a finite set of
 numbers or strings; see :mod:`ldp_audit.external.domains`). A sampler that cannot be seeded (its own secure
 generator) is audited on fresh draws, with a WARN row. Optionally the output
@@ -22,7 +22,7 @@ built-in mechanisms.
 -> (n,) bool`` (does each report count for category ``item``; e.g. local hashing's H_s(item) == y) and
 ``key(reports) -> (n,) int`` (a public key the report's meaning depends on: a hash seed, a cohort id). ``reports``
 is exactly what ``sample`` returned. With them the black-box search reads reports as the server does (see
-:mod:`ldp_audit.audits.search`); without them a report whose every entry is a fresh hash seed is opaque.
+:mod:`ldp_audit.audits.privacy.search`); without them a report whose every entry is a fresh hash seed is opaque.
 
 Shapes accepted by :func:`as_mechanism`:
 

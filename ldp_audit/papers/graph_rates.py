@@ -2,7 +2,7 @@
 
 Each printed O(.) statement is written as the function it claims the error scales like, without its hidden
 constant, together with the exponent of the quantity the audits vary (eps or the neighbourhood size N).
-``ldp_audit.audits.aggregation`` and ``graph_bounds`` fit log-log slopes and compare them with these exponents; the
+``ldp_audit.audits.graph.aggregation`` and ``graph_bounds`` fit log-log slopes and compare them with these exponents; the
 explicit, checkable replacements (Bernstein inequalities) live there too.
 """
 from __future__ import annotations

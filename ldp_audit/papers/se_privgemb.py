@@ -1,6 +1,6 @@
 """SE-PrivGEmb (Zhang, Ye, Hu, arXiv 2501.03451v1) as printed: formulas with their equation numbers, settings
-and reported tables. Nothing here is corrected; the corrections live in ``ldp_audit.models.seprivgemb`` and
-``ldp_audit.audits.seprivgemb_claims``, which compare against these printed forms.
+and reported tables. Nothing here is corrected; the corrections live in ``ldp_audit.models.se_privgemb`` and
+``ldp_audit.audits.claims.se_privgemb``, which compare against these printed forms.
 
 All functions are plain numpy; torch is never imported here.
 """

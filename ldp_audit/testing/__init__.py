@@ -18,10 +18,10 @@ from dataclasses import replace
 from typing import Callable
 
 from ..commands.render import to_markdown
-from ..audits.engines import ENGINES, Engine, make_engine
-from ..audits.result import AuditReport, Status
-from ..audits.sampling import using
-from ..audits.verify import DEFAULT_SEED, AuditSettings, verify
+from ..audits.kernel.engines import ENGINES, Engine, make_engine
+from ..audits.kernel.result import AuditReport, Status
+from ..audits.kernel.sampling import using
+from ..audits.verify.orchestrator import DEFAULT_SEED, AuditSettings, verify
 from ..external.audit import adapted
 from ..external.protocol import as_mechanism
 from ..mechanisms.validation import check_int
@@ -45,7 +45,7 @@ def _settings(samples, seed, alpha, workers, engine, require_seeded=False) -> Au
 
 @contextmanager
 def _engine(engine, workers: int, scheduler: str | None, mechanism):
-    """The engine an assertion runs on: an :class:`~ldp_audit.audits.engines.Engine` given by the caller (left
+    """The engine an assertion runs on: an :class:`~ldp_audit.audits.kernel.engines.Engine` given by the caller (left
     open, e.g. the plugin's one cluster for the whole session), or one made from ``engine`` / ``workers`` /
     ``scheduler`` for this call (closed after it). A Dask engine first checks its workers can load the mechanism."""
     if isinstance(engine, Engine):
@@ -111,7 +111,7 @@ def audit(mechanism, eps: float | None = None, *, domain=None, checks="all", sam
 
     ``engine`` ("local", the default, or "processes" when ``workers`` > 1; "processes" with ``workers``
     processes; "dask" on ``scheduler`` or a LocalCluster of ``workers`` workers; or an open
-    :class:`~ldp_audit.audits.engines.Engine`) says where the draws run, like ``verify --engine``; it never
+    :class:`~ldp_audit.audits.kernel.engines.Engine`) says where the draws run, like ``verify --engine``; it never
     changes a number. The assertions take the same options.
 
     A sampler that draws from a generator of its own (OpenDP, python-dp) is audited on fresh draws, with a WARN

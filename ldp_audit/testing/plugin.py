@@ -42,7 +42,7 @@ DEFAULT_SAMPLES = 200_000
 DEFAULT_SEED = 20240601
 DEFAULT_CONFIDENCE = 0.999
 DEFAULT_MAX_ASSERTIONS = 100
-#: The engines of ldp_audit.audits.engines (a test checks it).
+#: The engines of ldp_audit.audits.kernel.engines (a test checks it).
 ENGINES = ("local", "processes", "dask")
 
 _AUDITOR = pytest.StashKey["LdpAuditor"]()
@@ -72,7 +72,7 @@ class LdpAuditor:
         if self.engine == "local":
             return "local"
         if self._running is None:
-            from ..audits.engines import make_engine
+            from ..audits.kernel.engines import make_engine
 
             self._running = make_engine(self.engine, self.workers, self.scheduler)
         return self._running

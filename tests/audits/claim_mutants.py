@@ -14,13 +14,13 @@ from typing import Callable
 import numpy as np
 
 from ldp_audit import accounting
-from ldp_audit.audits import claims_ldp_ge, claims_lpgnn, claims_ppgnn
+from ldp_audit.audits.claims import ldp_ge as claims_ldp_ge, lpgnn as claims_lpgnn, ppgnn as claims_ppgnn
 from ldp_audit.mechanisms import make
 from ldp_audit.mechanisms.budget_split import optimal_k
 from ldp_audit.mechanisms.constants import sw_half_width
 from ldp_audit.models import propagation
 from ldp_audit.models.training import stages as training_stages
-from ldp_audit.models import seprivgemb as se_model
+from ldp_audit.models import se_privgemb as se_model
 from ldp_audit.papers import ldp_ge as ldp_ge_paper
 from ldp_audit.papers import lpgnn as lpgnn_paper
 from ldp_audit.papers import ppgnn as ppgnn_paper

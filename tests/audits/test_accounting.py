@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from ldp_audit import accounting as rdpmath
-from ldp_audit.audits import accounting as acc
+from ldp_audit.audits.privacy import accountants as acc
 from ldp_audit.papers import se_privgemb as paper
 
 pytest.importorskip("opacus")

@@ -4,9 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from ldp_audit.audits import claim_catalogue as catalogue
-from ldp_audit.audits import claims
-from ldp_audit.audits.result import CheckResult, Status
+from ldp_audit.papers import claim_catalogue as catalogue
+from ldp_audit.audits.claims import registry as claims
+from ldp_audit.audits.kernel.result import CheckResult, Status
 
 SPECS = Path(__file__).resolve().parents[3] / "shared" / "specs"
 
@@ -48,7 +48,7 @@ def test_coverage_lists_every_c_and_e_id_and_picks_up_new_rows():
 
 
 def test_run_claims_reports_each_provider_and_quotes_the_unchecked_errata(monkeypatch):
-    monkeypatch.setitem(claims.PROVIDERS, "ppgnn", ("ldp_audit.audits.claims_ppgnn:ppgnn_claims",))
+    monkeypatch.setitem(claims.PROVIDERS, "ppgnn", ("ldp_audit.audits.claims.ppgnn:ppgnn_claims",))
     seen = []
     report = claims.run_claims("ppgnn", claims.ClaimSettings(samples=20_000),
                                progress=lambda group, rows: seen.append((group, len(rows))))
@@ -64,7 +64,7 @@ def test_cli_coverage_json_and_a_missing_paper(monkeypatch, capsys):
 
     assert main(["claims"]) == 2
     assert "paper is required" in capsys.readouterr().err
-    monkeypatch.setitem(claims.PROVIDERS, "ppgnn", ("ldp_audit.audits.claims_ppgnn:ppgnn_claims",))
+    monkeypatch.setitem(claims.PROVIDERS, "ppgnn", ("ldp_audit.audits.claims.ppgnn:ppgnn_claims",))
     assert main(["claims", "ppgnn", "--coverage", "--json", "--samples", "20000"]) == 0
     data = json.loads(capsys.readouterr().out)
     entries = {e["id"]: e for e in data["papers"]["ppgnn"]}
@@ -80,7 +80,7 @@ def test_cli_prints_each_claim_as_its_group_finishes(monkeypatch):
     from ldp_audit.commands import claims as command
 
     monkeypatch.setitem(claims.PROVIDERS, "se-privgemb", (
-        "ldp_audit.audits.seprivgemb_claims:metric_claims", "ldp_audit.audits.seprivgemb_claims:gradient_claims"))
+        "ldp_audit.audits.claims.se_privgemb:metric_claims", "ldp_audit.audits.claims.se_privgemb:gradient_claims"))
     out = io.StringIO()
     report = command._run_with_progress("se-privgemb", claims.ClaimSettings(), Console(file=out, force_terminal=True,
                                                                                          width=120), enabled=True)
@@ -93,7 +93,7 @@ def test_cli_coverage_without_a_paper_covers_all_four(monkeypatch, capsys):
     from ldp_audit.cli import main
 
     for paper in claims.PROVIDERS:  # fast stand-ins: the path, not the claims, is under test here
-        monkeypatch.setitem(claims.PROVIDERS, paper, ("ldp_audit.audits.seprivgemb_claims:metric_claims",))
+        monkeypatch.setitem(claims.PROVIDERS, paper, ("ldp_audit.audits.claims.se_privgemb:metric_claims",))
     assert main(["claims", "--coverage"]) == 0
     text = capsys.readouterr().out
     assert all(f"{paper}: " in text for paper in ("ldp-ge", "lpgnn", "ppgnn", "se-privgemb"))

@@ -4,8 +4,8 @@ import pytest
 pytest.importorskip("torch")
 
 from ldp_audit.audits import claims_ldp_ge  # noqa: E402
-from ldp_audit.audits.claims import ClaimSettings  # noqa: E402
-from ldp_audit.audits.result import Status  # noqa: E402
+from ldp_audit.audits.claims.registry import ClaimSettings  # noqa: E402
+from ldp_audit.audits.kernel.result import Status  # noqa: E402
 from ldp_audit.models.training import ldp_ge  # noqa: E402
 
 

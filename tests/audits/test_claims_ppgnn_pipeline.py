@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from ldp_audit.audits import claims_ppgnn, reproduction
-from ldp_audit.audits.result import Status
+from ldp_audit.audits.claims import ppgnn as claims_ppgnn
+from ldp_audit.audits.reproduction import lpgnn as reproduction
+from ldp_audit.audits.kernel.result import Status
 from ldp_audit.models.training.lpgnn import Measured
 
 MB = (55, 56, 54, 55, 57, 55, 54, 56, 55, 54)

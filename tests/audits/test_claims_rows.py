@@ -2,15 +2,16 @@
 erratum FAIL row PASSes once corrected, and the statistical rows are stable across seeds."""
 import pytest
 
-from ldp_audit.audits import aggregation, claims_ldp_ge, claims_ppgnn, seprivgemb_claims
-from ldp_audit.audits.claims import ClaimSettings
-from ldp_audit.audits.graph_bounds import check_eps_rate
-from ldp_audit.audits.result import Status
+from ldp_audit.audits.graph import aggregation
+from ldp_audit.audits.claims import ldp_ge as claims_ldp_ge, ppgnn as claims_ppgnn, se_privgemb as se_privgemb_claims
+from ldp_audit.audits.claims.registry import ClaimSettings
+from ldp_audit.audits.graph.bounds import check_eps_rate
+from ldp_audit.audits.kernel.result import Status
 from ldp_audit.mechanisms import make
 
 from claim_mutants import CORRECTIONS, MUTANTS, PROVIDER_MUTANTS, laplace_with_sqrt_rate
-from ldp_audit.audits import claims_lpgnn
-from ldp_audit.audits.result import CheckResult
+from ldp_audit.audits.claims import lpgnn as claims_lpgnn
+from ldp_audit.audits.kernel.result import CheckResult
 
 DEFAULT = ClaimSettings()
 
@@ -45,17 +46,17 @@ def _rows(row: str, paper: str = "", monkeypatch=None):
         "C17 small": lambda: [claims_ppgnn.c17_trained(_csbm(), eps=4.0, k=1, epochs=60)],
         "E16.budget": lambda: claims_ppgnn.e16_budget_rows(DEFAULT)[:1],
         "E16": lambda: claims_ppgnn.e16_budget_rows(DEFAULT)[1:],
-        "E14.table-vs-figure": lambda: [seprivgemb_claims.check_tables_agree()],
-        "C20.auc": lambda: seprivgemb_claims.check_metrics(4)[1:],
-        "C19.strucequ": lambda: seprivgemb_claims.check_metrics(4)[:1],
-        "C1.gradients": lambda: [seprivgemb_claims.check_gradients(3)],
-        "C2.clip": lambda: [seprivgemb_claims.check_clip(3)],
-        **{name: (lambda name=name: [r for r in seprivgemb_claims.check_rdp_building_blocks() if r.name == name])
+        "E14.table-vs-figure": lambda: [se_privgemb_claims.check_tables_agree()],
+        "C20.auc": lambda: se_privgemb_claims.check_metrics(4)[1:],
+        "C19.strucequ": lambda: se_privgemb_claims.check_metrics(4)[:1],
+        "C1.gradients": lambda: [se_privgemb_claims.check_gradients(3)],
+        "C2.clip": lambda: [se_privgemb_claims.check_clip(3)],
+        **{name: (lambda name=name: [r for r in se_privgemb_claims.check_rdp_building_blocks() if r.name == name])
            for name in ("C9.gaussian-rdp", "C10.poisson-rdp", "C12.conversion", "C13.composition")},
         "E12.isolated-nodes": lambda: [claims_ldp_ge.check_isolated_nodes()],
         "C20 cora": lambda: [claims_ldp_ge.check_dataset_statistics("cora")],
-        "C15.stop-rule": lambda: seprivgemb_claims.check_stop_rule()[:1],
-        "E15.post-update-check": lambda: seprivgemb_claims.check_stop_rule()[1:],
+        "C15.stop-rule": lambda: se_privgemb_claims.check_stop_rule()[:1],
+        "E15.post-update-check": lambda: se_privgemb_claims.check_stop_rule()[1:],
     }[row]()
 
 
@@ -127,8 +128,8 @@ def test_flexprop_verdict_is_a_ratio_of_expected_variances_and_stable_across_see
 
 def test_node_level_row_is_computed_and_the_edge_level_reading_passes():
     """A node in 2 subgraphs already spends more than claimed; a node in one (the edge-level reading) does not."""
-    assert seprivgemb_claims.check_node_level(group_sizes=(2,), two_releases=False).status is Status.FAIL
-    assert seprivgemb_claims.check_node_level(group_sizes=(1,), two_releases=False).status is Status.PASS
+    assert se_privgemb_claims.check_node_level(group_sizes=(2,), two_releases=False).status is Status.FAIL
+    assert se_privgemb_claims.check_node_level(group_sizes=(1,), two_releases=False).status is Status.PASS
 
 
 @pytest.mark.parametrize("better, worse, needed, expected", [
@@ -139,7 +140,7 @@ def test_node_level_row_is_computed_and_the_edge_level_reading_passes():
 def test_utility_rows_fail_only_with_enough_runs(better, worse, needed, expected):
     import numpy as np
 
-    row = seprivgemb_claims.utility_row("C17.x", "claim", np.array(better), np.array(worse), needed, 1e-3, "w", "p")
+    row = se_privgemb_claims.utility_row("C17.x", "claim", np.array(better), np.array(worse), needed, 1e-3, "w", "p")
     assert row.status is expected
     if expected is Status.INCONCLUSIVE:
         assert f"needs {needed} runs" in row.explanation
@@ -148,12 +149,12 @@ def test_utility_rows_fail_only_with_enough_runs(better, worse, needed, expected
 def test_power_analysis_sizes_the_utility_claims():
     """C17's Table VI effect (d ~ 4.3) needs a handful of runs per arm; C18's Fig. 3 effect (d ~ 1.2) about 30:
     the 3 seeds used before would usually FAIL a true C18."""
-    c17 = seprivgemb_claims.runs_needed(*seprivgemb_claims.C17_EFFECT, 1e-3)
-    c18 = seprivgemb_claims.runs_needed(*seprivgemb_claims.C18_EFFECT, 1e-3)
+    c17 = se_privgemb_claims.runs_needed(*se_privgemb_claims.C17_EFFECT, 1e-3)
+    c18 = se_privgemb_claims.runs_needed(*se_privgemb_claims.C18_EFFECT, 1e-3)
     assert 3 < c17 <= 8 and 20 <= c18 <= 40
-    assert seprivgemb_claims.UTILITY_BUDGET[True][0] >= c18  # --full runs all of them
-    assert seprivgemb_claims.detection_power(50, 0.95, 0.977, 1e-3) > 0.99  # C16's reduced default keeps power
-    assert seprivgemb_claims.detection_power(20, 0.95, 0.977, 1e-3) < 0.5
+    assert se_privgemb_claims.UTILITY_BUDGET[True][0] >= c18  # --full runs all of them
+    assert se_privgemb_claims.detection_power(50, 0.95, 0.977, 1e-3) > 0.99  # C16's reduced default keeps power
+    assert se_privgemb_claims.detection_power(20, 0.95, 0.977, 1e-3) < 0.5
 
 
 def test_ppgnn_e14_fails_at_the_papers_budget_and_holds_where_m_follows_a_large_budget():

@@ -1,5 +1,5 @@
 """ldp-ge C19 / E6: HDS's small error is shrinkage; debiased it is of the order of Piecewise."""
-from ldp_audit.audits.claims_ldp_ge import _karate_setting, compare_debiased_hds
+from ldp_audit.audits.claims.ldp_ge import _karate_setting, compare_debiased_hds
 
 
 def test_debiased_hds_is_of_the_order_of_pm_and_zero_beats_hds():

@@ -2,7 +2,7 @@
 import numpy as np
 import scipy.sparse as sp
 
-from ldp_audit.audits.claims_lpgnn import check_effective_neighbourhood, effective_neighbourhood
+from ldp_audit.audits.claims.lpgnn import check_effective_neighbourhood, effective_neighbourhood
 from ldp_audit.models.synthetic import karate
 
 

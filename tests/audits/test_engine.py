@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from ldp_audit.audits.privacy import blackbox_privacy, whitebox_privacy
-from ldp_audit.audits.reports import as_rows
-from ldp_audit.audits.search import ceiling
-from ldp_audit.audits.verify import AuditSettings, parse_checks, verify
+from ldp_audit.audits.privacy.checks import blackbox_privacy, whitebox_privacy
+from ldp_audit.audits.privacy.reports import as_rows
+from ldp_audit.audits.privacy.search import ceiling
+from ldp_audit.audits.verify.orchestrator import AuditSettings, parse_checks, verify
 from ldp_audit.cli import main
 from ldp_audit.external import adapted
 from ldp_audit.mechanisms import make

@@ -12,10 +12,10 @@ import time
 import numpy as np
 import pytest
 
-from ldp_audit.audits import engines
-from ldp_audit.audits.engines import DaskEngine, EngineError, LocalEngine, ProcessEngine
-from ldp_audit.audits.sampling import CHUNK, Stream, map_reduce, map_reduce_many, run_plans, using
-from ldp_audit.audits.verify import AuditSettings, verify
+from ldp_audit.audits.kernel import engines
+from ldp_audit.audits.kernel.engines import DaskEngine, EngineError, LocalEngine, ProcessEngine
+from ldp_audit.audits.kernel.sampling import CHUNK, Stream, map_reduce, map_reduce_many, run_plans, using
+from ldp_audit.audits.verify.orchestrator import AuditSettings, verify
 from ldp_audit.cli import main
 from ldp_audit.external import as_mechanism
 from ldp_audit.mechanisms import make
@@ -157,7 +157,7 @@ def test_engine_and_workers_go_into_settings_not_numbers(capsys):
 def test_pool_workers_exit_when_the_driver_is_killed(tmp_path):
     driver = textwrap.dedent("""
         import os, sys, time
-        from ldp_audit.audits.engines import ProcessEngine
+        from ldp_audit.audits.kernel.engines import ProcessEngine
         def pid(_):
             return os.getpid()
         engine = ProcessEngine(2)
@@ -239,8 +239,8 @@ def test_ctrl_c_stops_the_process_pool_at_once_and_leaves_no_worker():
     driver = textwrap.dedent("""
         import os, time
         import numpy as np
-        from ldp_audit.audits.engines import ProcessEngine
-        from ldp_audit.audits.sampling import CHUNK, map_reduce, using
+        from ldp_audit.audits.kernel.engines import ProcessEngine
+        from ldp_audit.audits.kernel.sampling import CHUNK, map_reduce, using
 
         class Slow:
             def __call__(self, size, rng):
@@ -277,7 +277,7 @@ def randomized_response(x, n, rng):
 
 
 def test_the_helpers_run_on_any_engine_with_the_same_numbers(dask_client):
-    from ldp_audit.audits.engines import DaskEngine
+    from ldp_audit.audits.kernel.engines import DaskEngine
     from ldp_audit.testing import assert_ldp, audit
 
     mechanism, options = randomized_response, dict(eps=1.0, domain=[0, 1], samples=20_000, seed=3)
@@ -343,7 +343,7 @@ def _session(sid: int) -> list[int]:
 
 
 def test_ctrl_c_while_workers_start_is_held_then_raised():
-    from ldp_audit.audits.engines import _sigint_deferred
+    from ldp_audit.audits.kernel.engines import _sigint_deferred
 
     reached_end = False
     with pytest.raises(KeyboardInterrupt):

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from ldp_audit.audits.stats import bennett_p_value, cantelli_p_value, equivalent_z, normal_approximation_holds
+from ldp_audit.audits.kernel.stats import bennett_p_value, cantelli_p_value, equivalent_z, normal_approximation_holds
 from ldp_audit.mechanisms import make
 from ldp_audit.mechanisms.laws import Discrete, Mixture, PiecewiseUniform
 

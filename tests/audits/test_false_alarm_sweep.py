@@ -26,8 +26,8 @@ import functools
 import pytest
 from scipy import stats
 
-from ldp_audit.audits import verify as verify_module
-from ldp_audit.audits.verify import DEFAULT_SAMPLES, AuditSettings, verify
+from ldp_audit.audits.verify import orchestrator as verify_module
+from ldp_audit.audits.verify.orchestrator import DEFAULT_SAMPLES, AuditSettings, verify
 from ldp_audit.mechanisms import make, names
 from ldp_audit.mechanisms.validation import EPS_MAX, EPS_MIN
 

@@ -7,9 +7,10 @@ import numpy as np
 import pytest
 from mutants import WrongBudget, WrongRectifier
 
-from ldp_audit.audits import aggregation, claims_ldp_ge, claims_lpgnn, claims_ppgnn, graph_bounds
-from ldp_audit.audits.claims import ClaimSettings
-from ldp_audit.audits.result import Status
+from ldp_audit.audits.graph import aggregation, bounds as graph_bounds
+from ldp_audit.audits.claims import ldp_ge as claims_ldp_ge, lpgnn as claims_lpgnn, ppgnn as claims_ppgnn
+from ldp_audit.audits.claims.registry import ClaimSettings
+from ldp_audit.audits.kernel.result import Status
 from ldp_audit.mechanisms import make
 from ldp_audit.mechanisms.personalised import PersonalisedMechanism
 from ldp_audit.models import propagation as prop

@@ -21,7 +21,7 @@ import math
 import numpy as np
 import pytest
 
-from ldp_audit.audits.reports import ReportFormat, Rows, as_rows, splitmix64
+from ldp_audit.audits.privacy.reports import ReportFormat, Rows, as_rows, splitmix64
 from ldp_audit.cli import main
 from ldp_audit.mechanisms import make
 from ldp_audit.testing import audit

@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ldp_audit.audits.ldp_ge_reproduction import (instability_rows, ldp_ge_report, lp_below_rows, margin_rows,
+from ldp_audit.audits.reproduction.ldp_ge import (instability_rows, ldp_ge_report, lp_below_rows, margin_rows,
                                                   printed_margin)
-from ldp_audit.audits.result import Status
+from ldp_audit.audits.kernel.result import Status
 from ldp_audit.models.training import ldp_ge
 from ldp_audit.models.training.store import RunResult
 from ldp_audit.papers import ldp_ge as paper

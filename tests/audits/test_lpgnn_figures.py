@@ -8,9 +8,9 @@ import json
 import numpy as np
 import pytest
 
-from ldp_audit.audits.lpgnn_figures import fig6_rows, labelrate_rows, readoff_tolerance, selfloop_rows
-from ldp_audit.audits.lpgnn_mae import fig5_rows, mae_sweep
-from ldp_audit.audits.result import Status
+from ldp_audit.audits.reproduction.lpgnn_figures import fig6_rows, labelrate_rows, readoff_tolerance, selfloop_rows
+from ldp_audit.audits.reproduction.lpgnn_mae import fig5_rows, mae_sweep
+from ldp_audit.audits.kernel.result import Status
 from ldp_audit.cli import main
 from ldp_audit.models import synthetic
 from ldp_audit.models.training import lpgnn
@@ -170,8 +170,8 @@ def test_reproduce_refuses_a_figure_of_another_paper(capsys):
 
 
 def test_each_target_draws_a_png_and_several_targets_get_one_file_each(sweep):
-    from ldp_audit.audits.result import AuditReport
-    from ldp_audit.commands.reproduce_lpgnn import PLOTS, plot_paths
+    from ldp_audit.audits.kernel.result import AuditReport
+    from ldp_audit.commands.reproduce.lpgnn import PLOTS, plot_paths
 
     fig6 = list(_fig6(False).values())
     cells = lpgnn.selfloop_cells(["cora"], (1, 4, 16), RUNS)
@@ -204,7 +204,7 @@ def test_fig6_peak_row_follows_where_the_text_says_accuracy_peaks(dataset, ks, a
     (0.5, 8.0, Status.FAIL),  # mutant: the gap grows
 ])
 def test_the_eps_gap_row_compares_sizes_not_signs(wide, narrow, status):
-    from ldp_audit.audits.lpgnn_figures import shrink_row
+    from ldp_audit.audits.reproduction.lpgnn_figures import shrink_row
 
     row = shrink_row("gap", "claim", wide + NOISE, narrow + NOISE[::-1], "gap")
     assert row.status is status, row.explanation

@@ -2,7 +2,7 @@
 the checks, with its claims declared; and each privacy bug fails the black-box search from its sampler alone."""
 import pytest
 
-from ldp_audit.audits.verify import AuditSettings, verify
+from ldp_audit.audits.verify.orchestrator import AuditSettings, verify
 from ldp_audit.external import adapted
 
 from mutants import MUTANTS

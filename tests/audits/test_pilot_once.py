@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ldp_audit.audits.search import PAIR_PILOT
-from ldp_audit.audits.verify import AuditSettings, verify
+from ldp_audit.audits.privacy.search import PAIR_PILOT
+from ldp_audit.audits.verify.orchestrator import AuditSettings, verify
 from ldp_audit.external import as_mechanism
 
 

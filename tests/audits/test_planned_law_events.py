@@ -9,8 +9,8 @@ from dataclasses import dataclass
 
 import pytest
 
-from ldp_audit.audits.search import PLANNED_SHARE
-from ldp_audit.audits.verify import AuditSettings, verify
+from ldp_audit.audits.privacy.search import PLANNED_SHARE
+from ldp_audit.audits.verify.orchestrator import AuditSettings, verify
 from ldp_audit.mechanisms import make
 from ldp_audit.mechanisms.frequency.subset import SubsetSelection
 from ldp_audit.mechanisms.frequency.unary import OptimisedUnaryEncoding

@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ldp_audit.audits import ppgnn_figures as rows
-from ldp_audit.audits.result import AuditReport, CheckResult, Status
+from ldp_audit.audits.reproduction import ppgnn_figures as rows
+from ldp_audit.audits.kernel.result import AuditReport, CheckResult, Status
 from ldp_audit.cli import main
-from ldp_audit.commands.reproduce_ppgnn_figures import figure_plot
+from ldp_audit.commands.reproduce.ppgnn_figures import figure_plot
 from ldp_audit.models.training import ppgnn_figures
 from ldp_audit.models.training.lpgnn import Measured
 

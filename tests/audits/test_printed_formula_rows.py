@@ -1,9 +1,9 @@
 """Claims rows that check a printed formula against an independent computation, with their failing twins."""
 import pytest
 
-from ldp_audit.audits import claims_ldp_ge, seprivgemb_claims
-from ldp_audit.audits.claims import ClaimSettings
-from ldp_audit.audits.result import Status
+from ldp_audit.audits.claims import ldp_ge as claims_ldp_ge, se_privgemb as se_privgemb_claims
+from ldp_audit.audits.claims.registry import ClaimSettings
+from ldp_audit.audits.kernel.result import Status
 from ldp_audit.papers import ldp_ge as ldp_ge_paper
 
 
@@ -12,8 +12,8 @@ def _row(rows, name):
 
 
 def test_theorem5_step_erratum_fails_at_the_papers_sensitivity_and_holds_at_one():
-    assert seprivgemb_claims.check_theorem5_step().status is Status.FAIL  # E7: S = C = 2
-    assert seprivgemb_claims.check_theorem5_step(sensitivity=1.0).status is Status.PASS
+    assert se_privgemb_claims.check_theorem5_step().status is Status.FAIL  # E7: S = C = 2
+    assert se_privgemb_claims.check_theorem5_step(sensitivity=1.0).status is Status.PASS
 
 
 @pytest.fixture(scope="module")

@@ -10,9 +10,9 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from ldp_audit.audits.moments import two_point_mean_p, two_point_variance_p
-from ldp_audit.audits.stats import binomial_two_sided_p
-from ldp_audit.audits.verify import AuditSettings, verify
+from ldp_audit.audits.verify.moments import two_point_mean_p, two_point_variance_p
+from ldp_audit.audits.kernel.stats import binomial_two_sided_p
+from ldp_audit.audits.verify.orchestrator import AuditSettings, verify
 from ldp_audit.mechanisms import make
 from ldp_audit.mechanisms.frequency.hadamard import HadamardResponse
 from ldp_audit.mechanisms.frequency.hashing import BinaryLocalHashing, OptimisedLocalHashing
@@ -156,7 +156,7 @@ def test_local_hashing_formulas_agree_with_the_law_exactly(cls):
 def test_the_seeded_hash_family_collides_with_probability_one_over_g(g):
     """The assumption above, on the implementation: over 2^20 public seeds, every pair of a few items collides at
     a rate whose Clopper-Pearson interval (level 1e-6 per pair) holds 1/g (Carter-Wegman: 1/g up to O(g / P))."""
-    from ldp_audit.audits.stats import clopper_pearson
+    from ldp_audit.audits.kernel.stats import clopper_pearson
     from ldp_audit.mechanisms.frequency.hashing import universal_hash
 
     seeds = np.random.default_rng(g).integers(0, np.iinfo(np.int64).max, size=1 << 20, dtype=np.int64)

@@ -11,7 +11,7 @@ import math
 import numpy as np
 import pytest
 
-from ldp_audit.audits.result import AuditReport, CheckResult, Status
+from ldp_audit.audits.kernel.result import AuditReport, CheckResult, Status
 from ldp_audit.cli import main
 from ldp_audit.commands.render import to_markdown, to_table
 from ldp_audit.testing import assert_ldp, audit

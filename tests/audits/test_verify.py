@@ -5,11 +5,11 @@ import math
 import numpy as np
 import pytest
 
-from ldp_audit.audits import privacy
-from ldp_audit.audits.search import search
-from ldp_audit.audits.sampling import CHUNK, chunk_sizes, map_reduce
-from ldp_audit.audits.stats import clopper_pearson, ratio_lower_bound
-from ldp_audit.audits.verify import AuditSettings, verify
+from ldp_audit.audits.privacy import checks as privacy
+from ldp_audit.audits.privacy.search import search
+from ldp_audit.audits.kernel.sampling import CHUNK, chunk_sizes, map_reduce
+from ldp_audit.audits.kernel.stats import clopper_pearson, ratio_lower_bound
+from ldp_audit.audits.verify.orchestrator import AuditSettings, verify
 from ldp_audit.mechanisms import available, make
 
 from conftest import ORACLE_NAMES
@@ -94,7 +94,7 @@ def test_report_json_schema_is_versioned_and_finite():
 
 def _streams_drawn(monkeypatch) -> list:
     """Record the stream of every task (pilots 800 + i, final counts 900 + i, moments 100 + i, fit 200 + i)."""
-    from ldp_audit.audits import sampling
+    from ldp_audit.audits.kernel import sampling
 
     streams, run_block = [], sampling._run_block
 
@@ -107,7 +107,7 @@ def _streams_drawn(monkeypatch) -> list:
 
 
 def test_privacy_only_spends_the_whole_alpha_on_the_blackbox_family_and_draws_nothing_else(monkeypatch):
-    from ldp_audit.audits.verify import planned_draws
+    from ldp_audit.audits.verify.orchestrator import planned_draws
 
     mechanism, settings = make("laplace", eps=1.0), AuditSettings(samples=20_000, seed=5, alpha=1e-3)
     streams, drawn = _streams_drawn(monkeypatch), []
@@ -125,9 +125,9 @@ def test_privacy_only_spends_the_whole_alpha_on_the_blackbox_family_and_draws_no
 
 @pytest.mark.parametrize("name", ["laplace", "esw"])  # esw: the search adds pairs of its pilot inputs
 def test_one_progress_step_per_finished_task_across_every_family(name):
-    from ldp_audit.audits.engines import LocalEngine
-    from ldp_audit.audits.sampling import using
-    from ldp_audit.audits.verify import planned_draws
+    from ldp_audit.audits.kernel.engines import LocalEngine
+    from ldp_audit.audits.kernel.sampling import using
+    from ldp_audit.audits.verify.orchestrator import planned_draws
 
     mechanism, settings, drawn = make(name, eps=1.0), AuditSettings(samples=3 * CHUNK, seed=5), []
     with using(LocalEngine(block=1)):

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ldp_audit.audits import accounting
-from ldp_audit.audits.result import Status
+from ldp_audit.audits.privacy import accountants as accounting
+from ldp_audit.audits.kernel.result import Status
 from ldp_audit.cli import main
 
 
@@ -90,7 +90,7 @@ def test_plot_must_end_in_png(argv, name, tmp_path, capsys):
 
 # ---------------------------------------------------------------- the Python API
 def test_verify_refuses_what_is_not_a_mechanism():
-    from ldp_audit.audits.verify import verify
+    from ldp_audit.audits.verify.orchestrator import verify
 
     for thing in ("hds", None, 3.0):
         with pytest.raises(TypeError, match="audit interface.*mechanisms.make"):
@@ -98,7 +98,7 @@ def test_verify_refuses_what_is_not_a_mechanism():
 
 
 def test_verify_refuses_settings_that_are_not_audit_settings():
-    from ldp_audit.audits.verify import verify
+    from ldp_audit.audits.verify.orchestrator import verify
     from ldp_audit.mechanisms import make
 
     with pytest.raises(TypeError, match="settings must be an AuditSettings"):

@@ -157,7 +157,7 @@ def test_floats_follow_one_significant_digit_rule_and_json_keeps_them(capsys):
 
 
 def test_render_handles_newlines_and_pipes_in_any_cell():
-    from ldp_audit.audits.result import AuditReport, CheckResult, Status
+    from ldp_audit.audits.kernel.result import AuditReport, CheckResult, Status
     from ldp_audit.commands.render import report_from_dict, to_markdown
 
     report = AuditReport.of("two\nlines", [CheckResult("a|b", "claim\nsplit", Status.PASS, 0.1 + 0.2, "s",

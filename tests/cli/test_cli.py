@@ -90,8 +90,8 @@ def test_compare_and_sweep(capsys, tmp_path):
     ("ppgnn", {"C2 (E1)", "C6 (E2)", "C8 (E3)", "E14"}),
 ])
 def test_claims_show_errata_as_fail_and_the_rest_pass(capsys, paper, errata):
-    from ldp_audit.audits.claims import ClaimSettings
-    from ldp_audit.audits import claims_ldp_ge, claims_lpgnn, claims_ppgnn
+    from ldp_audit.audits.claims.registry import ClaimSettings
+    from ldp_audit.audits.claims import ldp_ge as claims_ldp_ge, lpgnn as claims_lpgnn, ppgnn as claims_ppgnn
 
     provider = {"ldp-ge": claims_ldp_ge.ldp_ge_claims, "lpgnn": claims_lpgnn.lpgnn_claims,
                 "ppgnn": claims_ppgnn.ppgnn_claims}[paper]

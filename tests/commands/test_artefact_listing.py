@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from ldp_audit.audits import claims
+from ldp_audit.audits.claims import registry as claims
 from ldp_audit.cli import main
 from ldp_audit.papers import artefacts
 
@@ -26,7 +26,7 @@ def test_reproduce_help_lists_every_id_with_what_runs_it(capsys, monkeypatch):
 
 def _fast_claims(monkeypatch):
     for paper in claims.PROVIDERS:  # fast stand-ins: the listing, not the claims, is under test here
-        monkeypatch.setitem(claims.PROVIDERS, paper, ("ldp_audit.audits.seprivgemb_claims:metric_claims",))
+        monkeypatch.setitem(claims.PROVIDERS, paper, ("ldp_audit.audits.claims.se_privgemb:metric_claims",))
 
 
 def test_claims_coverage_json_has_every_artefact_and_the_counts(monkeypatch, capsys):

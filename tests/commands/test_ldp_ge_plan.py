@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ldp_audit.commands import _reproduce_common as common
+from ldp_audit.commands.reproduce import common
 from ldp_audit.models.training import RunConfig, RunResult, ldp_ge
 
 

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from ldp_audit.commands import _reproduce_common as common
+from ldp_audit.commands.reproduce import common
 from ldp_audit.models.training import RunConfig
 
 #: CPU-seconds per run, per epoch and per propagation step, of the fake stacked runner below.

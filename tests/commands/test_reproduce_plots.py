@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ldp_audit.audits.ldp_ge_reproduction import ldp_ge_report
-from ldp_audit.audits.result import AuditReport, CheckResult, Status
-from ldp_audit.commands._reproduce_common import panel_grid
-from ldp_audit.commands.reproduce_ldp_ge import ldp_ge_plot
-from ldp_audit.commands.reproduce_se_privgemb import se_privgemb_plot
+from ldp_audit.audits.reproduction.ldp_ge import ldp_ge_report
+from ldp_audit.audits.kernel.result import AuditReport, CheckResult, Status
+from ldp_audit.commands.reproduce.common import panel_grid
+from ldp_audit.commands.reproduce.ldp_ge import ldp_ge_plot
+from ldp_audit.commands.reproduce.se_privgemb import se_privgemb_plot
 from ldp_audit.models.training import ldp_ge
 from ldp_audit.models.training.store import RunResult
 

@@ -10,9 +10,9 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from ldp_audit.audits.result import Status
+from ldp_audit.audits.kernel.result import Status
 from ldp_audit.cli import main
-from ldp_audit.audits.ppgnn_reproduction import (c19_rows, feature_budget_row, k_trend_row, ppgnn_paper_value,
+from ldp_audit.audits.reproduction.ppgnn import (c19_rows, feature_budget_row, k_trend_row, ppgnn_paper_value,
                                                  ppgnn_rows, ppm_over_mb)
 from ldp_audit.models.training import ppgnn
 from ldp_audit.models.training.lpgnn import Measured

@@ -8,11 +8,11 @@ import json
 import numpy as np
 import pytest
 
-from ldp_audit.audits import se_privgemb_reproduction as repro
-from ldp_audit.audits.result import Status
+from ldp_audit.audits.reproduction import se_privgemb as repro
+from ldp_audit.audits.kernel.result import Status
 from ldp_audit.cli import main
-from ldp_audit.models import seprivgemb_runs
-from ldp_audit.models.seprivgemb_runs import SePrivGEmbResult
+from ldp_audit.models import se_privgemb_runs
+from ldp_audit.models.se_privgemb_runs import SePrivGEmbResult
 
 
 def _exit_code(argv) -> int:
@@ -73,7 +73,7 @@ def test_quick_end_to_end_then_resume_skips_finished_runs(tiny_power, capsys, mo
     def must_not_run(*args):
         raise AssertionError("a finished run was trained again")
 
-    monkeypatch.setattr(seprivgemb_runs, "run_with_cache", must_not_run)
+    monkeypatch.setattr(se_privgemb_runs, "run_with_cache", must_not_run)
     assert _exit_code(_reproduce(tiny_power)) in (0, 1)
     again = json.loads(capsys.readouterr().out)
     assert [r["details"].get("values") for r in again["results"]] == \

@@ -11,7 +11,7 @@ from collections import namedtuple
 import pytest
 
 from ldp_audit.cli import main
-from ldp_audit.commands import _reproduce_common as common
+from ldp_audit.commands.reproduce import common
 from ldp_audit.models.training import RunConfig, RunStore, sweep
 from ldp_audit.models.training.train import train_run
 

@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pytest
 
-from ldp_audit.audits.reproduction import reproduction_report, tolerance
+from ldp_audit.audits.reproduction.lpgnn import reproduction_report, tolerance
 from ldp_audit.cli import main
 from ldp_audit.models.training import RunConfig, RunResult, RunStore
 from ldp_audit.models.training import lpgnn
@@ -116,7 +116,7 @@ def test_tolerances_follow_spec_7_4():
 def test_e12_fails_the_printed_github_sentence_and_passes_a_table_that_supports_it():
     from copy import deepcopy
 
-    from ldp_audit.audits.claims_lpgnn import e12_rq1_arithmetic
+    from ldp_audit.audits.claims.lpgnn import e12_rq1_arithmetic
 
     printed = e12_rq1_arithmetic()
     assert [r.status.value for r in printed] == ["fail", "pass", "pass"]
@@ -129,7 +129,7 @@ def test_e12_fails_the_printed_github_sentence_and_passes_a_table_that_supports_
 
 @pytest.mark.parametrize("offset, status", [(0.0, "pass"), (-5.0, "fail")])
 def test_c14_and_e14_rows_read_stored_results(tmp_path, offset, status):
-    from ldp_audit.audits.claims_lpgnn import table3_reproduction_rows
+    from ldp_audit.audits.claims.lpgnn import table3_reproduction_rows
 
     cells = lpgnn.table3_cells(lpgnn.QUICK_DATASETS, lpgnn.EPS_QUICK, lpgnn.K_QUICK, lpgnn.RUNS_QUICK)
     _fabricate(RunStore(tmp_path), cells,
@@ -140,14 +140,14 @@ def test_c14_and_e14_rows_read_stored_results(tmp_path, offset, status):
 
 
 def test_c14_without_results_is_inconclusive(tmp_path):
-    from ldp_audit.audits.claims_lpgnn import table3_reproduction_rows
+    from ldp_audit.audits.claims.lpgnn import table3_reproduction_rows
 
     assert [r.status.value for r in table3_reproduction_rows("quick", tmp_path)] == ["inconclusive", "inconclusive"]
 
 
 def test_c16_passes_drop_and_fails_a_target_with_the_wrong_step_count():
-    from ldp_audit.audits.claims import ClaimSettings
-    from ldp_audit.audits.claims_lpgnn import c16_drop_targets
+    from ldp_audit.audits.claims.registry import ClaimSettings
+    from ldp_audit.audits.claims.lpgnn import c16_drop_targets
     from ldp_audit.models.training.stages import Drop
 
     settings = ClaimSettings(samples=4_000)
@@ -158,8 +158,8 @@ def test_c16_passes_drop_and_fails_a_target_with_the_wrong_step_count():
 
 
 def test_c13_holds_for_the_mechanisms_and_fails_when_mbm_is_really_the_one_bit_mechanism():
-    from ldp_audit.audits.claims import ClaimSettings
-    from ldp_audit.audits.claims_lpgnn import _rq2_mechanisms, c13_mae_ordering
+    from ldp_audit.audits.claims.registry import ClaimSettings
+    from ldp_audit.audits.claims.lpgnn import _rq2_mechanisms, c13_mae_ordering
     from ldp_audit.mechanisms import make
 
     settings = ClaimSettings(samples=4_000)
@@ -182,7 +182,7 @@ def test_reproduce_drop_table_lists_every_cell_with_the_authors_number(tmp_path,
 
 
 def test_report_names_the_devices_the_runs_trained_on_not_this_machine():
-    from ldp_audit.commands._reproduce_common import devices_used
+    from ldp_audit.commands.reproduce.common import devices_used
 
     def result(device, name):
         return RunResult(RunConfig("cora"), {}, {}, device, name, {}, 1.0)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from ldp_audit.audits.engines import DaskEngine, LocalEngine, ProcessEngine
+from ldp_audit.audits.kernel.engines import DaskEngine, LocalEngine, ProcessEngine
 from ldp_audit.models.training import RunConfig, RunStore, sweep
 from ldp_audit.models.training.train import train_run
 
@@ -236,7 +236,7 @@ def test_a_killed_reproduce_driver_leaves_no_worker_and_no_resource_tracker(tmp_
 DRIVER = textwrap.dedent("""
     import signal
     import sys
-    from ldp_audit.audits.engines import ProcessEngine
+    from ldp_audit.audits.kernel.engines import ProcessEngine
     from ldp_audit.models.training import RunConfig, RunStore, sweep, train  # forked workers start with torch
     configs = [RunConfig("csbm", eps_x=1.0, k_x=1, epochs=EPOCHS, seed=seed) for seed in range(RUNS)]
     def started(result, fresh):

@@ -16,7 +16,7 @@ from scipy import stats
 
 from ldp_audit.cli import main
 from ldp_audit.external import Box, FiniteSet, Interval, as_mechanism, audit_external, load_external
-from ldp_audit.audits.verify import AuditSettings
+from ldp_audit.audits.verify.orchestrator import AuditSettings
 from ldp_audit.mechanisms import make
 from ldp_audit.testing import DEFAULT_ALPHA, DEFAULT_SAMPLES, assert_ldp, assert_moments, audit
 

@@ -159,7 +159,7 @@ def test_string_category_domains_are_read_and_bad_ones_named():
 
 
 def test_require_seeded_must_be_a_bool():
-    from ldp_audit.audits.verify import AuditSettings
+    from ldp_audit.audits.verify.orchestrator import AuditSettings
 
     with pytest.raises(ValueError, match="require_seeded must be True or False"):
         AuditSettings(require_seeded="yes")

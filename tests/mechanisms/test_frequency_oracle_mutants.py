@@ -19,8 +19,8 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from ldp_audit.audits.report_law import whitebox_report_law
-from ldp_audit.audits.verify import AuditSettings, verify
+from ldp_audit.audits.privacy.report_law import whitebox_report_law
+from ldp_audit.audits.verify.orchestrator import AuditSettings, verify
 from ldp_audit.mechanisms.frequency.base import pure_estimate
 from ldp_audit.mechanisms.frequency.hadamard import HadamardResponse
 from ldp_audit.mechanisms.frequency.hashing import BinaryLocalHashing, OptimisedLocalHashing

@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from ldp_audit.audits.compare import variance_report
-from ldp_audit.audits.report_law import law_ceiling, whitebox_report_law
-from ldp_audit.audits.verify import AuditSettings, verify
+from ldp_audit.audits.verify.compare import variance_report
+from ldp_audit.audits.privacy.report_law import law_ceiling, whitebox_report_law
+from ldp_audit.audits.verify.orchestrator import AuditSettings, verify
 from ldp_audit.mechanisms import make, names
 from ldp_audit.mechanisms.frequency import ORACLES
 from ldp_audit.mechanisms.frequency.hashing import BinaryLocalHashing, OptimisedLocalHashing, universal_hash

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from ldp_audit.audits.exact import enumerate_max_ratio
+from ldp_audit.audits.privacy.exact import enumerate_max_ratio
 from ldp_audit.mechanisms.personalised import PersonalisedMechanism as PPM
 
 

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 import torch
 
-from ldp_audit.audits.ldp_ge_reproduction import cell_row, ldp_ge_report, ordering_rows
-from ldp_audit.audits.result import Status
+from ldp_audit.audits.reproduction.ldp_ge import cell_row, ldp_ge_report, ordering_rows
+from ldp_audit.audits.kernel.result import Status
 from ldp_audit.cli import main
 from ldp_audit.models import data, synthetic
 from ldp_audit.models.training import RunResult, ldp_ge

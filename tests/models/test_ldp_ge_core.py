@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import torch
 
-from ldp_audit.audits.engines import DaskEngine, LocalEngine, ProcessEngine
+from ldp_audit.audits.kernel.engines import DaskEngine, LocalEngine, ProcessEngine
 from ldp_audit.cli import main
 from ldp_audit.mechanisms import make
 from ldp_audit.models.perturbation import as_dense, server_estimates

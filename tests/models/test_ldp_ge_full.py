@@ -6,11 +6,11 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from ldp_audit.audits.ldp_ge_reproduction import (baseline_protocol_rows, figure2_rows, k_sweep_rows,
+from ldp_audit.audits.reproduction.ldp_ge import (baseline_protocol_rows, figure2_rows, k_sweep_rows,
                                                   ldp_ge_report, link_text_rows)
-from ldp_audit.audits.result import Status
+from ldp_audit.audits.kernel.result import Status
 from ldp_audit.cli import main
-from ldp_audit.commands.reproduce_ldp_ge import ldp_ge_plot
+from ldp_audit.commands.reproduce.ldp_ge import ldp_ge_plot
 from ldp_audit.models import propagation as prop
 from ldp_audit.models import synthetic
 from ldp_audit.models.training import RunResult, ldp_ge

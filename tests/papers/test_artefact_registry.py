@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ldp_audit.commands.reproduce import TABLES
+from ldp_audit.commands.reproduce.command import TABLES
 from ldp_audit.papers import artefacts
 
 
@@ -69,7 +69,7 @@ def test_counts_leave_out_what_the_seed_does_not_print():
 
 def test_every_merged_target_command_parses_and_passes_the_option_checks():
     from ldp_audit.cli import build_parser
-    from ldp_audit.commands.reproduce import check_options
+    from ldp_audit.commands.reproduce.command import check_options
 
     parser = build_parser()
     for entry in artefacts.ARTEFACTS:

@@ -157,7 +157,7 @@ def test_bad_engine_options_are_usage_errors(inner, args, message):
 
 
 def test_plugin_engines_match_the_library():
-    from ldp_audit.audits.engines import ENGINES
+    from ldp_audit.audits.kernel.engines import ENGINES
     from ldp_audit.testing import plugin
 
     assert plugin.ENGINES == ENGINES

@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from ...models.reports import query_reports
-from ..result import CheckResult, Status
-from ..sampling import rng_for
+from ..kernel.result import CheckResult, Status
+from ..kernel.sampling import rng_for
 from .bayes import attack_row, count_correct, ldp_ceiling, map_guess
 
 CLAIM = "lpgnn Cor. 3.7 (post-processing), C11: repeated queries gain nothing when reports are memoised"

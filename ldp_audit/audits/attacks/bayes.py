@@ -13,9 +13,9 @@ import math
 
 import numpy as np
 
-from ..result import CheckResult, Status
-from ..sampling import map_reduce
-from ..stats import one_sided_bounds
+from ..kernel.result import CheckResult, Status
+from ..kernel.sampling import map_reduce
+from ..kernel.stats import one_sided_bounds
 
 #: Report entries (users x report width) simulated at once inside a chunk: bounds memory at any d.
 BATCH_ENTRIES = 1 << 21

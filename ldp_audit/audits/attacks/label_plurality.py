@@ -19,8 +19,8 @@ import numpy as np
 from scipy import stats
 
 from ...mechanisms import make
-from ..result import CheckResult, Status
-from ..sampling import rng_for
+from ..kernel.result import CheckResult, Status
+from ..kernel.sampling import rng_for
 
 CLAIM = "lpgnn C16: plurality of N randomized-response labels (label-denoising target quality)"
 

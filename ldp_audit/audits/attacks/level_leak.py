@@ -22,7 +22,7 @@ import numpy as np
 from scipy import stats
 
 from ...mechanisms.personalised import PersonalisedMechanism
-from ..result import CheckResult
+from ..kernel.result import CheckResult
 from .bayes import attack_row, bayes_accuracy, count_correct, exact_row, ldp_ceiling, map_guess
 
 CLAIM_LEVEL = "ppgnn Sec. III-B, C11: the level tau is protected by ESW at eps_1 (dual protection)"

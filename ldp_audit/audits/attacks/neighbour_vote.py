@@ -20,9 +20,9 @@ import numpy as np
 
 from ...mechanisms.personalised import PersonalisedMechanism
 from ...models.reports import column_reports, neighbour_votes
-from ..result import CheckResult, Status
-from ..sampling import rng_for
-from ..stats import one_sided_bounds
+from ..kernel.result import CheckResult, Status
+from ..kernel.sampling import rng_for
+from ..kernel.stats import one_sided_bounds
 
 CLAIM = "ppgnn Sec. IV-E, C18: neighbour-vote attribute inference is near guessing under LDP (not an LDP bound)"
 NOT_BOUNDED = "LDP does not bound this attack (it reads the neighbours' reports, not the target's)"

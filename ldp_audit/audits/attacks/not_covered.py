@@ -5,7 +5,7 @@ honest-but-curious server sees in the clear.
 """
 from __future__ import annotations
 
-from ..result import CheckResult
+from ..kernel.result import CheckResult
 from .bayes import not_covered_row
 
 

@@ -25,7 +25,7 @@ import math
 import numpy as np
 from scipy import integrate, stats
 
-from ..result import CheckResult
+from ..kernel.result import CheckResult
 from .bayes import attack_row, bayes_accuracy, count_correct, exact_row, ldp_ceiling, map_guess
 
 CLAIM = "lpgnn C12 / ppgnn C10: attribute inference from one's own report is bounded by e^eps/(1+e^eps)"

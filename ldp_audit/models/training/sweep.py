@@ -1,7 +1,7 @@
 """Many runs on an engine: skip the finished ones, send the rest out in tasks of one batch (group) of runs each,
 and save each result here, atomically, the moment its task is back.
 
-The sweep is written against the engine protocol of the audits (``ldp_audit.audits.engines``: ``submit``,
+The sweep is written against the engine protocol of the audits (``ldp_audit.audits.kernel.engines``: ``submit``,
 ``wait_any``, ``cancel``, ``workers``; local, a process pool or Dask), which the caller chooses and passes in:
 the models layer sits below the audits and never imports them. A task is ``run_task(run_batch, group, ...)``:
 the worker runs the group through ``run_batch(configs, device, cache) -> results`` (in config order) with its

@@ -5,7 +5,7 @@ import pytest
 
 from ldp_audit.audits.attacks.averaging import averaging_attack
 from ldp_audit.audits.attacks.label_plurality import label_plurality_attack, plurality_accuracy
-from ldp_audit.audits.result import Status
+from ldp_audit.audits.kernel.result import Status
 from ldp_audit.mechanisms import make
 from ldp_audit.models.reports import query_reports
 

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from ldp_audit.audits.claims import PROVIDERS
+from ldp_audit.audits.claims.registry import PROVIDERS
 from ldp_audit.cli import build_parser, main
 
 ATTACKS = ("own-report", "averaging", "level-leak", "neighbour-vote", "label-plurality", "not-covered")
@@ -50,13 +50,13 @@ def test_bad_input_exits_2(capsys, argv, fragment):
 
 
 def test_claims_register_the_attack_rows():
-    assert "ldp_audit.audits.claims_lpgnn:lpgnn_attack_claims" in PROVIDERS["lpgnn"]
-    assert "ldp_audit.audits.claims_ppgnn:ppgnn_attack_claims" in PROVIDERS["ppgnn"]
+    assert "ldp_audit.audits.claims.lpgnn:lpgnn_attack_claims" in PROVIDERS["lpgnn"]
+    assert "ldp_audit.audits.claims.ppgnn:ppgnn_attack_claims" in PROVIDERS["ppgnn"]
 
 
 def test_lpgnn_attack_claims_pass():
-    from ldp_audit.audits.claims import ClaimSettings
-    from ldp_audit.audits.claims_lpgnn import lpgnn_attack_claims
+    from ldp_audit.audits.claims.registry import ClaimSettings
+    from ldp_audit.audits.claims.lpgnn import lpgnn_attack_claims
 
     rows = lpgnn_attack_claims(ClaimSettings(samples=20_000))
     assert all(r.passed for r in rows) and any(r.name.startswith("C12") for r in rows)
@@ -64,9 +64,9 @@ def test_lpgnn_attack_claims_pass():
 
 
 def test_ppgnn_attack_claims_flag_the_paper_mode_only():
-    from ldp_audit.audits.claims import ClaimSettings
-    from ldp_audit.audits.claims_ppgnn import ppgnn_attack_claims
-    from ldp_audit.audits.result import Status
+    from ldp_audit.audits.claims.registry import ClaimSettings
+    from ldp_audit.audits.claims.ppgnn import ppgnn_attack_claims
+    from ldp_audit.audits.kernel.result import Status
 
     rows = ppgnn_attack_claims(ClaimSettings(samples=20_000))
     paper = [r for r in rows if r.name.startswith("C11 (paper)")]

@@ -4,7 +4,7 @@ import pytest
 
 from ldp_audit.audits.attacks.bayes import bayes_accuracy, ldp_ceiling
 from ldp_audit.audits.attacks.level_leak import exact_accuracies, level_leak_attack
-from ldp_audit.audits.result import Status
+from ldp_audit.audits.kernel.result import Status
 from ldp_audit.mechanisms.personalised import PersonalisedMechanism as PPM
 
 

@@ -7,7 +7,7 @@ import scipy.sparse as sp
 from scipy import stats
 
 from ldp_audit.audits.attacks.neighbour_vote import NOT_BOUNDED, neighbour_vote_attack, star_vote_accuracy
-from ldp_audit.audits.result import Status
+from ldp_audit.audits.kernel.result import Status
 from ldp_audit.mechanisms import make
 from ldp_audit.mechanisms.personalised import PersonalisedMechanism
 from ldp_audit.mechanisms.sampled import SampledMechanism

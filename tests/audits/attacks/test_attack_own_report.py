@@ -9,7 +9,7 @@ import pytest
 from ldp_audit.audits.attacks.bayes import bayes_accuracy, ldp_ceiling
 from ldp_audit.audits.attacks.own_report import (exact_one_coordinate, exact_whole_vector, majority_accuracy,
                                                  own_report_attack)
-from ldp_audit.audits.result import Status
+from ldp_audit.audits.kernel.result import Status
 from ldp_audit.mechanisms import make
 
 

@@ -1,0 +1,2 @@
+"""Graph audits: propagation and aggregation error bounds on real graphs (``bounds``, ``aggregation``,
+``dataset_bounds``), dataset integrity (``datasets``) and the guard on feature ranges (``feature_guard``)."""

@@ -1,0 +1,180 @@
+"""``verify``: the one orchestrator. Every audit that a mechanism's declarations allow, with one family-wise
+false-alarm rate.
+
+It reads only the :class:`ldp_audit.mechanisms.base.Auditable` interface, so a built-in and the same mechanism
+handed in by a user (adapted by :func:`ldp_audit.external.as_mechanism`) get the same rows. What runs:
+
+* ``sanity.*`` (exact, always): shape, finiteness, declared support, determinism given the seed (a sampler with
+  its own unseedable generator gets a WARN row and is audited on fresh draws; ``require_seeded`` makes it a FAIL);
+* privacy (``checks`` holds "privacy"): with a law (or an enumerated whole-report law, ``report_law.py``), the
+  exact ``law.mass`` and ``privacy.whitebox`` rows; always
+  the black-box search on the mechanism's own samples (``privacy.blackbox``), with the law's events added as
+  candidates, and ``privacy.budget`` when the law has events of maximal ratio;
+* moments ("moments", when the mechanism claims moment formulas): ``moments.mean`` / ``.variance`` /
+  ``.covariance``;
+* distribution ("distribution", with a law): ``distribution.fit`` / ``.support``, and ``structure.sampling`` for
+  sampled mechanisms.
+
+The alpha rule, stated once: exact checks cost no false alarms; the statistical families that run (privacy,
+moments, distribution) share ``alpha`` equally, and each splits its share over its own tests with Bonferroni,
+so a correct mechanism fails ``verify`` with probability at most ``alpha`` (with ``checks="privacy"`` the
+black-box family gets the whole ``alpha`` and no moment or fit report is drawn). All sampling is seeded per chunk
+(``sampling.py``), so a report is reproducible from its seed alone, and every family is one sampling plan: all
+their streams go to the engine at once (``sampling.run_plans``), the exact white-box rows computed while the
+workers sample.
+"""
+from __future__ import annotations
+
+import pickle
+from dataclasses import dataclass
+from typing import Callable, Iterable
+
+from .distribution import distribution_plan
+from .moments import moment_plan
+from ..privacy.checks import blackbox_plan, distinct_inputs, search_pairs, whitebox_privacy
+from ..privacy.report_law import declares_report_law, whitebox_report_law
+from ..kernel.result import AuditReport, CheckResult
+from ..kernel.sampling import Plan, run_plans
+from .sanity import sanity_checks
+from ...mechanisms.validation import check_int, check_open_unit
+
+DEFAULT_SAMPLES = 1_000_000
+DEFAULT_SEED = 20240601
+DEFAULT_ALPHA = 1e-3
+#: The check groups ``verify`` knows ("all" selects every one of them).
+CHECKS = ("privacy", "moments", "distribution")
+
+
+@dataclass(frozen=True)
+class AuditSettings:
+    """Samples per input, seed, family-wise false-alarm rate alpha (confidence 1 - alpha), worker processes, and
+    whether a sampler not reproducible from its seed fails (``require_seeded``) or gets a WARN row."""
+
+    samples: int = DEFAULT_SAMPLES
+    seed: int = DEFAULT_SEED
+    alpha: float = DEFAULT_ALPHA
+    workers: int = 1
+    require_seeded: bool = False
+
+    def __post_init__(self):
+        object.__setattr__(self, "samples", check_int(self.samples, "samples", 1000))
+        object.__setattr__(self, "seed", check_int(self.seed, "seed", 0))
+        object.__setattr__(self, "alpha", check_open_unit(self.alpha, "alpha (1 - confidence)"))
+        object.__setattr__(self, "workers", check_int(self.workers, "workers", 1, 64))
+        if not isinstance(self.require_seeded, bool):
+            raise ValueError(f"require_seeded must be True or False, got {self.require_seeded!r}")
+
+    def as_dict(self) -> dict:
+        return {"samples": self.samples, "seed": self.seed, "alpha": self.alpha, "confidence": 1.0 - self.alpha,
+                "workers": self.workers, **({"require_seeded": True} if self.require_seeded else {})}
+
+
+def parse_checks(checks: str | Iterable[str] | None) -> tuple[str, ...]:
+    """``"all"``, one group name, a comma-separated list or an iterable of names -> the groups, in order."""
+    if checks is None:
+        return CHECKS
+    names = checks.split(",") if isinstance(checks, str) else list(checks)
+    names = [name.strip() for name in names if name.strip()]
+    if "all" in names:
+        return CHECKS
+    unknown = sorted(set(names) - set(CHECKS))
+    if unknown or not names:
+        raise ValueError(f"checks must be 'all' or a subset of {', '.join(CHECKS)}; got {checks!r}")
+    return tuple(group for group in CHECKS if group in names)
+
+
+def families(mechanism, checks: tuple[str, ...]) -> list[str]:
+    """The statistical families that run for this mechanism and selection."""
+    out = []
+    if "privacy" in checks:
+        out.append("privacy")
+    if "moments" in checks and any(any(m) for m in dict(mechanism.moment_claims).values()):
+        out.append("moments")
+    if "distribution" in checks and mechanism.has_law:
+        out.append("distribution")
+    return out
+
+
+def planned_draws(mechanism, settings: AuditSettings, checks=None, pairs=None) -> int:
+    """How many reports ``verify`` will draw in its seeded chunks (the total of its progress bar), given the
+    search's input ``pairs`` (default: picked here by :func:`search_pairs`, whose short pilot run then runs)."""
+    checks = parse_checks(checks)
+    run = families(mechanism, checks)
+    total = 0
+    if "privacy" in run:
+        pairs = search_pairs(mechanism, settings.seed) if pairs is None else pairs
+        total = settings.samples * len(distinct_inputs(pairs))
+    probed = ("moments" in run) + ("distribution" in run)
+    if probed:
+        total += settings.samples * probed * (1 if mechanism.sampling is not None else len(mechanism.audit_inputs))
+    return total
+
+
+def run_checks(mechanism, settings: AuditSettings, checks=None, progress: Callable[[int], None] | None = None,
+               planned: Callable[[int], None] | None = None) -> list[CheckResult]:
+    """The rows of ``verify`` (see the module docstring) for the selected ``checks``; ``planned`` is told the
+    number of draws once the plan is known (after the sanity checks and the search's pair pilot, which runs
+    once)."""
+    checks = parse_checks(checks)
+    if settings.workers > 1:
+        try:
+            pickle.dumps(mechanism)
+        except Exception as exc:
+            raise ValueError(f"workers={settings.workers} needs a picklable mechanism (module-level functions and "
+                             f"classes, no lambdas or closures); pickling failed: {exc}") from exc
+    results, runnable = sanity_checks(mechanism, settings.seed, settings.require_seeded)
+    if not runnable:
+        return results
+    run = families(mechanism, checks)
+    share = settings.alpha / max(len(run), 1)
+    s = settings
+    plans = []
+    pairs = None
+    if "privacy" in run:
+        if mechanism.eps is None:
+            raise ValueError(f"{mechanism.name} declares no eps: a privacy audit needs the claimed eps")
+        pairs = search_pairs(mechanism, s.seed)
+        if mechanism.has_law:
+            plans.append(_exact(whitebox_privacy, mechanism))
+        elif declares_report_law(mechanism):
+            plans.append(_exact(whitebox_report_law, mechanism))
+        plans.append(blackbox_plan(mechanism, s.samples, s.seed, share, pairs))
+    if planned is not None:
+        planned(planned_draws(mechanism, s, checks, pairs))
+    if "moments" in run:
+        plans.append(moment_plan(mechanism, s.samples, s.seed, share))
+    if "distribution" in run:
+        plans.append(distribution_plan(mechanism, s.samples, s.seed, share))
+    for rows in run_plans(plans, s.workers, progress):
+        results += rows
+    return results
+
+
+def _exact(compute: Callable, *args) -> Plan:
+    """A plan that draws nothing: ``compute(*args)``, run once the other plans' tasks are in flight."""
+    yield []
+    return compute(*args)
+
+
+def subject_of(mechanism) -> dict:
+    return {"mechanism": mechanism.name, **mechanism.params(), "reference": mechanism.reference}
+
+
+def verify(mechanism, settings: AuditSettings | None = None, progress: Callable[[int], None] | None = None,
+           checks=None, title: str | None = None, planned: Callable[[int], None] | None = None) -> AuditReport:
+    """Run the selected audits (``checks``: "all", "privacy", "moments", "distribution" or a list of them) of
+    ``mechanism`` (anything implementing the audit interface) and return the report (titled ``title``, by
+    default "verify NAME"); ``progress`` is told each batch of draws, ``planned`` their total once known."""
+    missing = [name for name in ("name", "reference", "eps", "delta", "sample") if not hasattr(mechanism, name)]
+    if missing:  # a registry name or a user's raw object: say what to pass instead of an AttributeError deep down
+        raise TypeError(f"mechanism must implement the audit interface (ldp_audit.mechanisms.base.Auditable); "
+                        f"{type(mechanism).__name__} {mechanism!r:.60} lacks {', '.join(missing)}: pass "
+                        "ldp_audit.mechanisms.make(NAME, ...) or ldp_audit.external.as_mechanism(your_object)")
+    if settings is not None and not isinstance(settings, AuditSettings):
+        raise TypeError(f"settings must be an AuditSettings(samples=..., seed=..., alpha=...) or None, got "
+                        f"{type(settings).__name__}")
+    s = settings or AuditSettings()
+    selected = parse_checks(checks)
+    results = run_checks(mechanism, s, selected, progress, planned)
+    return AuditReport.of(title or f"verify {mechanism.name}", results, subject=subject_of(mechanism),
+                          settings={**s.as_dict(), "checks": ",".join(selected)})

@@ -1,0 +1,314 @@
+"""ldp-audit reproduce lpgnn|ppgnn|ldp-ge|se-privgemb [--quick|--full]: fill a
+paper's tables and figures cell by cell, then compare with the printed numbers.
+
+Every run is one JSON under --results (default: PAPER-MODE in
+$XDG_DATA_HOME/ldp-audit, else ~/.local/share/ldp-audit). A rerun skips
+finished runs, and --max-runs stops after a chunk. --plan prints the runs,
+tasks and an estimate of CPU-hours and wall time (from a short probe) and
+trains nothing. The runs go to --engine (local, processes or dask), one task
+per batch of runs; the first Ctrl-C finishes the runs in progress and saves
+them, a second abandons them. LPGNN cells take K on validation (lpgnn E14);
+the K the paper would have taken on test is shown beside it. The report prints
+paper vs measured per cell with gap, tolerance (spec 7.4) and PASS/FAIL; the
+exit code is 1 when a cell is out of tolerance. --plot FILE.png draws the
+targets asked for: one row of panels per table or figure, one panel per
+dataset, the paper's numbers beside the measured ones.
+
+lpgnn figures (--tables fig5 fig6 fig7; the seed prints them without numbers):
+fig5 is the MAE of MBM, AGM and 1BM against eps (Fig. 5; no training), fig6
+accuracy against K for LPGNN and GCN+Raw with KProp, and with / without self-
+loops (Fig. 6, both rows), fig7 accuracy against the label rate (Fig. 7). Each
+point is an INFO row; the text's claims are rows with verdicts (paired
+bootstrap CIs; the quoted gains within max(1, 3 s_d sqrt(2/R))). --quick:
+Cora, 5 runs per point, reduced grids; --full: Cora, Pubmed, Facebook, LastFM,
+the paper's grids.
+
+ppgnn: Table III's cells (K chosen on validation per cell), then per dataset
+and eps C17 (PPM > MB: percentile bootstrap CI of the paired mean difference)
+and E16 (PPM's mean feature budget against MB's), and the C19 trends: accuracy
+rises then falls with K (Fig. 6, PPM cells) and rises with eps (per mechanism),
+by paired bootstrap CIs. --quick: Cora, 3 runs, eps in {0.01, 1}, K in {2, 8},
+MB and PPM, GCN (C17 and C19 then say INCONCLUSIVE: too few runs / K values).
+--full: the six datasets (LastFM and Wikipedia lack features: not runnable),
+eps in {0.01, 0.1, 1}, K in {0, 2, 4, 8, 16}, 10 runs, all five mechanisms 1B,
+LP, GM (corrected sigma, delta 1e-5), MB and PPM; --mechanisms picks columns.
+
+ldp-ge: Table III (link AUC), Fig. 2 (node accuracy) and the k sweep
+(--tables table3 fig2 ksweep), with C21-C23 as rows. --quick: Cora link at
+eps in {1, 5} with HDS, MB and MB rescaled, node at eps = 1 with HDS and MB,
+3 runs.
+
+se-privgemb: Tables II-VI and Figs. 3-4 with C17-C18 as rows. --quick: Power,
+3 runs, Table VI and Figs. 3-4 (reduced cells say so); --full: the paper's
+grid on the datasets we ship, 10 runs.
+"""
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+from ...audits.reproduction.ppgnn import c19_rows, ppgnn_paper_value, ppgnn_rows
+from ...models.training.ppgnn_figures import FIGURES as PPGNN_FIGURES
+from ...papers import se_privgemb as se_privgemb_paper
+from .._common import add_output_options, emit
+from .common import (DATA_HOME_HELP, add_plan_option, add_sweep_options, check_paths, dataset_panels,
+                     devices_used, panels_png, run_or_plan, user_data_folder)
+from .common import paper_datasets as _datasets
+from . import lpgnn as lpgnn_figures
+from ..data import add_data_options
+from ..train import add_device_option, count
+
+#: The table ids of each paper's target (``--tables``).
+TABLES = {"lpgnn": ("table3", "drop", *lpgnn_figures.FIGURE_TARGETS), "ppgnn": ("table3", *PPGNN_FIGURES),
+          "ldp-ge": ("table3", "fig2", "ksweep"), "se-privgemb": se_privgemb_paper.ARTEFACTS}
+
+
+def register(sub) -> None:
+    from ..artefact_listing import help_epilog
+
+    p = sub.add_parser("reproduce", help="reproduce a paper's tables and figures, paper beside measured "
+                                         "(reproduce --help lists them)",
+                       description=__doc__, epilog=help_epilog(),
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("paper", choices=("lpgnn", "ppgnn", "ldp-ge", "se-privgemb"), help="which paper's tables")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--quick", dest="mode", action="store_const", const="quick",
+                      help="CPU minutes. lpgnn: Cora and CiteSeer, 3 runs, eps in {0.1, 1}, K in {2, 8, 16, 32}; "
+                           "ppgnn: Cora, 3 runs, eps in {0.01, 1}, K in {2, 8}, MB and PPM; ldp-ge: Cora, 3 runs, "
+                           "link at eps in {1, 5} (HDS, MB, MB rescaled), node at eps = 1 (HDS, MB) (default)")
+    mode.add_argument("--full", dest="mode", action="store_const", const="full",
+                      help="lpgnn: every Table 3 dataset, eps in {0.1, 0.5, 1, 2}, K in {1..32}, 10 runs, and the "
+                           "Drop table; ppgnn: every Table III dataset, eps in {0.01, 0.1, 1}, K in {0..16}, "
+                           "10 runs, mechanisms 1B, LP, GM, MB, PPM; ldp-ge: every Table III dataset with features, "
+                           "Table III, Fig. 2 and the k sweep, 10 runs (default: --quick)")
+    p.set_defaults(mode="quick")
+    p.add_argument("--datasets", nargs="+", metavar="NAME", help="restrict to these paper datasets (cora citeseer "
+                                                                 "pubmed facebook github lastfm)")
+    p.add_argument("--tables", nargs="+", metavar="TABLE",
+                   choices=tuple(dict.fromkeys(t for ids in TABLES.values() for t in ids)),
+                   help="which tables and figures to fill, by the ids listed below per paper (default: table3 "
+                        "with --quick, table3 and drop with --full; ldp-ge --full: table3, fig2 and ksweep)")
+    p.add_argument("--runs", type=count("--runs", 1), help="runs per configuration (default 3 quick, 10 full)")
+    add_sweep_options(p, workers=2)
+    p.add_argument("--max-runs", type=count("--max-runs", 0),
+                   help="start at most this many new runs, then report (resume later)")
+    add_plan_option(p)
+    p.add_argument("--results", metavar="DIR", help=f"folder of run JSONs (default PAPER-MODE in {DATA_HOME_HELP}; "
+                                                    "never the working directory)")
+    p.add_argument("--mechanisms", nargs="+", metavar="NAME", type=str.upper,
+                   help="ppgnn only: restrict to these Table III mechanisms (1B LP GM MB PPM; default MB PPM with "
+                        "--quick, all five with --full)")
+    p.add_argument("--backbone", choices=("gcn", "sage", "gat"), default=None,
+                   help="ppgnn only: two-layer backbone (default gcn)")
+    p.add_argument("--downstream", choices=("mlp", "logreg"), default=None,
+                   help="ldp-ge only: the classifier on the embeddings: the released code's mlp (default) or the "
+                        "paper's logistic regression (one linear layer)")
+    p.add_argument("--plot", metavar="FILE.png", help="draw the targets as a PNG: the paper's numbers beside "
+                                                       "the measured ones, one panel per dataset")
+    add_device_option(p)
+    add_data_options(p)
+    add_output_options(p)
+    p.set_defaults(func=run)
+
+
+def _cells(args):
+    from ...models.training import lpgnn
+
+    quick = args.mode == "quick"
+    names = _datasets(args, lpgnn)
+    runs = args.runs or (lpgnn.RUNS_QUICK if quick else lpgnn.RUNS_FULL)
+    tables = set(args.tables or (("table3",) if quick else ("table3", "drop")))
+    drop_names = [n for n in names if n in lpgnn.DROP_DATASETS] if "drop" in tables else []
+    loaders = {lpgnn.TABLE3_DATASETS[n] for n in names} if "table3" in tables else set()
+    loaders |= {lpgnn.DROP_DATASETS[n] for n in drop_names}
+    has_features = _has_features(loaders, args)
+    cells = []
+    if "table3" in tables:
+        cells += lpgnn.table3_cells(names, lpgnn.EPS_QUICK if quick else lpgnn.EPS_FULL,
+                                    lpgnn.K_QUICK if quick else lpgnn.K_FULL, runs, has_features)
+    cells += lpgnn.drop_cells(drop_names, runs, has_features=has_features)
+    return cells, runs, tables
+
+
+def _has_features(loaders, args) -> dict:
+    """{loader name: whether its feature file is present}, read without parsing the features (Planetoid always
+    has them)."""
+    from ...models import data
+
+    return {name: name in ("cora", "citeseer", "pubmed") or
+            data.load(name, args.data_dir, args.cache_dir, with_features=False).missing_features is None
+            for name in sorted(loaders)}
+
+
+def _ppgnn_cells(args):
+    from ...models.training import ppgnn
+
+    quick = args.mode == "quick"
+    names = _datasets(args, ppgnn)
+    if args.tables and set(args.tables) != {"table3"}:
+        raise ValueError("--tables: ppgnn has only table3 (Table III)")
+    mechanisms = args.mechanisms or (ppgnn.MECHANISMS_QUICK if quick else tuple(ppgnn.MECHANISMS))
+    unknown = [m for m in mechanisms if m not in ppgnn.MECHANISMS]
+    if unknown:
+        raise ValueError(f"--mechanisms must be among {', '.join(ppgnn.MECHANISMS)}, got {', '.join(unknown)}")
+    runs = args.runs or (ppgnn.RUNS_QUICK if quick else ppgnn.RUNS_FULL)
+    cells = ppgnn.table3_cells(names, ppgnn.EPS_QUICK if quick else ppgnn.EPS_FULL, tuple(mechanisms),
+                               k_grid=ppgnn.K_QUICK if quick else ppgnn.K_FULL, runs=runs, model=args.backbone,
+                               has_features=_has_features({ppgnn.TABLE3_DATASETS[n] for n in names}, args))
+    return cells, runs, {"table3"}
+
+
+def results_folder(args) -> Path:
+    """--results, else PAPER-MODE in the user's data folder."""
+    return Path(args.results) if args.results else user_data_folder() / f"{args.paper}-{args.mode}"
+
+
+def check_options(args) -> None:
+    """Options the chosen paper does not use are refused, naming them (never silently ignored)."""
+    if args.mechanisms and args.paper != "ppgnn":
+        raise ValueError("--mechanisms: ppgnn only (lpgnn and ldp-ge tables have fixed columns)")
+    if args.backbone is not None and args.paper != "ppgnn":
+        raise ValueError(f"--backbone: ppgnn only ({args.paper} trains its paper's own networks)")
+    if args.downstream is not None and args.paper != "ldp-ge":
+        raise ValueError(f"--downstream: ldp-ge only ({args.paper} trains its paper's own networks)")
+    if args.plan and args.paper == "se-privgemb":
+        raise ValueError("--plan: lpgnn, ppgnn and ldp-ge (se-privgemb's runs have no epoch count to probe yet)")
+    unknown = [t for t in args.tables or () if t not in TABLES[args.paper]]
+    if unknown:
+        raise ValueError(f"--tables: {args.paper} has {', '.join(TABLES[args.paper])}, got {', '.join(unknown)}")
+
+
+def run(args, console) -> int:
+    check_options(args)
+    root = results_folder(args)
+    check_paths(args, root)
+    if args.paper == "ldp-ge":
+        from .ldp_ge import run_ldp_ge
+
+        return run_ldp_ge(args, console, root)
+    if args.paper == "se-privgemb":
+        from .se_privgemb import run_se_privgemb
+
+        return run_se_privgemb(args, console, root)
+    if args.paper == "ppgnn":
+        from .ppgnn_figures import figure_ids, run_ppgnn_figures
+
+        figures = figure_ids(args)
+        if figures:
+            return run_ppgnn_figures(args, console, root, figures, _has_features)
+    from ...audits.reproduction.lpgnn import reproduction_report
+    from ...models.training import RunStore, sweep
+    from ...models.training.lpgnn import summarise
+    from ...models.training.runtime import choose_device
+
+    device = choose_device(args.device)
+    args.backbone = args.backbone or "gcn"
+    cells, runs, tables = _ppgnn_cells(args) if args.paper == "ppgnn" else _cells(args)
+    figures = {} if args.paper == "ppgnn" else lpgnn_figures.figure_cells(
+        args, tables, lambda loaders: _has_features(loaders, args))
+    store = RunStore(root)
+    configs = list(dict.fromkeys(c for cell in cells + sum(figures.values(), []) if cell.runnable
+                                 for c in cell.configs()))
+    started = time.perf_counter()
+    results = run_or_plan(args, console, f"reproduce {args.paper} --{args.mode}", configs, store, device,
+                          lambda config: (config.dataset, config.model), sweep.TRAIN_BATCH, sweep.TRAIN_BATCH_KEY,
+                          stacked=True)
+    if results is None:
+        return 0
+    measured = {cell: summarise(cell, results) for cell in cells + sum(figures.values(), []) if cell.runnable}
+    settings = {"mode": args.mode, "runs": runs, "device": devices_used(results.values(), device),
+                "results": str(store.root), "runs finished": f"{len(results)}/{len(configs)}",
+                "wall time (s)": round(time.perf_counter() - started, 1)}
+    if args.paper == "ppgnn":
+        return _ppgnn_report(args, console, cells, measured, results, settings)
+    report = reproduction_report(
+        f"lpgnn reproduction ({args.mode})", cells, measured,
+        subject={"paper": "lpgnn", "tables": " + ".join(t for t, on in (("seed Table 3", "table3" in tables),
+                                                                        ("Drop (B6.3)", "drop" in tables)) if on)},
+        settings=settings)
+    targets = [t for t in lpgnn_figures.FIGURE_TARGETS if t in tables]
+    if targets:
+        report = _with_figures(args, report, targets, figures, measured)
+    if args.plot:
+        from ...files import write_atomic
+
+        plots = {"table3": plot, **lpgnn_figures.PLOTS}
+        drawn = [t for t in ("table3", *targets) if t in tables]
+        for target, path in lpgnn_figures.plot_paths(args.plot, drawn).items():
+            write_atomic(path, plots[target](report))
+    return emit(report, args, console)
+
+
+def _with_figures(args, report, targets, figures, measured):
+    """The report with the figure targets' rows after the tables' (fig5 is computed here; it trains nothing)."""
+    from ...audits.kernel.result import AuditReport
+
+    rows = list(report.results) + (lpgnn_figures.fig5_rows(args) if "fig5" in targets else []) \
+        + lpgnn_figures.figure_rows(args, figures, measured)
+    tables = " + ".join([report.subject["tables"]] * bool(report.subject["tables"])
+                        + [lpgnn_figures.TITLES[t] for t in targets])
+    tabled = {k: v for k, v in report.settings.items() if k != "runs" or report.subject["tables"]}  # tables' runs
+    settings = {**tabled, **lpgnn_figures.figure_settings(args, targets)}
+    return AuditReport.of(report.title, rows, {**report.subject, "tables": tables}, settings)
+
+
+def _ppgnn_report(args, console, cells, measured, results, settings) -> int:
+    from ...audits.reproduction.lpgnn import reproduction_report
+    from ...audits.kernel.result import AuditReport
+    from ...models.training.ppgnn import TABLE3_DATASETS
+
+    loaders = {loader: name for name, loader in TABLE3_DATASETS.items()}
+    num_nodes = {loaders[r.config.dataset]: r.extra["num_nodes"] for r in results.values()}
+    table = reproduction_report(f"ppgnn reproduction ({args.mode})", cells, measured, lookup=ppgnn_paper_value)
+    columns = ", ".join(dict.fromkeys(c.column.split(" eps=")[0] for c in cells))
+    rows = ppgnn_rows(cells, measured, num_nodes) + c19_rows(cells, measured, results)
+    report = AuditReport.of(table.title, list(table.results) + rows,
+                            {"paper": "ppgnn", "tables": f"Table III ({columns}) + C17 + E16 + C19",
+                             "backbone": args.backbone}, settings)
+    if args.plot:
+        from ...files import write_atomic
+
+        write_atomic(args.plot, ppgnn_plot(report))
+    return emit(report, args, console)
+
+
+def ppgnn_plot(report) -> bytes:
+    """PNG: Table III accuracy against eps per dataset, each mechanism measured (mean ± std) with the paper's
+    points in the same colour."""
+    from ...models.training.ppgnn import MECHANISMS as TABLE3_MECHANISMS
+
+    rows = [r for r in report.results if r.details.get("table") == "ppgnn_table3" and "measured_mean" in r.details]
+    fig, panels = dataset_panels(list(dict.fromkeys(r.name.split(" ")[0] for r in rows)))
+    for ax, name in panels:
+        for mechanism, colour in zip(TABLE3_MECHANISMS, ("tab:grey", "tab:green", "tab:purple", "tab:blue",
+                                                          "tab:orange")):
+            own = [r for r in rows if r.name.startswith(f"{name} {mechanism} eps=")]
+            if not own:
+                continue
+            eps = [float(r.name.split("eps=")[1]) for r in own]
+            ax.errorbar(eps, [r.details["measured_mean"] for r in own], [r.details["measured_std"] for r in own],
+                        fmt="o-", color=colour, capsize=3, label=f"{mechanism} measured")
+            ax.plot(eps, [r.details["paper_mean"] for r in own], "s--", color=colour, label=f"{mechanism} paper")
+    return panels_png(fig, "test accuracy (%)")
+
+
+def plot(report) -> bytes:
+    """PNG: LPGNN test accuracy against eps per dataset (measured: mean ± std, K on validation), with the
+    paper's points; GCN+Raw measured / printed and the structure-only control as horizontal lines."""
+    rows = [r for r in report.results if r.details.get("table") == "table3" and "measured_mean" in r.details]
+    fig, panels = dataset_panels(list(dict.fromkeys(r.name.split(" ")[0] for r in rows)))
+    for ax, name in panels:
+        lpgnn = [r for r in rows if r.name.startswith(name + " LPGNN")]
+        eps = [float(r.name.split("eps=")[1]) for r in lpgnn]
+        ax.errorbar(eps, [r.details["measured_mean"] for r in lpgnn], [r.details["measured_std"] for r in lpgnn],
+                    fmt="o-", capsize=3, label="LPGNN measured (K on val)")
+        ax.plot(eps, [r.details["test_selected_mean"] for r in lpgnn], "x:", label="LPGNN, K on test")
+        ax.plot(eps, [r.details["paper_mean"] for r in lpgnn], "s--", label="LPGNN paper")
+        for r in rows:
+            if r.name.startswith(f"{name} KProp+RND"):
+                ax.axhline(r.details["measured_mean"], color="tab:red", linestyle=":", label="KProp+RND (E15)")
+            if r.name == f"{name} GCN+Raw":
+                ax.axhline(r.details["measured_mean"], color="grey", label="GCN+Raw measured")
+                ax.axhline(r.details["paper_mean"], color="grey", linestyle="--", label="GCN+Raw paper")
+    return panels_png(fig, "micro-F1 (%)")

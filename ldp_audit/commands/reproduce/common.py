@@ -1,0 +1,425 @@
+"""What ``train`` and every ``reproduce`` paper share: the sweep's engine options and its engine, the results
+folder (a user data folder by default, never the working directory) and the paths checked before any work,
+picking ``--datasets`` from a preset module, the plan (``--plan``: runs, tasks, measured cost, estimate), the
+progress bar over training runs, naming the devices the stored runs trained on, and the accuracy-against-eps
+figure (one panel per dataset)."""
+from __future__ import annotations
+
+import heapq
+import os
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+#: Where results go without --results: $XDG_DATA_HOME/ldp-audit, else ~/.local/share/ldp-audit.
+DATA_HOME_HELP = "$XDG_DATA_HOME/ldp-audit, else ~/.local/share/ldp-audit"
+
+
+def user_data_folder() -> Path:
+    """The user's data folder for ldp-audit's results (XDG base directories), never the working directory."""
+    base = os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share"
+    return Path(base).expanduser() / "ldp-audit"
+
+
+def add_sweep_options(parser, workers: int) -> None:
+    """--engine, --scheduler and --workers of a training sweep (the audits' engines; no number depends on them)."""
+    from ...audits.kernel.engines import ENGINES
+    from ..options import integer, scheduler
+
+    parser.add_argument("--engine", choices=ENGINES, default=None,
+                        help="where the training tasks (one batch of runs each) run: local, processes (default "
+                             "with --workers > 1) or dask (a LocalCluster of --workers workers, or --scheduler); "
+                             "results do not depend on it")
+    parser.add_argument("--scheduler", type=scheduler, default=None, metavar="tcp://HOST:PORT",
+                        help="Dask scheduler for --engine dask (default: $DASK_SCHEDULER_ADDRESS, else a "
+                             "LocalCluster)")
+    parser.add_argument("--workers", type=integer(1, 1024), default=workers,
+                        help=f"training processes, one torch thread each; on CUDA they share the GPU "
+                             f"(default {workers})")
+
+
+@contextmanager
+def sweep_engine(args):
+    """The engine of --engine/--scheduler/--workers; a process pool's workers are spawned (the driver may have
+    started CUDA or torch's threads, which a forked worker cannot use). Closed, with its workers, on the way out
+    (at once when the block is left by Ctrl-C)."""
+    from ...audits.kernel.engines import make_engine
+
+    with make_engine(args.engine, args.workers, args.scheduler, start_method="spawn") as engine:
+        yield engine
+
+
+def check_paths(args, results: Path) -> None:
+    """Before any work: the results folder, the dataset cache folder and the folders of --out and --plot can be
+    written and their disks are not full (exit 2 naming the option and the path otherwise; the CLI has already
+    checked --out and --plot as files)."""
+    from ...models.data import ENV_CACHE
+    from ..options import check_output_folder
+
+    check_output_folder("--results", results)
+    for option in ("out", "plot"):
+        if getattr(args, option, None):
+            check_output_folder(f"--{option}", Path(getattr(args, option)).expanduser().parent)
+    if args.cache_dir:
+        check_output_folder("--cache-dir", args.cache_dir)
+    elif os.environ.get(ENV_CACHE):
+        check_output_folder(f"${ENV_CACHE}", os.environ[ENV_CACHE])
+    else:
+        check_output_folder("the dataset cache (--cache-dir)", Path.home() / ".cache" / "ldp-audit")
+
+
+def simulated_wall_s(task_costs: list, workers: int) -> float:
+    """Seconds until the last task ends when tasks go, in order, to the first free of ``workers`` workers (the
+    sweep driver's policy)."""
+    free = [0.0] * max(1, min(workers, len(task_costs)))
+    for cost in task_costs:
+        heapq.heappush(free, heapq.heappop(free) + cost)
+    return max(free, default=0.0)
+
+
+def estimate(groups, cost_of, workers: int) -> dict:
+    """CPU-seconds and wall seconds of the tasks ``groups`` (each a list of configs; ``cost_of(config)``: one
+    run's measured CPU-seconds) on ``workers`` workers."""
+    costs = [sum(cost_of(config) for config in group) for group in groups]
+    cpu = sum(costs)
+    return {"cpu_s": cpu, "cpu_hours": cpu / 3600, "wall_s": simulated_wall_s(costs, workers)}
+
+
+#: The probe trains each shape's representative run twice, this many epochs each: the difference gives the cost of
+#: an epoch, the rest the set-up (perturbation, propagation, model), so no probe trains a whole run.
+PROBE_EPOCHS = (10, 40)
+
+
+def propagation_steps(config) -> int:
+    """K_x + K_y of a training run (0 for configs without them): within one shape, what a run's cost grows with."""
+    return getattr(config, "k_x", 0) + getattr(config, "k_y", 0)
+
+
+def cost_class(config) -> tuple:
+    """What else sets a stacked run's cost: its feature source and mechanism (a dense report's product costs
+    n d h per pass, a sparse one's, LPGNN's multi-bit, next to nothing; RND's control runs on CiteSeer cost
+    several times the multi-bit runs of the same K)."""
+    perturbed = getattr(config, "eps_x", None) is not None
+    return getattr(config, "features", None), getattr(config, "mechanism", None) if perturbed else None
+
+
+@dataclass(frozen=True)
+class RunCost:
+    """Measured CPU-seconds of one run of a shape: ``setup_s + epoch_s * epochs``, plus ``setup_per_step`` and
+    ``epoch_per_step`` for each propagation step of the run (:func:`propagation_steps`). A pipeline that stops
+    early (LDP-GE: patience on validation) is charged ``expected_epochs`` (the epochs its runs of the shape ran)
+    instead of its epoch budget."""
+
+    setup_s: float
+    epoch_s: float
+    setup_per_step: float = 0.0
+    epoch_per_step: float = 0.0
+    expected_epochs: float | None = None
+
+    def charged(self, epochs: int) -> float:
+        """The epochs a run with an ``epochs`` budget is charged."""
+        return epochs if self.expected_epochs is None else min(epochs, self.expected_epochs)
+
+    def split(self, steps: int = 0, of_class=None) -> tuple[float, float]:
+        """(set-up, per-epoch) CPU-seconds of a run with ``steps`` propagation steps."""
+        return max(0.0, self.setup_s + self.setup_per_step * steps), \
+            max(0.0, self.epoch_s + self.epoch_per_step * steps)
+
+    def __call__(self, epochs: int, steps: int = 0, of_class=None) -> float:
+        setup, epoch = self.split(steps, of_class)
+        return setup + epoch * self.charged(epochs)
+
+
+@dataclass(frozen=True)
+class ClassCosts:
+    """A stacked shape's :class:`RunCost` per :func:`cost_class`; a class not probed takes the first one's."""
+
+    by_class: dict
+    expected_epochs = None  # stacked shapes train their whole budget
+
+    @staticmethod
+    def charged(epochs: int) -> int:
+        return epochs
+
+    def split(self, steps: int = 0, of_class=None) -> tuple[float, float]:
+        return self.by_class.get(of_class, next(iter(self.by_class.values()))).split(steps)
+
+    def __call__(self, epochs: int, steps: int = 0, of_class=None) -> float:
+        setup, epoch = self.split(steps, of_class)
+        return setup + epoch * self.charged(epochs)
+
+
+#: Runs of an early-stopping shape trained to their stop when no stored run tells how long they train, drawn at
+#: random (a fixed seed) from the shape's runs: how long a run trains depends on its cell (CiteSeer link: an LP run
+#: stopped after 54 epochs, a PM run after 255), and evenly spaced picks fall on one mechanism of a grid.
+PROBE_STOP_RUNS = 4
+
+
+def expected_epochs(configs: list, shape, shape_of, stored, run_batch, device: str, cache) -> float:
+    """The epochs an early-stopping run of ``shape`` is expected to train: the mean ``epochs_run`` of the stored
+    runs of the shape, else of :data:`PROBE_STOP_RUNS` of its ``configs`` trained here to their early stop
+    (nothing is stored)."""
+    ran = [r.metrics["epochs_run"] for r in stored if shape_of(r.config) == shape and "epochs_run" in r.metrics]
+    if not ran:
+        import numpy as np
+
+        picks = np.random.default_rng(0).choice(len(configs), min(PROBE_STOP_RUNS, len(configs)), replace=False)
+        ran = [r.metrics["epochs_run"] for r in run_batch([configs[i] for i in sorted(picks)], device, cache)]
+    return sum(ran) / len(ran)
+
+
+def _probe_members(groups, shape_of, stacked: bool) -> dict:
+    """{(shape, class): [[runs to time together], ...]}: the shape's first run (class None), or (``stacked``) per
+    :func:`cost_class` its task with the fewest mean propagation steps and its task with the most."""
+    key_of = (lambda c: (shape_of(c), cost_class(c))) if stacked else (lambda c: (shape_of(c), None))  # noqa: E731
+    tasks: dict = {}
+    for group in groups:
+        parts: dict = {}
+        for config in group:
+            parts.setdefault(key_of(config), []).append(config)
+        for key, members in parts.items():
+            if stacked or key not in tasks:
+                tasks.setdefault(key, []).append(members if stacked else [members[0]])
+    mean_steps = lambda members: sum(map(propagation_steps, members)) / len(members)  # noqa: E731
+    probes = {}
+    for key, found in tasks.items():
+        fewest, most = min(found, key=mean_steps), max(found, key=mean_steps)
+        probes[key] = [fewest] if mean_steps(most) == mean_steps(fewest) else [fewest, most]
+    return probes
+
+
+def _timed_cost(probes: list, run_batch, device: str, data_dir, cache_dir, graphs) -> RunCost:
+    """A :class:`RunCost` from the probe tasks (each trained for the :data:`PROBE_EPOCHS`), linear in the steps."""
+    from ...models.training.train import RunCache
+
+    points = []  # (mean steps, set-up s, epoch s) per probed task
+    for members in probes:
+        graph = graphs.graph(members[0].dataset)
+        epochs = sorted({min(e, members[0].epochs) for e in PROBE_EPOCHS})
+        seconds = []
+        for count in (1, *epochs):  # an untimed 1-epoch run first: torch's one-off start-up is no run's cost
+            cache = RunCache(data_dir, cache_dir, graphs={members[0].dataset: graph})
+            started = time.process_time()
+            run_batch([replace(config, epochs=count) for config in members], device, cache)
+            seconds.append((time.process_time() - started) / len(members))
+        seconds = seconds[1:]
+        epoch_s = max(0.0, (seconds[-1] - seconds[0]) / (epochs[-1] - epochs[0])) if len(epochs) > 1 else 0.0
+        points.append((sum(map(propagation_steps, members)) / len(members),
+                       max(0.0, seconds[0] - epoch_s * epochs[0]), epoch_s))
+    (k0, setup0, epoch0), (k1, setup1, epoch1) = points[0], points[-1]
+    if k1 == k0:
+        return RunCost(setup0, epoch0)
+    setup_slope, epoch_slope = (setup1 - setup0) / (k1 - k0), (epoch1 - epoch0) / (k1 - k0)
+    return RunCost(setup0 - setup_slope * k0, epoch0 - epoch_slope * k0, setup_slope, epoch_slope)
+
+
+def probe_costs(groups, shape_of, run_batch, device: str, data_dir, cache_dir, stacked: bool = False,
+                stored=()) -> dict:
+    """{shape: cost} per run (``cost(epochs, steps, cost_class)``): the shape's probe runs trained for the two
+    :data:`PROBE_EPOCHS` in this process with one torch thread, each from a fresh cache (dataset loading and an
+    untimed 1-epoch warm-up not counted), timed with process CPU time; nothing is stored. ``groups`` are the plan's
+    tasks. A runner that trains a task as one stacked model (``stacked``) is probed on whole tasks and their time
+    shared by the runs (a run in a stack costs a fraction of a run alone): per :func:`cost_class` of the shape, its
+    task with the fewest propagation steps per run and the one with the most, and a run's cost is interpolated in
+    its steps (a :class:`ClassCosts`). The first task alone (CiteSeer's GCN+Raw at K = 1) said half of what
+    CiteSeer's grid took. Otherwise the shape's first run is probed (a :class:`RunCost`). Pipelines that stop
+    early (``config.STOPS_EARLY``) are charged the epochs they are expected to run (:func:`expected_epochs`, from
+    the ``stored`` results of the plan or a few probe runs to their early stop)."""
+    from ...models.training.runtime import limit_threads
+    from ...models.training.train import RunCache
+
+    limit_threads()
+    graphs, costs, by_shape = RunCache(data_dir, cache_dir), {}, {}
+    for config in (c for group in groups for c in group):
+        by_shape.setdefault(shape_of(config), []).append(config)
+    for (shape, of_class), probes in _probe_members(groups, shape_of, stacked).items():
+        cost = _timed_cost(probes, run_batch, device, data_dir, cache_dir, graphs)
+        first = probes[0][0]
+        if getattr(first, "STOPS_EARLY", False):
+            cache = RunCache(data_dir, cache_dir, graphs={first.dataset: graphs.graph(first.dataset)})
+            cost = replace(cost, expected_epochs=expected_epochs(by_shape[shape], shape, shape_of, stored,
+                                                                 run_batch, device, cache))
+        if stacked:
+            costs.setdefault(shape, ClassCosts({})).by_class[of_class] = cost
+        else:
+            costs[shape] = cost
+    return costs
+
+
+def print_plan(console, title: str, plan, costs: dict, shape_of, engine: str, workers: int, json_out: bool) -> int:
+    """The plan of a sweep (``--plan``): runs, tasks, the measured cost per run and the estimate; trains nothing."""
+    import json
+
+    split = lambda c: costs[shape_of(c)].split(propagation_steps(c), cost_class(c))  # noqa: E731
+    cost_of = lambda c: split(c)[0] + split(c)[1] * costs[shape_of(c)].charged(c.epochs)  # noqa: E731
+    numbers = estimate(plan.groups, cost_of, workers)
+    runs: dict = {}
+    for config in (c for group in plan.groups for c in group):
+        runs.setdefault(shape_of(config), []).append(config)
+    mean = lambda values: sum(values) / len(values)  # noqa: E731
+    summary = {"plan": title, "runs": plan.total, "stored": plan.stored, "to_train": plan.todo,
+               "tasks": len(plan.groups), "largest_task": max((len(g) for g in plan.groups), default=0),
+               "cpu_s_per_run": {"/".join(map(str, shape)): round(mean([cost_of(c) for c in runs[shape]]), 3)
+                                 for shape in costs},
+               "cpu_s_setup_and_per_epoch": {"/".join(map(str, shape)): [
+                   round(mean([split(c)[i] for c in runs[shape]]), 4 + i) for i in (0, 1)] for shape in costs},
+               **({"expected_epochs": {"/".join(map(str, shape)): round(cost.expected_epochs, 1)
+                                       for shape, cost in costs.items() if cost.expected_epochs is not None}}
+                  if any(cost.expected_epochs is not None for cost in costs.values()) else {}),
+               "engine": engine, "workers": workers, **{k: round(v, 3) for k, v in numbers.items()}}
+    if json_out:
+        print(json.dumps(summary))
+        return 0
+    lines = [f"plan: {title}",
+             f"  runs: {plan.total} ({plan.stored} stored, {plan.todo} to train) in {len(plan.groups)} tasks of at "
+             f"most {summary['largest_task']} runs",
+             f"  CPU seconds per run (mean), measured here (a {PROBE_EPOCHS[0]}- and a {PROBE_EPOCHS[1]}-epoch "
+             "run of a shape's first run, or of its stacks with the fewest and most propagation steps per feature "
+             "source; one torch "
+             "thread): " +
+             (", ".join(f"{k} {v:.2f}" for k, v in summary["cpu_s_per_run"].items()) or "nothing to probe"),
+             *([f"  runs stop early: charged the epochs they are expected to run (stored runs' mean, else "
+                f"{PROBE_STOP_RUNS} probe runs to their early stop, not stored): " +
+                ", ".join(f"{k} {v:g}" for k, v in summary["expected_epochs"].items())]
+               if "expected_epochs" in summary else []),
+             f"  estimate: {numbers['cpu_hours']:.3g} CPU-hours; wall {numbers['wall_s'] / 3600:.3g} h "
+             f"({numbers['wall_s']:.0f} s) on {engine} with {workers} worker{'s' if workers != 1 else ''}",
+             "  nothing was trained or stored; drop --plan to run it"]
+    for line in lines:
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
+    return 0
+
+
+def paper_datasets(args, preset) -> tuple:
+    """The datasets of ``--datasets`` (default: the preset's quick or full list), each one the preset knows."""
+    names = args.datasets or (preset.QUICK_DATASETS if args.mode == "quick" else tuple(preset.TABLE3_DATASETS))
+    unknown = [n for n in names if n not in preset.TABLE3_DATASETS]
+    if unknown:
+        raise ValueError(f"--datasets must be among {', '.join(preset.TABLE3_DATASETS)}, got {', '.join(unknown)}")
+    return tuple(names)
+
+
+class RunProgress:
+    """A rich progress bar over runs (done / total, ETA) with the count of completed cells in its label; ``say``
+    prints a notice above it (or on stderr when there is no bar)."""
+
+    def __init__(self, console, total: int, enabled: bool):
+        self.console, self.total, self.enabled = console, total, enabled and console.is_terminal
+
+    def __enter__(self):
+        if not self.enabled:
+            return lambda config: None
+        from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn,
+                                   TimeRemainingColumn)
+
+        self.bar = Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
+                            TimeElapsedColumn(), TimeRemainingColumn(), console=self.console, transient=True)
+        self.bar.__enter__()
+        task = self.bar.add_task("training runs", total=self.total)
+        return lambda config: self.bar.advance(task, 1)
+
+    def say(self, text: str) -> None:
+        if self.enabled:
+            self.bar.console.print(f"ldp-audit: {text}", markup=False, highlight=False)
+        else:
+            os.write(2, f"ldp-audit: {text}\n".encode())  # a plain write: safe inside a signal handler
+
+    def __exit__(self, *exc):
+        if self.enabled:
+            self.bar.__exit__(*exc)
+        return False
+
+
+def devices_used(results, fallback: str) -> str:
+    """Where the results were trained, e.g. ``cuda (NVIDIA H100 80GB HBM3): 1049 runs``, one entry per device
+    (stored runs may come from another machine than this one); ``fallback`` (this process's device) when none."""
+    from collections import Counter
+
+    from ...models.training.runtime import device_name
+
+    counts = Counter(result.device_label for result in results)
+    if not counts:
+        return f"{fallback} ({device_name(fallback)}): no runs"
+    return "; ".join(f"{label}: {count} runs" for label, count in counts.most_common())
+
+
+def dataset_panels(names: list, rows: int = 1):
+    """A figure with one titled panel per dataset in each of ``rows`` rows (matplotlib's Agg backend):
+    ``(figure, [(axis, name), ...])``, row after row."""
+    fig, grid = panel_grid([names] * rows)
+    return fig, [panel for row in grid for panel in row]
+
+
+def panel_grid(rows: list):
+    """A figure with one row of titled panels per list of titles in ``rows`` (a table or figure of the paper per
+    row, a dataset per panel; the unused places of short rows removed): ``(figure, [[(axis, title), ...], ...])``.
+    With no title at all, one empty panel."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = [list(r) for r in rows] or [[]]
+    width = max(1, *(len(r) for r in rows))
+    fig, axes = plt.subplots(len(rows), width, figsize=(4.2 * width, 3.4 * len(rows)), squeeze=False)
+    keep_one = not any(rows)
+    for axes_row, titles in zip(axes, rows):
+        for ax in axes_row[max(len(titles), int(keep_one)):]:
+            ax.remove()
+        for ax, title in zip(axes_row, titles):
+            ax.set_title(title)
+    return fig, [list(zip(axes_row, titles)) for axes_row, titles in zip(axes, rows)]
+
+
+def panels_png(fig, ylabel: str, xlabel: str = "eps", xscale: str = "log") -> bytes:
+    """Every panel without an x label on an ``xscale`` ``xlabel`` axis (log eps by default), every panel without
+    a y label with ``ylabel``, a legend on the first panel (and on any panel given one already), and the figure as
+    PNG bytes."""
+    import io
+
+    import matplotlib.pyplot as plt
+
+    for ax in fig.axes:
+        if not ax.get_xlabel():
+            ax.set_xscale(xscale)
+            ax.set_xlabel(xlabel)
+        if not ax.get_ylabel():
+            ax.set_ylabel(ylabel)
+    if fig.axes[0].get_legend() is None:
+        fig.axes[0].legend(fontsize=7)
+    fig.tight_layout()
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=120)
+    plt.close(fig)
+    return buffer.getvalue()
+
+
+def add_plan_option(parser) -> None:
+    parser.add_argument("--plan", action="store_true",
+                        help="print the grid before anything trains: runs (stored and to train), tasks, the CPU "
+                             "seconds per run measured here by a short probe (two short real runs per dataset and "
+                             "model shape, not stored), and the CPU-hours and wall time estimated for --engine "
+                             "and --workers; then exit without training")
+
+
+def run_or_plan(args, console, title: str, configs: list, store, device: str, shape_of, run_batch, batch_key,
+                stacked: bool = False):
+    """Train the configs on the chosen engine (resuming from ``store``) and return ``{config: result}``; with
+    --plan print the plan instead and return None (nothing is stored). ``stacked``: ``run_batch`` trains a task
+    as one stacked model (see :func:`probe_costs`)."""
+    from ...models.training import sweep
+
+    if args.plan:
+        engine = args.engine or ("processes" if args.workers > 1 else "local")
+        workers = 1 if engine == "local" else args.workers
+        plan, stored = sweep.plan_sweep(configs, store, args.max_runs, batch_key, workers)
+        costs = probe_costs(plan.groups, shape_of, run_batch, device, args.data_dir, args.cache_dir, stacked,
+                            stored.values())
+        print_plan(console, title, plan, costs, shape_of, engine, workers, args.json)
+        return None
+    progress = RunProgress(console, len(configs), enabled=not (args.json or getattr(args, "markdown", False)))
+    with progress as advance, sweep_engine(args) as engine:
+        return sweep.run_sweep(configs, store, engine, device, args.data_dir, args.cache_dir,
+                               on_result=lambda result, fresh: advance(result.config), max_new=args.max_runs,
+                               run_batch=run_batch, batch_key=batch_key, say=progress.say)

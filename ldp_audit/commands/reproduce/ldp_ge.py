@@ -1,0 +1,165 @@
+"""``ldp-audit reproduce ldp-ge [--quick|--full]``: LDP-GE's Table III, Fig. 2 and k sweep, paper vs measured.
+
+--quick: Cora, link prediction at eps in {1, 5} with HDS and MB (and MB rescaled), node classification at
+eps = 1, 3 runs, push propagation. --full: every Table III dataset whose features are in the datasets folder
+(``--datasets`` restricts), 10 runs, the tables of ``--tables`` (default all): table3 (link AUC: LP, PM, MB,
+HDS at eps 1, 2, 3, 5 and the non-private row), fig2 (node accuracy: the four mechanisms at eps 0.01 ... 5 and
+non-private) and ksweep (HDS at eps = 1, k in {1, 3, 5, 10, 20, 30, 50}, both
+tasks). ``--plot`` draws one row of panels per table, one panel per dataset, the printed numbers beside the
+measured ones. --full propagates with "auto" (push or power iteration at push's error
+bound, whichever is predicted cheaper; each result records which ran). Every run is one JSON under --results;
+a rerun resumes, --max-runs stops after a chunk. ``--device cuda`` trains the MLPs on the GPU (propagation stays
+on the CPU), ``--workers`` processes sharing it. ``--downstream logreg`` trains the paper's logistic regression
+instead of the released MLP (its runs are stored beside, under their own keys). The runs go through the training
+core's sweep (``sweep.run_sweep`` with ``sweep.TRAIN_BATCH``) on ``--engine local|processes|dask``.
+"""
+from __future__ import annotations
+
+import time
+
+from .common import devices_used, panel_grid, panels_png, paper_datasets, run_or_plan
+
+
+def _tables(args) -> tuple:
+    from ...models.training.ldp_ge import TABLES
+
+    return tuple(args.tables or TABLES)  # ids checked by reproduce.check_options
+
+
+def plan(args):
+    """(cells, runs, datasets without features, subject) of the mode and options in ``args``."""
+    from ...models import data
+    from ...models.training import ldp_ge
+
+    if args.mode == "quick":
+        if args.tables or args.datasets not in (None, ["cora"], ("cora",)):
+            raise ValueError("--tables / --datasets: reproduce ldp-ge --quick is Cora's fixed grid; use --full")
+        runs = args.runs or ldp_ge.QUICK_RUNS
+        return (ldp_ge.quick_cells(runs, downstream=args.downstream), runs, (),
+                {"paper": "ldp-ge", "tables": "Table III (Cora, HDS/MB, eps 1 and 5) + Fig. 2 point (eps 1)"})
+    names, tables = paper_datasets(args, ldp_ge), _tables(args)
+    missing = tuple(n for n in names if data.load(ldp_ge.TABLE3_DATASETS[n], args.data_dir, args.cache_dir,
+                                                  with_features=False).missing_features is not None)
+    runs = args.runs or ldp_ge.FULL_RUNS
+    cells = ldp_ge.full_cells(tuple(n for n in names if n not in missing), runs, tables,
+                              downstream=args.downstream)
+    return cells, runs, missing, {"paper": "ldp-ge", "tables": " + ".join(tables)}
+
+
+def run_ldp_ge(args, console, root) -> int:
+    """Fill the cells (resuming from the results folder ``root``), then report paper vs measured (spec
+    C21-C23); with --plan print the plan instead."""
+    from ...audits.reproduction.ldp_ge import ldp_ge_report
+    from ...models.training import RunStore, sweep
+    from ...models.training.runtime import choose_device
+    from .._common import emit
+
+    device = choose_device(args.device)
+    args.downstream = args.downstream or "mlp"
+    cells, runs, missing, subject = plan(args)
+    store = RunStore(root)
+    configs = list(dict.fromkeys(c for cell in cells for c in cell.configs))
+    started = time.perf_counter()
+    results = run_or_plan(args, console, f"reproduce ldp-ge --{args.mode}", configs, store, device,
+                          lambda config: (config.dataset, config.task), sweep.TRAIN_BATCH, sweep.TRAIN_BATCH_KEY)
+    if results is None:
+        return 0
+    downstream = {} if args.downstream == "mlp" else {"downstream": f"{args.downstream} (the paper's logistic "
+                                                                     "regression, not the released MLP)"}
+    report = ldp_ge_report(
+        f"ldp-ge reproduction ({args.mode})", cells, results, subject=subject, missing=missing,
+        settings={"mode": args.mode, "runs": runs, **downstream, "device": devices_used(results.values(), device),
+                  "results": str(store.root), "runs finished": f"{len(results)}/{len(configs)}",
+                  "wall time (s)": round(time.perf_counter() - started, 1)})
+    if args.plot:
+        from ...files import write_atomic
+
+        write_atomic(args.plot, ldp_ge_plot(report))
+    return emit(report, args, console)
+
+
+#: Line colour per mechanism in every LDP-GE panel.
+COLOURS = {"LP": "tab:green", "PM": "tab:red", "MB": "tab:blue", "HDS": "tab:orange"}
+
+
+def ldp_ge_plot(report) -> bytes:
+    """PNG, one row per target in the report and one panel per dataset: Table III (link AUC against eps, each
+    mechanism measured as mean ± std beside the printed mean ± std as open squares, the non-private AUC as a
+    line, solid measured and dashed printed), Fig. 2 (node accuracy against eps, with the quoted HDS point and
+    the quoted gap to non-private, C22; the paper prints no other number) and the k sweep (HDS's score against
+    k per task, measured only: Figs. 3-4 print no numbers)."""
+    rows = [r for r in report.results if "measured_mean" in r.details]
+    groups = [(title, [r for r in rows if keep(r)]) for title, keep in (
+        ("Table III", lambda r: r.details["task"] == "link" and " k=" not in r.name),
+        ("Fig. 2", lambda r: r.details["task"] == "node" and " k=" not in r.name),
+        ("Figs. 3-4, k sweep", lambda r: " k=" in r.name))]
+    groups = [(title, own) for title, own in groups if own]
+    names = [list(dict.fromkeys(r.name.split(" ")[0] for r in own)) for _, own in groups]
+    fig, grid = panel_grid([[f"{name}: {title}" for name in row] for (title, _), row in zip(groups, names)])
+    for (title, own), panels, row_names in zip(groups, grid, names):
+        for (ax, _), name in zip(panels, row_names):
+            mine = [r for r in own if r.name.startswith(name + " ")]
+            if title.startswith("Figs."):
+                _k_panel(ax, mine)
+                continue
+            link = title == "Table III"
+            _eps_panel(ax, mine, "AUC (%)" if link else "test accuracy (%)", with_paper=link)
+            if title == "Fig. 2":
+                _figure2_quotes(ax, name, mine)
+        panels[0][0].legend(fontsize=7)
+    return panels_png(fig, "score (%)")
+
+
+def _eps_panel(ax, own, ylabel: str, with_paper: bool) -> None:
+    """One line per mechanism against eps (mean ± std; rescaled cells left out), with ``with_paper`` the printed
+    mean ± std as open squares, the non-private scores as horizontal lines."""
+    for mechanism, colour in COLOURS.items():
+        line = sorted((r for r in own if r.details["mechanism"] == mechanism and r.details["eps"] is not None
+                       and "rescaled" not in r.name), key=lambda r: r.details["eps"])
+        if not line:
+            continue
+        eps = [r.details["eps"] for r in line]
+        ax.errorbar(eps, [r.details["measured_mean"] for r in line], [r.details["measured_std"] for r in line],
+                    fmt="o-", capsize=3, color=colour, label=mechanism)
+        printed = [r for r in line if "paper_mean" in r.details] if with_paper else []
+        if printed:
+            ax.errorbar([r.details["eps"] for r in printed], [r.details["paper_mean"] for r in printed],
+                        [r.details["paper_spread"] for r in printed], fmt="s--", mfc="none", capsize=2,
+                        color=colour, alpha=0.7, label=f"{mechanism} paper")
+    for r in own:
+        if r.details["eps"] is None:
+            raw = " raw" in r.name
+            ax.axhline(r.details["measured_mean"], color="black" if raw else "grey",
+                       label="non-private (raw features)" if raw else "non-private")
+            if "paper_mean" in r.details and not raw:
+                ax.axhline(r.details["paper_mean"], color="grey", linestyle="--", label="non-private paper")
+    ax.set_ylabel(ylabel)
+
+
+def _figure2_quotes(ax, name: str, own) -> None:
+    """The Fig. 2 numbers the text quotes (C22): HDS's accuracy at small eps, and its gap to non-private applied
+    to our non-private accuracy."""
+    from ...papers import ldp_ge as paper
+
+    clear = next((r.details["measured_mean"] for r in own if r.details["eps"] is None), None)
+    quoted = paper.FIG2_HDS_QUOTED.get(name)
+    if quoted is not None:
+        ax.plot([paper.FIG2_SMALL_EPS], [quoted], "k*", markersize=10, label="paper (quoted HDS)")
+    gap = paper.FIG2_GAPS.get((name, None))
+    if clear is not None and gap is not None and gap[1] == "gap":
+        ax.plot([paper.FIG2_SMALL_EPS], [clear + gap[0]], "kx", markersize=9,
+                label="paper gap to non-private, applied to ours")
+
+
+def _k_panel(ax, own) -> None:
+    """HDS's score against k, one line per task (mean ± std)."""
+    for task, colour in (("node", "tab:orange"), ("link", "tab:purple")):
+        line = sorted(((int(r.name.split(" k=")[1].split(" ")[0]), r) for r in own if r.details["task"] == task),
+                      key=lambda pair: pair[0])
+        if line:
+            ax.errorbar([k for k, _ in line], [r.details["measured_mean"] for _, r in line],
+                        [r.details["measured_std"] for _, r in line], fmt="o-", capsize=3, color=colour,
+                        label=f"HDS {task} (eps = {line[0][1].details['eps']:g})")
+    ax.set_xscale("log")
+    ax.set_xlabel("k (sampled dimensions)")
+    ax.set_ylabel("score (%)")
