@@ -3,7 +3,7 @@ import pytest
 
 pytest.importorskip("torch")
 
-from ldp_audit.audits import claims_ldp_ge  # noqa: E402
+from ldp_audit.audits.claims import ldp_ge as claims_ldp_ge  # noqa: E402
 from ldp_audit.audits.claims.registry import ClaimSettings  # noqa: E402
 from ldp_audit.audits.kernel.result import Status  # noqa: E402
 from ldp_audit.models.training import ldp_ge  # noqa: E402
