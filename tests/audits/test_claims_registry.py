@@ -76,3 +76,18 @@ def test_the_paper_modules_import_without_torch():
     code = ("import sys; from ldp_audit.audits.claims.registry import claims_of, papers; "
             "assert all(claims_of(p) for p in papers()); assert 'torch' not in sys.modules, 'torch imported'")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_stored_results_are_read_from_the_environment_or_the_committed_benchmarks(monkeypatch, tmp_path):
+    from pathlib import Path
+
+    from ldp_audit.audits.claims.stored_results import results_folder
+
+    monkeypatch.setenv("LDP_AUDIT_TEST_RESULTS", str(tmp_path))
+    assert results_folder("lpgnn", "LDP_AUDIT_TEST_RESULTS") == ("env", tmp_path)
+    monkeypatch.delenv("LDP_AUDIT_TEST_RESULTS")
+    committed = Path(__file__).resolve().parents[2] / "benchmarks" / "results" / "lpgnn"
+    mode, folder = results_folder("lpgnn", "LDP_AUDIT_TEST_RESULTS")
+    if (committed / "quick").is_dir() or (committed / "full").is_dir():
+        assert mode in ("full", "quick") and folder == committed / mode
+    assert results_folder("no-such-paper", "LDP_AUDIT_TEST_RESULTS") == (None, None)

@@ -18,6 +18,7 @@ from ...papers import lpgnn as paper
 from ...seeding import rng_for
 from ..graph.aggregation import check_linear_aggregation, check_mean_aggregation, compare_mae
 from .registry import ClaimSettings, audited_row, checks, claim, claim_row
+from .stored_results import results_folder
 from ..privacy.exact import enumerate_max_ratio
 from ..kernel.result import CheckResult, Status
 
@@ -321,19 +322,6 @@ def e12_rq1_arithmetic(table: dict | None = None) -> list:
     ]
 
 
-def _results_folder():
-    import os
-    from pathlib import Path
-
-    if os.environ.get(RESULTS_ENV):
-        return "env", Path(os.environ[RESULTS_ENV])
-    base = Path(__file__).resolve().parents[3] / "benchmarks" / "results" / "lpgnn"
-    for mode in ("full", "quick"):
-        if (base / mode).is_dir():
-            return mode, base / mode
-    return None, None
-
-
 def table3_reproduction_rows(mode: str | None = None, root=None) -> list:
     """C14 (Table 3 reproduces within spec §7.4) and E14 (K chosen on test vs on validation), from stored
     ``reproduce lpgnn`` results; INCONCLUSIVE when none are stored."""
@@ -341,7 +329,7 @@ def table3_reproduction_rows(mode: str | None = None, root=None) -> list:
     from ..reproduction.lpgnn import reproduction_report, stored_measurements
 
     if root is None:
-        mode, root = _results_folder()
+        mode, root = results_folder("lpgnn", RESULTS_ENV)
     if root is None:
         reason = "no stored results: run `ldp-audit reproduce lpgnn --quick --results benchmarks/results/lpgnn/quick`"
         return [CheckResult("C14", "Table 3 reproduces (spec §7.4 tolerances)", Status.INCONCLUSIVE, explanation=reason,

@@ -18,6 +18,7 @@ from ...papers import ppgnn as paper
 from ...seeding import rng_for
 from ..graph.aggregation import FLEXPROP_DRAWS, check_flexprop_weighting, check_linear_aggregation, check_mean_aggregation
 from .registry import ClaimSettings, audited_row, checks, claim, claim_row
+from .stored_results import results_folder
 from ..privacy.exact import enumerate_max_ratio
 from ..kernel.result import CheckResult
 
@@ -298,16 +299,6 @@ def paper_dataset(loader: str) -> str:
     return {v: k for k, v in TABLE3_DATASETS.items()}.get(loader, "cora")
 
 
-def _ppgnn_results_folder():
-    import os
-    from pathlib import Path
-
-    if os.environ.get(RESULTS_ENV):
-        return "env", Path(os.environ[RESULTS_ENV])
-    base = Path(__file__).resolve().parents[3] / "benchmarks" / "results" / "ppgnn"
-    return next(((mode, base / mode) for mode in ("full", "quick") if (base / mode).is_dir()), (None, None))
-
-
 def c17_stored(root=None, mode: str = "") -> CheckResult:
     """C17 as the spec audits it: PPM > MB at eps = 0.01 when the CI of the paired difference excludes 0 (above)
     on at least 4 of Table III's 6 datasets, read from stored ``reproduce ppgnn`` runs (never trains). FAIL once
@@ -319,7 +310,7 @@ def c17_stored(root=None, mode: str = "") -> CheckResult:
 
     claim = "ppgnn Table III / C17: PPM > MB at eps=0.01 on >= 4 of 6 datasets (bootstrap CI of the difference)"
     if root is None:
-        mode, root = _ppgnn_results_folder()
+        mode, root = results_folder("ppgnn", RESULTS_ENV)
     if root is None:
         return CheckResult("C17 stored", claim, Status.INCONCLUSIVE, explanation="no stored results: run `ldp-audit "
                            "reproduce ppgnn --full --results benchmarks/results/ppgnn/full`")
