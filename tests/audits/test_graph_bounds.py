@@ -8,7 +8,7 @@ import pytest
 from mutants import WrongBudget, WrongRectifier
 
 from ldp_audit.audits.graph import aggregation, bounds as graph_bounds
-from ldp_audit.audits.claims import ldp_ge as claims_ldp_ge, lpgnn as claims_lpgnn, ppgnn as claims_ppgnn
+from ldp_audit.audits.claims import ldp_ge as claims_ldp_ge, lpgnn as claims_lpgnn
 from ldp_audit.audits.claims.registry import ClaimSettings, claims_of
 from ldp_audit.audits.kernel.result import Status
 from ldp_audit.mechanisms import make

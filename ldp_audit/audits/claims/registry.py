@@ -32,13 +32,13 @@ class Claim:
 
     paper: str
     spec_ids: tuple[str, ...]
-    check: Callable[["ClaimSettings"], CheckResult | list[CheckResult]]
+    check: Callable[[ClaimSettings], CheckResult | list[CheckResult]]
 
     @property
     def name(self) -> str:
         return self.check.__name__
 
-    def rows(self, settings: "ClaimSettings") -> list[CheckResult]:
+    def rows(self, settings: ClaimSettings) -> list[CheckResult]:
         """The rows of ``check`` (one row or a list), each with its spec ids (the claim's unless the row names a
         subset)."""
         result = self.check(settings)
