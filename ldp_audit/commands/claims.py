@@ -18,7 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from ..audits.claims.registry import PROVIDERS, ClaimSettings, papers, run_claims
+from ..audits.claims.registry import ClaimSettings, claims_of, papers, run_claims
 from ._common import add_output_options, emit
 from .options import MAX_DRAWS, check_size, confidence, integer, seed
 
@@ -67,7 +67,7 @@ def run(args, console) -> int:
 
 
 def _run_with_progress(paper: str, settings: ClaimSettings, console, enabled: bool):
-    """Run the claims of ``paper``, printing each group's rows as it finishes under a rich progress bar."""
+    """Run the claims of ``paper``, printing each claim's rows as it finishes under a rich progress bar."""
     if not (enabled and console.is_terminal):
         return run_claims(paper, settings)
     from rich.markup import escape
@@ -76,7 +76,7 @@ def _run_with_progress(paper: str, settings: ClaimSettings, console, enabled: bo
     columns = ("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                TimeRemainingColumn())
     with Progress(*columns, console=console, transient=True) as progress:
-        task = progress.add_task(f"claims of {paper}", total=len(PROVIDERS[paper]) + 1)
+        task = progress.add_task(f"claims of {paper}", total=len(claims_of(paper)) + 1)
 
         def report(group: str, rows) -> None:
             for row in rows:

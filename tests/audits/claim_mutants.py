@@ -15,6 +15,7 @@ import numpy as np
 
 from ldp_audit import accounting
 from ldp_audit.audits.claims import ldp_ge as claims_ldp_ge, lpgnn as claims_lpgnn, ppgnn as claims_ppgnn
+from ldp_audit.audits.claims.registry import claims_of
 from ldp_audit.mechanisms import make
 from ldp_audit.mechanisms.budget_split import optimal_k
 from ldp_audit.mechanisms.constants import sw_half_width
@@ -27,9 +28,22 @@ from ldp_audit.papers import ppgnn as ppgnn_paper
 from ldp_audit.papers import se_privgemb as se_paper
 
 
+#: The first graph-level claim of each paper: the claims registered before it are the mechanism-level ones.
+FIRST_GRAPH_CLAIM = {"ldp-ge": "c11_ppr_operator", "lpgnn": "c7_c9_kprop_aggregation",
+                     "ppgnn": "c12_c13_flexprop_aggregation"}
+
+
+def mechanism_level(paper: str) -> tuple:
+    """The registered mechanism-level claims of ``paper`` (exact rows and ``verify`` audits; no graph, no
+    training)."""
+    registered = claims_of(paper)
+    return registered[:[c.name for c in registered].index(FIRST_GRAPH_CLAIM[paper])]
+
+
 @dataclass(frozen=True)
 class ClaimMutant:
-    """``row``: the row's name; ``paper``: which provider computes it when no dedicated function does."""
+    """``row``: the row's name; ``paper``: whose mechanism-level claims compute it when no dedicated function
+    does."""
 
     row: str
     what: str
@@ -298,7 +312,7 @@ MUTANTS = {
     "se-privgemb C15: one step past the budget": ClaimMutant("C15.stop-rule", "wrong stop rule", _stop_one_step_late),
 }
 
-#: Mutants of the rows of the mechanism-level providers (computed by the whole provider, see test_claims_rows).
+#: Mutants of the rows of the mechanism-level claims (computed by all of them, see test_claims_rows).
 PROVIDER_MUTANTS = {
     "ldp-ge C1: b 1% too wide": ClaimMutant(
         "C1", "wrong formula", _set(claims_ldp_ge, "sw_probabilities", lambda e: (1.01 * _sw(e)[0],) + _sw(e)[1:]),

@@ -9,23 +9,21 @@ from ldp_audit.audits.graph.bounds import check_eps_rate
 from ldp_audit.audits.kernel.result import Status
 from ldp_audit.mechanisms import make
 
-from claim_mutants import CORRECTIONS, MUTANTS, PROVIDER_MUTANTS, laplace_with_sqrt_rate
+from claim_mutants import CORRECTIONS, MUTANTS, PROVIDER_MUTANTS, laplace_with_sqrt_rate, mechanism_level
 from ldp_audit.audits.claims import lpgnn as claims_lpgnn
 from ldp_audit.audits.kernel.result import CheckResult
 
 DEFAULT = ClaimSettings()
 
 
-PROVIDERS = {"ldp-ge": (claims_ldp_ge, "ldp_ge_claims"), "lpgnn": (claims_lpgnn, "lpgnn_claims"),
-             "ppgnn": (claims_ppgnn, "ppgnn_claims")}
+MODULES = {"ldp-ge": claims_ldp_ge, "lpgnn": claims_lpgnn, "ppgnn": claims_ppgnn}
 
 
 def _provider_rows(paper: str, row: str, monkeypatch):
-    """``row`` as its paper's mechanism-level provider computes it; the Monte Carlo ``verify`` rows (tested with
+    """``row`` as its paper's mechanism-level claims compute it; the Monte Carlo ``verify`` rows (tested with
     the mechanism mutants of tests/mutants.py) are stubbed so that the exact rows run in a fraction of a second."""
-    module, function = PROVIDERS[paper]
-    monkeypatch.setattr(module, "audited_row", lambda name, claim, *args: CheckResult(name, claim, Status.PASS))
-    rows = [r for r in getattr(module, function)(ClaimSettings(samples=20_000)) if r.name == row]
+    monkeypatch.setattr(MODULES[paper], "audited_row", lambda name, claim, *args: CheckResult(name, claim, Status.PASS))
+    rows = [r for c in mechanism_level(paper) for r in c.rows(ClaimSettings(samples=20_000)) if r.name == row]
     assert rows, row
     return rows
 
@@ -175,3 +173,23 @@ def test_mae_order_rows_fail_when_the_mechanisms_are_swapped():
     order = [r for r in good if r.name.startswith("lpgnn.mae.order")]
     assert order and all(r.status is Status.PASS for r in order)
     assert all(r.status is Status.FAIL for r in bad if r.name.startswith("lpgnn.mae.order"))
+
+
+@pytest.mark.parametrize("true_label", [0, 2, 3])
+def test_plurality_with_lowest_index_ties_matches_brute_force_at_any_true_class(true_label):
+    """lpgnn C16's Drop rows use the attacks' exact plurality accuracy; with torch's tie rule it depends on the
+    true class's index, checked here against enumerating every vector of N RR labels."""
+    import itertools
+
+    import numpy as np
+
+    from ldp_audit.audits.attacks.label_plurality import plurality_accuracy
+
+    c, eps, n = 4, 0.7, 5
+    p, q = make("grr", eps=eps, c=c).probabilities()
+    brute = 0.0
+    for labels in itertools.product(range(c), repeat=n):
+        counts = np.bincount(labels, minlength=c)
+        if int(np.argmax(counts)) == true_label:
+            brute += float(np.prod([p if label == true_label else q for label in labels]))
+    assert plurality_accuracy(c, eps, n, "lowest", true_label) == pytest.approx(brute, abs=1e-12)

@@ -7,10 +7,6 @@ from ldp_audit.audits.kernel.result import Status
 from ldp_audit.papers import ldp_ge as ldp_ge_paper
 
 
-def _row(rows, name):
-    return next(r for r in rows if r.name == name)
-
-
 def test_theorem5_step_erratum_fails_at_the_papers_sensitivity_and_holds_at_one():
     assert se_privgemb_claims.check_theorem5_step().status is Status.FAIL  # E7: S = C = 2
     assert se_privgemb_claims.check_theorem5_step(sensitivity=1.0).status is Status.PASS
@@ -22,6 +18,6 @@ def settings():
 
 
 def test_laplace_variance_row_passes_and_a_wrong_printed_constant_fails(settings, monkeypatch):
-    assert _row(claims_ldp_ge.ldp_ge_claims(settings), "C7.variance").status is Status.PASS
+    assert claims_ldp_ge.c7_laplace_variance(settings).status is Status.PASS
     monkeypatch.setattr(ldp_ge_paper, "laplace_variance", lambda eps, d=1: 4.0 * d * d / eps ** 2)
-    assert _row(claims_ldp_ge.ldp_ge_claims(settings), "C7.variance").status is Status.FAIL
+    assert claims_ldp_ge.c7_laplace_variance(settings).status is Status.FAIL

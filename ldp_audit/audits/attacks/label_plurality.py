@@ -25,11 +25,14 @@ from ..kernel.sampling import rng_for
 CLAIM = "lpgnn C16: plurality of N randomized-response labels (label-denoising target quality)"
 
 
-def plurality_accuracy(c: int, eps: float, neighbours: int, ties: str = "random") -> float:
-    """Exact P[plurality of N RR labels = true class]; ``ties``: "random", "first" (true class has the lowest
-    index, torch's argmax) or "last" (true class has the highest index)."""
-    if ties not in ("random", "first", "last"):
-        raise ValueError(f"ties must be 'random', 'first' or 'last', got {ties!r}")
+def plurality_accuracy(c: int, eps: float, neighbours: int, ties: str = "random", true_label: int = 0) -> float:
+    """Exact P[plurality of N RR labels = true class]. ``ties``: "random" (a tie is broken uniformly at random) or
+    "lowest" (the lowest class index wins a tie, as torch's argmax does; the true class has index ``true_label``,
+    so 0 wins every tie and c - 1 loses every one)."""
+    if ties not in ("random", "lowest"):
+        raise ValueError(f"ties must be 'random' or 'lowest', got {ties!r}")
+    if not 0 <= true_label < c:
+        raise ValueError(f"true_label must lie in [0, {c}), got {true_label!r}")
     tail = math.exp(-eps)
     p = 1.0 / (1.0 + (c - 1) * tail)
     q = tail * p
@@ -40,15 +43,16 @@ def plurality_accuracy(c: int, eps: float, neighbours: int, ties: str = "random"
         # poly[s, t]: sum over the classes so far of prod 1/n_j!, with s labels used and t classes tied at k
         poly = np.zeros((rest + 1, c))
         poly[0, 0] = 1.0
-        for _ in range(c - 1):
+        for other in range(c - 1):
+            # under the lowest-index rule a class below the true one may not reach k: it would win the tie
+            most = k - 1 if ties == "lowest" and other < true_label else k
             nxt = np.zeros_like(poly)
-            for take in range(min(k, rest) + 1):
+            for take in range(min(most, rest) + 1):
                 w = 1.0 / math.factorial(take)
                 shift = 1 if take == k else 0
                 nxt[take:, shift:] += w * poly[: rest + 1 - take, : c - shift]
             poly = nxt
-        credit = {"random": 1.0 / (1.0 + np.arange(c)), "first": np.ones(c),
-                  "last": (np.arange(c) == 0).astype(float)}[ties]
+        credit = 1.0 / (1.0 + np.arange(c)) if ties == "random" else np.ones(c)
         total += math.factorial(n) / math.factorial(k) * p**k * q**rest * float(poly[rest] @ credit)
     return total
 
@@ -98,8 +102,8 @@ def label_plurality_attack(c: int = 7, eps: float = 1.0, neighbours=(1, 4, 16), 
                                     f"{correct / samples:.4f} vs exact {exact[n]:.4f} (binomial p={p_value:.3g}); "
                                     "LDP does not bound it (neighbours' labels)"
                                     + ("; at N=1 it equals the RR ceiling p" if n == 1 else ""))))
-    first = {n: plurality_accuracy(c, eps, n, "first") for n in neighbours}
-    last = {n: plurality_accuracy(c, eps, n, "last") for n in neighbours}
+    first = {n: plurality_accuracy(c, eps, n, "lowest", true_label=0) for n in neighbours}
+    last = {n: plurality_accuracy(c, eps, n, "lowest", true_label=c - 1) for n in neighbours}
     rows.append(CheckResult("attack.label-plurality.ties", "lpgnn C16: tie rule of the target (torch argmax)",
                             Status.INFO, first[neighbours[-1]], f"accuracy, lowest-index ties, N={neighbours[-1]}",
                             explanation="random ties are implemented here; torch's argmax (lowest index) gives "

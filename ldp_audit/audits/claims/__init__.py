@@ -1,2 +1,3 @@
-"""Paper claims: the registry that runs a paper's providers (``registry``) and one module per paper that checks
-its claims (``lpgnn``, ``ppgnn``, ``ldp_ge``, ``se_privgemb``)."""
+"""Paper claims: the registry of claims and the runner behind ``ldp-audit claims`` (``registry``), one module per
+paper that registers its claims (``lpgnn``, ``ppgnn``, ``ldp_ge``, ``se_privgemb``), and where stored training
+results are read (``stored_results``)."""

@@ -1,5 +1,6 @@
-"""Claims of LDP-GE (seed 000): mechanism level C1-C10 and errata E1, E7, E11; graph level C11, C12, C14,
-C16-C19 and errata E2, E5 on the karate club; the pipeline's data flow C13; Table II's statistics C20."""
+"""Claims of LDP-GE (seed 000), in report order: mechanism level C1-C10, C15 and errata E1, E7, E11; graph level
+C11, C12, C14, C16-C19 and errata E2, E5, E6, E12 on the karate club; the pipeline's data flow C13; Table II's
+statistics C20."""
 from __future__ import annotations
 
 import math
@@ -15,14 +16,14 @@ from ...models.perturbation import propagated_samples
 from ...models.synthetic import karate
 from ...papers import ldp_ge as paper
 from ...seeding import rng_for
-from .registry import ClaimSettings, audited_row, claim_row
+from .registry import ClaimSettings, audited_row, checks, claim, claim_row
 from ..verify.compare import crossings, figure1_curves
 from ..graph.feature_guard import RawFeatureAccess, RawFeatureGuard
 from ..graph.bounds import BoundSetting, check_eps_rate, check_error_bound, check_pi_properties, check_push
 from ..privacy.checks import whitebox_privacy
 from ..kernel.result import CheckResult, Status
 
-#: Monte Carlo claim rows below; each gets alpha / _AUDITED of the family-wise rate.
+#: Monte Carlo claim rows checked by the whole ``verify`` audit or sampled here; each gets alpha / _AUDITED.
 _AUDITED = 5
 
 
@@ -30,94 +31,23 @@ def _close(a, b, tol=1e-9) -> bool:
     return bool(np.all(np.abs(np.asarray(a) - np.asarray(b)) <= tol * np.maximum(1.0, np.abs(np.asarray(b)))))
 
 
-# ------------------------------------------------------------------------------ graph-level claims (karate)
+# ------------------------------------------------------------------------------ mechanism-level claims
 
-def _karate_setting(nodes=(33,)) -> BoundSetting:
-    """ldp-ge C14's reference setting: karate, d = 32, x_uj = +1 if (u + j) mod 5 == 0 else -1, r = 0."""
+@claim("ldp-ge", "C1")
+def c1_square_wave_is_ldp(settings: ClaimSettings) -> CheckResult:
+    """C1: Algorithm 1 is eps-LDP with the tight window event; the spec's reference numbers at eps = 2."""
+    b, p, q = sw_probabilities(2.0)
+    e = math.exp(2.0)
+    window = (b * e / (b * e + 1.0), b / (b * e + 1.0))
+    reference = (0.2586741335, 1.2690052034, 0.1717411786, 0.6565176427, 0.0888500011)
+    white = whitebox_privacy(make("square_wave", eps=2.0))[1]
+    holds = _close((b, p, q) + window, reference, 1e-9) and abs(white.statistic - 2.0) < 1e-9
+    return claim_row("C1", "Thm 1 (first half): Algorithm 1 is eps-LDP, p/q = e^eps", holds, white.statistic,
+                     "max log ratio at eps=2", f"b, p, q, P(E|+1), P(E|-1) = {b:.10f}, {p:.10f}, {q:.10f}, "
+                     f"{window[0]:.10f}, {window[1]:.10f}; max log ratio {white.statistic:.12f}", threshold=2.0,
+                     fails_if="b, p, q or the window probabilities leave the spec's values by 1e-9, or the "
+                              "max log ratio of the mechanism's density is not 2")
 
-    graph = karate()
-    u, j = np.meshgrid(np.arange(34), np.arange(32), indexing="ij")
-    x = np.where((u + j) % 5 == 0, 1.0, -1.0)
-    nodes = np.asarray(nodes)
-    return BoundSetting(prop.ppr_exact(graph.adjacency, 0.1, 0.0)[nodes], x, nodes, "karate (r=0)")
-
-
-def check_isolated_nodes(alpha: float = 0.1, r: float = 0.5, push=prop.backward_push) -> CheckResult:
-    """ldp-ge E12: D^(-r) and |N(v)| are undefined for isolated nodes; with d_v^(+-r) := 1 and no pushes, Pi(v, .)
-    is alpha e_v. Karate plus one isolated node: the exact operator's row and column of that node, and Algorithm 3
-    (``push``) on random features, against alpha e_v and alpha x_v. Fails if either is off by 1e-12 or is not finite."""
-    import scipy.sparse as sp
-
-    adjacency = karate().adjacency
-    n = adjacency.shape[0]
-    padded = sp.block_diag([adjacency, sp.csr_matrix((1, 1))]).tocsr()
-    pi = prop.ppr_exact(padded, alpha, r)
-    x = rng_for(12).uniform(-1, 1, size=(n + 1, 4))
-    pushed = push(padded, x, alpha, r, 1e-6).z[n]
-    expected_row = np.zeros(n + 1)
-    expected_row[n] = alpha
-    gap = float(max(np.abs(pi[n] - expected_row).max(), np.abs(pi[:n, n]).max(), np.abs(pushed - alpha * x[n]).max()))
-    holds = bool(np.isfinite(gap) and gap < 1e-12)
-    return CheckResult("E12.isolated-nodes", "ldp-ge Eq. 17 / Algorithm 3 with isolated nodes (d^(+-r) := 1)",
-                       Status.PASS if holds else Status.FAIL, gap, "max |Pi(v,.) - alpha e_v|, |push - alpha x_v|",
-                       threshold=1e-12, explanation=f"karate + 1 isolated node, alpha={alpha:g}, r={r:g}: the exact "
-                       f"row is alpha e_v and push returns alpha x_v to {gap:.1e}; fails if either is off by 1e-12")
-
-
-def ldp_ge_graph_claims(settings: ClaimSettings) -> list[CheckResult]:
-    """LDP-GE graph-level claims on the karate club: C11, C12 (with the literal Algorithm 3), C14, C16-C18."""
-
-
-    adjacency = karate().adjacency
-    results = check_pi_properties(adjacency, 0.1, "karate")
-    x = rng_for(settings.seed).uniform(-1, 1, size=(34, 16))
-    results.append(check_push(adjacency, x, 0.1, 0.5, 1e-4))
-    results.append(check_isolated_nodes())
-    results.append(check_push(adjacency, x, 0.1, 0.5, 1e-4, partial(prop.backward_push, divide_by="pusher"),
-                              "ldp-ge.push.printed", "ldp-ge Algorithm 3 as printed (line 4: / |N(v)|), E2"))
-    setting = _karate_setting()
-    reps = max(500, min(4000, settings.samples // 250))
-    for name, params in (("hds", {"k": 1}), ("laplace_hd", {}), ("piecewise_hd", {"k": 1}), ("multibit", {"k": 1})):
-        extra = {"alpha": -1.0, "beta": 1.0} if name == "multibit" else {}
-        mech = make(name, eps=1.0, d=32, **params, **extra)
-        claim = {"hds": "ldp-ge Thm 2, explicit (C14)", "laplace_hd": "ldp-ge Thm 3 (C16)"}.get(
-            name, "ldp-ge Thm 4, explicit (C17)")
-        results.append(check_error_bound(setting, mech, 0.1, reps, settings.seed, settings.alpha,
-                                         f"ldp-ge.bound.{name}", claim))
-        results.append(check_eps_rate(setting, lambda e, n=name, p=params, x=extra: make(n, eps=e, d=32, **p, **x),
-                                      name, 1.0, reps, settings.seed))
-    results += [compare_debiased_hds(setting, eps, reps, settings.seed) for eps in (1.0, 0.1)]
-    return results
-
-
-def compare_debiased_hds(setting: BoundSetting, eps: float, reps: int, seed: int, delta: float = 0.1
-                         ) -> CheckResult:
-    """ldp-ge C19 (informational): the 1 - delta quantile of max_j |z~_vj - z_vj| for HDS, debiased HDS (x~/C),
-    Laplace, Piecewise and multi-bit, and for the trivial estimator z~ = 0. HDS's small error comes from shrinking
-    by C ~ eps/(2d); debiased, it is of the order of PM (E6). Linearity gives W (X~/C) = (W X~)/C exactly."""
-
-    d = setting.x.shape[1]
-    z = setting.weights @ setting.x
-    hds = make("hds", eps=eps, d=d, k=1)
-    mechanisms = {"HDS": hds, "LP": make("laplace_hd", eps=eps, d=d), "PM": make("piecewise_hd", eps=eps, d=d, k=1),
-                  "MB": make("multibit", eps=eps, d=d, k=1, alpha=-1.0, beta=1.0)}
-    quantiles = {}
-    for name, mechanism in mechanisms.items():
-        samples = propagated_samples(setting.weights, setting.x, mechanism, reps, seed)
-        quantiles[name] = float(np.quantile(np.abs(samples - z[None]).max(axis=2), 1 - delta, axis=0).max())
-        if name == "HDS":
-            shrink = float(hds.report_mean(1.0))
-            debiased = samples / shrink
-            quantiles["HDS debiased"] = float(np.quantile(np.abs(debiased - z[None]).max(axis=2), 1 - delta,
-                                                          axis=0).max())
-    quantiles["zero estimator"] = float(np.abs(z).max())
-    return CheckResult("ldp-ge.C19 (E6).debiased", f"ldp-ge E6/C19: what Theorem 2's O(log(d/delta)) measures (eps={eps:g})",
-                       Status.INFO, quantiles["HDS debiased"] / quantiles["PM"], "debiased HDS / PM", n=reps, seed=seed,
-                       explanation=f"{setting.graph}, {1 - delta:.0%} quantile of the max error: " + ", ".join(
-                           f"{k} {v:.3g}" for k, v in quantiles.items()), details=quantiles)
-
-
-# --------------------------------------------------------------------------- mechanism-level claims (C2, C4, C5)
 
 #: ldp-ge C2's reference (spec): eps = 4, k = 4, P(E | +1) and P(E | -1) of the all-windows event.
 C2_REFERENCE = (0.1147155815, 0.0021010892)
@@ -141,6 +71,19 @@ def check_hds_tight_event(eps: float = 4.0, k: int = 4) -> CheckResult:
                      "log P(E|+1)/P(E|-1)", f"eps={eps:g}, k={k}: from the mechanism's exact law P(E|+1) = {plus:.10f}, "
                      f"P(E|-1) = {minus:.10f} (spec: {C2_REFERENCE[0]}, {C2_REFERENCE[1]}), log ratio {ratio:.12f}; "
                      "fails if either probability leaves the spec's value or the ratio leaves e^eps", threshold=eps)
+
+
+@claim("ldp-ge", "C2")
+def c2_hds_tight_event(settings: ClaimSettings) -> CheckResult:
+    """C2 at the spec's eps = 4, k = 4 (:func:`check_hds_tight_event`)."""
+    return check_hds_tight_event()
+
+
+@claim("ldp-ge", "C2", "C3")
+def c2_c3_hds_audited(settings: ClaimSettings) -> CheckResult:
+    """C2 and C3 (Thm 1, Eq. 9): HDS samples follow its law and are eps-LDP, by the full audit."""
+    return audited_row("C2/C3", "Thm 1, Eq. 9: HDS samples follow the law, eps-LDP (Monte Carlo)",
+                       make("hds", eps=4.0, d=8, k=4), settings, _AUDITED)
 
 
 def check_lemma1_exact() -> CheckResult:
@@ -169,6 +112,12 @@ def check_lemma1_exact() -> CheckResult:
                      f"{len(grid)} (eps, d, k) and {len(xs)} inputs: max relative gap {worst:.2e}; d=10, k=3, eps=1 "
                      f"printed values {', '.join(f'{v:.10f}' for v in printed)} "
                      f"{'reproduce' if refs_ok else 'DO NOT reproduce'} the spec's; fails above 1e-7", threshold=1e-7)
+
+
+@claim("ldp-ge", "C4", "C5")
+def c4_c5_lemma1_exact(settings: ClaimSettings) -> CheckResult:
+    """C4 and C5: Lemma 1 against the exact law (:func:`check_lemma1_exact`)."""
+    return check_lemma1_exact()
 
 
 def check_lemma1_monte_carlo(mechanism, settings: ClaimSettings, mean_effect: float = 0.10,
@@ -205,6 +154,44 @@ def check_lemma1_monte_carlo(mechanism, settings: ClaimSettings, mean_effect: fl
                        details={"z": zs, "power": powers})
 
 
+@claim("ldp-ge", "C4", "C5")
+def c4_c5_lemma1_sampled(settings: ClaimSettings) -> CheckResult:
+    """C4 and C5 by sampling HDS at d = 10, k = 3, eps = 1 (:func:`check_lemma1_monte_carlo`)."""
+    return check_lemma1_monte_carlo(make("hds", eps=1.0, d=10, k=3), settings)
+
+
+@claim("ldp-ge", "C6")
+def c6_small_eps_asymptotics(settings: ClaimSettings) -> CheckResult:
+    """C6: the asymptotics of b, Var_HDS and Var_PM as eps -> 0, with the stable b."""
+    small = 1e-4
+    ratios = (sw_half_width(small), float(make("hds", eps=small, d=10, k=1).report_var(0.0)) / (4.0 / 3.0 * 1 / 10),
+              paper.pm_variance_eq5(small, 10, 1, 0.0) / (16 * 10 * 1 / (3 * small**2)))
+    holds = all(abs(r - 1.0) < 1e-3 for r in ratios)
+    return claim_row("C6", "Eqs. 20, 21, 31, 32: b -> 1, Var_HDS -> (4/3)k/d, Var_PM ~ 16dk/(3eps^2)", holds,
+                     max(abs(r - 1.0) for r in ratios), "max |ratio - 1| at eps=1e-4",
+                     f"ratios to the leading terms at eps=1e-4: {', '.join(f'{r:.6f}' for r in ratios)}",
+                     threshold=1e-3, fails_if='a ratio to its leading term is off by more than 1e-3 at eps = 1e-4')
+
+
+@claim("ldp-ge", "C7")
+def c7_laplace_audited(settings: ClaimSettings) -> CheckResult:
+    """C7: the Laplace baseline, by the full audit."""
+    return audited_row("C7", "Laplace baseline: unbiased, Var = 8/eps^2, eps-LDP", make("laplace", eps=1.0), settings,
+                       _AUDITED)
+
+
+@claim("ldp-ge", "C7")
+def c7_laplace_variance(settings: ClaimSettings) -> CheckResult:
+    """C7: the printed variance 8 d^2 / eps^2 of the Laplace baseline against the mechanism's."""
+    ratios = [paper.laplace_variance(eps, d) / float(make("laplace_hd", eps=eps, d=d).estimate_var(np.zeros((1, d)))[0, 0])
+              for eps in (0.1, 1.0, 4.0) for d in (1, 16, 500)]
+    gap = max(abs(r - 1.0) for r in ratios)
+    return claim_row("C7.variance", "Sec. III: the Laplace baseline's variance is 8 d^2 / eps^2", gap < 1e-9, gap,
+                     "max |printed / mechanism - 1|", "the printed 8d^2/eps^2 against the variance of Laplace noise "
+                     "of scale 2d/eps (eps/d per coordinate), eps in {0.1, 1, 4}, d in {1, 16, 500}", threshold=1e-9,
+                     fails_if="the printed 8d^2/eps^2 and the mechanism's variance differ by 1e-9 (relative)")
+
+
 def check_lemma2() -> CheckResult:
     """ldp-ge C15 (Lemma 2): E[e^(s eta)] = 1/(1 - s^2) <= e^(2 s^2) for |s| < 1/2, eta ~ Lap(1).
 
@@ -225,84 +212,60 @@ def check_lemma2() -> CheckResult:
                      "fails if the MGF is off by 1e-8 or the bound is exceeded anywhere", threshold=0.0)
 
 
-def ldp_ge_claims(settings: ClaimSettings) -> list:
-    rows = []
-    # C1: Algorithm 1 is eps-LDP with the tight window event; reference numbers at eps = 2
-    b, p, q = sw_probabilities(2.0)
-    e = math.exp(2.0)
-    window = (b * e / (b * e + 1.0), b / (b * e + 1.0))
-    reference = (0.2586741335, 1.2690052034, 0.1717411786, 0.6565176427, 0.0888500011)
-    white = whitebox_privacy(make("square_wave", eps=2.0))[1]
-    holds = _close((b, p, q) + window, reference, 1e-9) and abs(white.statistic - 2.0) < 1e-9
-    rows.append(claim_row("C1", "Thm 1 (first half): Algorithm 1 is eps-LDP, p/q = e^eps", holds, white.statistic,
-                          "max log ratio at eps=2", f"b, p, q, P(E|+1), P(E|-1) = {b:.10f}, {p:.10f}, {q:.10f}, "
-                          f"{window[0]:.10f}, {window[1]:.10f}; max log ratio {white.statistic:.12f}", threshold=2.0,
-                          fails_if="b, p, q or the window probabilities leave the spec's values by 1e-9, or the "
-                                   "max log ratio of the mechanism's density is not 2"))
-    rows.append(check_hds_tight_event())
-    rows.append(audited_row("C2/C3", "Thm 1, Eq. 9: HDS samples follow the law, eps-LDP (Monte Carlo)",
-                            make("hds", eps=4.0, d=8, k=4), settings, _AUDITED))
-    rows.append(check_lemma1_exact())
-    rows.append(check_lemma1_monte_carlo(make("hds", eps=1.0, d=10, k=3), settings))
-    # C6: asymptotics with the stable b
-    small = 1e-4
-    ratios = (sw_half_width(small), float(make("hds", eps=small, d=10, k=1).report_var(0.0)) / (4.0 / 3.0 * 1 / 10),
-              paper.pm_variance_eq5(small, 10, 1, 0.0) / (16 * 10 * 1 / (3 * small**2)))
-    holds = all(abs(r - 1.0) < 1e-3 for r in ratios)
-    rows.append(claim_row("C6", "Eqs. 20, 21, 31, 32: b -> 1, Var_HDS -> (4/3)k/d, Var_PM ~ 16dk/(3eps^2)", holds,
-                          max(abs(r - 1.0) for r in ratios), "max |ratio - 1| at eps=1e-4",
-                          f"ratios to the leading terms at eps=1e-4: {', '.join(f'{r:.6f}' for r in ratios)}", threshold=1e-3,
-                          fails_if='a ratio to its leading term is off by more than 1e-3 at eps = 1e-4'))
-    # C7: Laplace
-    rows.append(audited_row("C7", "Laplace baseline: unbiased, Var = 8/eps^2, eps-LDP", make("laplace", eps=1.0), settings,
-                            _AUDITED))
-    ratios = [paper.laplace_variance(eps, d) / float(make("laplace_hd", eps=eps, d=d).estimate_var(np.zeros((1, d)))[0, 0])
-              for eps in (0.1, 1.0, 4.0) for d in (1, 16, 500)]
-    gap = max(abs(r - 1.0) for r in ratios)
-    rows.append(claim_row("C7.variance", "Sec. III: the Laplace baseline's variance is 8 d^2 / eps^2", gap < 1e-9, gap,
-                          "max |printed / mechanism - 1|", "the printed 8d^2/eps^2 against the variance of Laplace noise "
-                          "of scale 2d/eps (eps/d per coordinate), eps in {0.1, 1, 4}, d in {1, 16, 500}", threshold=1e-9,
-                          fails_if="the printed 8d^2/eps^2 and the mechanism's variance differ by 1e-9 (relative)"))
-    rows.append(check_lemma2())
-    # C8: Piecewise
+@claim("ldp-ge", "C15")
+def c15_laplace_is_subexponential(settings: ClaimSettings) -> CheckResult:
+    """C15: Lemma 2 (:func:`check_lemma2`)."""
+    return check_lemma2()
+
+
+@claim("ldp-ge", "C8")
+def c8_piecewise_variance(settings: ClaimSettings) -> CheckResult:
+    """C8: Eq. 5's variance of the Piecewise mechanism against the implementation and the spec's values."""
     pm = make("piecewise_hd", eps=1.0, d=10, k=3)
     values = (float(pm.estimate_var(0.0)), float(pm.estimate_var(1.0)))
     holds = _close(values, (141.25053526, 161.96347680), 1e-9) and _close(values, (paper.pm_variance_eq5(1.0, 10, 3, 0.0),
                                                                                    paper.pm_variance_eq5(1.0, 10, 3, 1.0)))
-    rows.append(claim_row("C8", "Eqs. 3-5: Piecewise density integrates to 1, Eq. 5 variance", holds, values[0],
-                          "Var at x=0 (d=10, k=3, eps=1)", f"Eq. 5 gives {values[0]:.8f} / {values[1]:.8f} at x = 0 / 1, "
-                          f"equal to the implementation and the spec's reference",
-                          fails_if="Eq. 5 and the mechanism's variance differ from each other or from the spec's "
-                                   'values by 1e-9'))
-    rows.append(audited_row("C8 MC", "Eq. 3: Piecewise samples, moments and eps-LDP", make("piecewise", eps=1.0),
-                            settings, _AUDITED))
-    # C9: Multi-bit: the printed Eq. 6 does not sum to one (E1); Eq. 8 is right
+    return claim_row("C8", "Eqs. 3-5: Piecewise density integrates to 1, Eq. 5 variance", holds, values[0],
+                     "Var at x=0 (d=10, k=3, eps=1)", f"Eq. 5 gives {values[0]:.8f} / {values[1]:.8f} at x = 0 / 1, "
+                     f"equal to the implementation and the spec's reference",
+                     fails_if="Eq. 5 and the mechanism's variance differ from each other or from the spec's "
+                              'values by 1e-9')
+
+
+@claim("ldp-ge", "C8")
+def c8_piecewise_audited(settings: ClaimSettings) -> CheckResult:
+    """C8: the Piecewise mechanism's samples, moments and eps-LDP, by the full audit."""
+    return audited_row("C8 MC", "Eq. 3: Piecewise samples, moments and eps-LDP", make("piecewise", eps=1.0),
+                       settings, _AUDITED)
+
+
+@claim("ldp-ge", "C9", "E1")
+def c9_one_bit_pmf_as_printed(settings: ClaimSettings) -> CheckResult:
+    """E1: the printed Eq. 6 does not sum to one."""
     plus, minus = paper.one_bit_pmf_printed(2.0, 0.3)
-    rows.append(claim_row("C9 (E1)", "Eq. 6: the one-bit pmf sums to 1", abs(plus + minus - 1.0) < 1e-12, plus + minus,
-                          "Pr[+1] + Pr[-1] at eps=2", f"the printed probabilities sum to {plus + minus:.4f} = "
-                          f"e^eps/(e^eps+1), not 1: the first term of Pr[-1] must be e^eps/(e^eps+1)", threshold=1.0,
-                          fails_if='(as printed, it does) the two probabilities do not sum to 1'))
+    return claim_row("C9 (E1)", "Eq. 6: the one-bit pmf sums to 1", abs(plus + minus - 1.0) < 1e-12, plus + minus,
+                     "Pr[+1] + Pr[-1] at eps=2", f"the printed probabilities sum to {plus + minus:.4f} = "
+                     f"e^eps/(e^eps+1), not 1: the first term of Pr[-1] must be e^eps/(e^eps+1)", threshold=1.0,
+                     fails_if='(as printed, it does) the two probabilities do not sum to 1')
+
+
+@claim("ldp-ge", "C9")
+def c9_multibit_variance(settings: ClaimSettings) -> CheckResult:
+    """C9: Eq. 8's variance of the multi-bit estimate (with the corrected pmf)."""
     mb = make("multibit", eps=1.0, d=10, k=3, alpha=-1.0, beta=1.0)
     values = (float(mb.estimate_var(0.0)), float(mb.estimate_var(1.0)))
     holds = _close(values, (122.22836795, 121.22836795), 1e-9) and _close(values, (paper.mb_variance_eq8(1.0, 10, 3, 0.0),
                                                                                    paper.mb_variance_eq8(1.0, 10, 3, 1.0)))
-    rows.append(claim_row("C9", "Eqs. 7-8: multi-bit estimate unbiased with the Eq. 8 variance (corrected pmf)", holds,
-                          values[0], "Var at x=0", f"Eq. 8 gives {values[0]:.8f} / {values[1]:.8f} at x = 0 / 1",
-                          fails_if="Eq. 8 and the mechanism's variance differ from each other or from the spec's "
-                                   'values by 1e-9'))
-    # C10: Figure 1, which reading of the Square Wave curve makes the text true
-    rows += _figure1_rows()
-    # E11: the closed form of b is unusable for small eps in float64
-    gaps = {eps: abs(paper.sw_half_width_printed(eps) / sw_half_width(eps) - 1.0) for eps in (2e-4, 1e-5, 1e-7, 1e-8)}
-    rows.append(claim_row("E11", "Algorithm 1: the closed form of b can be evaluated as printed", max(gaps.values()) < 1e-9,
-                          max(gaps.values()), "max relative error", "relative error of the printed closed form: "
-                          + ", ".join(f"{g:.1e} at eps={e:g}" for e, g in gaps.items()), threshold=1e-9,
-                          fails_if='(as printed, it does) the closed form is off by more than 1e-9 at some eps on '
-                                   'the grid'))
-    return rows
+    return claim_row("C9", "Eqs. 7-8: multi-bit estimate unbiased with the Eq. 8 variance (corrected pmf)", holds,
+                     values[0], "Var at x=0", f"Eq. 8 gives {values[0]:.8f} / {values[1]:.8f} at x = 0 / 1",
+                     fails_if="Eq. 8 and the mechanism's variance differ from each other or from the spec's "
+                              'values by 1e-9')
 
 
-def _figure1_rows() -> list:
+@claim("ldp-ge", "C10", "E7")
+def c10_figure1_crossings(settings: ClaimSettings) -> list[CheckResult]:
+    """C10 (Fig. 1: SW below PM up to eps = 3.5, in the raw-variance reading) and E7 (SW below LP and MB up to
+    eps = 5: true but not tight)."""
     curves = figure1_curves([0.1, 1.0, 3.0, 8.0])
     table_ok = _close([curves["LP"][1], curves["PM"][1], curves["MB"][1], curves["SW raw"][1]],
                       [8.0, 5.2236, 4.6827, 0.7465], 1e-4)
@@ -310,12 +273,12 @@ def _figure1_rows() -> list:
     grid = np.arange(0.5, 8.01, 0.5)
     sw, pm = figure1_curves(grid)["SW raw"], figure1_curves(grid)["PM"]
     text_holds = bool(np.all((sw < pm) == (grid <= paper.FIGURE1_PM_CROSSING_CLAIM)))
-    rows = [claim_row("C10", "Fig. 1: SW below PM for eps <= 3.5 and above after (raw-variance reading)",
-                      text_holds and table_ok, raw_pm[0] if raw_pm else None, "crossing eps",
-                      f"raw SW variance crosses PM at eps = {raw_pm[0]:.4f}: the statement holds on Fig. 1's 0.5-step "
-                      f"grid; values at eps=1 reproduce the spec's table",
-                      fails_if='the raw SW variance is not below PM exactly at the grid points eps <= 3.5, or the '
-                               "eps=1 values differ from the spec's")]
+    rows = checks([claim_row("C10", "Fig. 1: SW below PM for eps <= 3.5 and above after (raw-variance reading)",
+                             text_holds and table_ok, raw_pm[0] if raw_pm else None, "crossing eps",
+                             f"raw SW variance crosses PM at eps = {raw_pm[0]:.4f}: the statement holds on Fig. 1's "
+                             f"0.5-step grid; values at eps=1 reproduce the spec's table",
+                             fails_if='the raw SW variance is not below PM exactly at the grid points eps <= 3.5, or '
+                                      "the eps=1 values differ from the spec's")], "C10")
     others = {reading: crossings(reading, "PM") for reading in ("SW MSE", "SW debiased", "SW original [0,1]")}
     lp = crossings("SW raw", "LP")
     mb = crossings("SW raw", "MB")
@@ -326,11 +289,143 @@ def _figure1_rows() -> list:
                                                               for k, r in others.items())
                           + " (only the raw reading matches the text)",
                           fails_if='SW crosses LP at or below eps = 5 or crosses MB at all'))
-    return rows
+    return rows  # the second row takes the claim's ids, C10 and E7
+
+
+@claim("ldp-ge", "E11")
+def e11_half_width_as_printed(settings: ClaimSettings) -> CheckResult:
+    """E11: the closed form of b is unusable for small eps in float64."""
+    gaps = {eps: abs(paper.sw_half_width_printed(eps) / sw_half_width(eps) - 1.0) for eps in (2e-4, 1e-5, 1e-7, 1e-8)}
+    return claim_row("E11", "Algorithm 1: the closed form of b can be evaluated as printed", max(gaps.values()) < 1e-9,
+                     max(gaps.values()), "max relative error", "relative error of the printed closed form: "
+                     + ", ".join(f"{g:.1e} at eps={e:g}" for e, g in gaps.items()), threshold=1e-9,
+                     fails_if='(as printed, it does) the closed form is off by more than 1e-9 at some eps on '
+                              'the grid')
+
+
+# ------------------------------------------------------------------------------ graph-level claims (karate)
+
+def _karate_setting(nodes=(33,)) -> BoundSetting:
+    """ldp-ge C14's reference setting: karate, d = 32, x_uj = +1 if (u + j) mod 5 == 0 else -1, r = 0."""
+
+    graph = karate()
+    u, j = np.meshgrid(np.arange(34), np.arange(32), indexing="ij")
+    x = np.where((u + j) % 5 == 0, 1.0, -1.0)
+    nodes = np.asarray(nodes)
+    return BoundSetting(prop.ppr_exact(graph.adjacency, 0.1, 0.0)[nodes], x, nodes, "karate (r=0)")
+
+
+@claim("ldp-ge", "C11", "E5")
+def c11_ppr_operator(settings: ClaimSettings) -> list[CheckResult]:
+    """C11 (Pi of Eq. 2/17 at r = 0, 0.5, 1) and E5 (its rows sum to 1 only at r = 0) on the karate club."""
+    *pi, row_sums = check_pi_properties(karate().adjacency, 0.1, "karate")
+    return checks(pi, "C11") + checks([row_sums], "E5")
+
+
+@claim("ldp-ge", "C12", "E2")
+def c12_corrected_push(settings: ClaimSettings) -> CheckResult:
+    """C12: Algorithm 3 (corrected, E2) approximates Pi X within d_v^r r_max."""
+    x = rng_for(settings.seed).uniform(-1, 1, size=(34, 16))
+    return check_push(karate().adjacency, x, 0.1, 0.5, 1e-4)
+
+
+def check_isolated_nodes(alpha: float = 0.1, r: float = 0.5, push=prop.backward_push) -> CheckResult:
+    """ldp-ge E12: D^(-r) and |N(v)| are undefined for isolated nodes; with d_v^(+-r) := 1 and no pushes, Pi(v, .)
+    is alpha e_v. Karate plus one isolated node: the exact operator's row and column of that node, and Algorithm 3
+    (``push``) on random features, against alpha e_v and alpha x_v. Fails if either is off by 1e-12 or is not finite."""
+    import scipy.sparse as sp
+
+    adjacency = karate().adjacency
+    n = adjacency.shape[0]
+    padded = sp.block_diag([adjacency, sp.csr_matrix((1, 1))]).tocsr()
+    pi = prop.ppr_exact(padded, alpha, r)
+    x = rng_for(12).uniform(-1, 1, size=(n + 1, 4))
+    pushed = push(padded, x, alpha, r, 1e-6).z[n]
+    expected_row = np.zeros(n + 1)
+    expected_row[n] = alpha
+    gap = float(max(np.abs(pi[n] - expected_row).max(), np.abs(pi[:n, n]).max(), np.abs(pushed - alpha * x[n]).max()))
+    holds = bool(np.isfinite(gap) and gap < 1e-12)
+    return CheckResult("E12.isolated-nodes", "ldp-ge Eq. 17 / Algorithm 3 with isolated nodes (d^(+-r) := 1)",
+                       Status.PASS if holds else Status.FAIL, gap, "max |Pi(v,.) - alpha e_v|, |push - alpha x_v|",
+                       threshold=1e-12, explanation=f"karate + 1 isolated node, alpha={alpha:g}, r={r:g}: the exact "
+                       f"row is alpha e_v and push returns alpha x_v to {gap:.1e}; fails if either is off by 1e-12")
+
+
+@claim("ldp-ge", "E12")
+def e12_isolated_nodes(settings: ClaimSettings) -> CheckResult:
+    """E12 on the karate club plus one isolated node (:func:`check_isolated_nodes`)."""
+    return check_isolated_nodes()
+
+
+@claim("ldp-ge", "E2")
+def e2_push_as_printed(settings: ClaimSettings) -> CheckResult:
+    """E2: Algorithm 3 as printed (line 4 divides by |N(v)| of the pushing node) misses Pi X."""
+    x = rng_for(settings.seed).uniform(-1, 1, size=(34, 16))
+    return check_push(karate().adjacency, x, 0.1, 0.5, 1e-4, partial(prop.backward_push, divide_by="pusher"),
+                      "ldp-ge.push.printed", "ldp-ge Algorithm 3 as printed (line 4: / |N(v)|), E2")
+
+
+#: Which theorem's explicit bound each mechanism of C14-C17 checks.
+_BOUND_IDS = {"hds": "C14", "laplace_hd": "C16", "piecewise_hd": "C17", "multibit": "C17"}
+
+
+@claim("ldp-ge", "C14", "C16", "C17", "C18")
+def c14_c18_error_bounds(settings: ClaimSettings) -> list[CheckResult]:
+    """C14, C16, C17 (the explicit error bounds of Thms 2-4) and C18 (their rates in eps), per mechanism."""
+    setting = _karate_setting()
+    reps = max(500, min(4000, settings.samples // 250))
+    results = []
+    for name, params in (("hds", {"k": 1}), ("laplace_hd", {}), ("piecewise_hd", {"k": 1}), ("multibit", {"k": 1})):
+        extra = {"alpha": -1.0, "beta": 1.0} if name == "multibit" else {}
+        mech = make(name, eps=1.0, d=32, **params, **extra)
+        claim_text = {"hds": "ldp-ge Thm 2, explicit (C14)", "laplace_hd": "ldp-ge Thm 3 (C16)"}.get(
+            name, "ldp-ge Thm 4, explicit (C17)")
+        bound = check_error_bound(setting, mech, 0.1, reps, settings.seed, settings.alpha, f"ldp-ge.bound.{name}",
+                                  claim_text)
+        rate = check_eps_rate(setting, lambda e, n=name, p=params, x=extra: make(n, eps=e, d=32, **p, **x), name, 1.0,
+                              reps, settings.seed)
+        results += checks([bound], _BOUND_IDS[name]) + checks([rate], "C18")
+    return results
+
+
+def compare_debiased_hds(setting: BoundSetting, eps: float, reps: int, seed: int, delta: float = 0.1
+                         ) -> CheckResult:
+    """ldp-ge C19 (informational): the 1 - delta quantile of max_j |z~_vj - z_vj| for HDS, debiased HDS (x~/C),
+    Laplace, Piecewise and multi-bit, and for the trivial estimator z~ = 0. HDS's small error comes from shrinking
+    by C ~ eps/(2d); debiased, it is of the order of PM (E6). Linearity gives W (X~/C) = (W X~)/C exactly."""
+
+    d = setting.x.shape[1]
+    z = setting.weights @ setting.x
+    hds = make("hds", eps=eps, d=d, k=1)
+    mechanisms = {"HDS": hds, "LP": make("laplace_hd", eps=eps, d=d), "PM": make("piecewise_hd", eps=eps, d=d, k=1),
+                  "MB": make("multibit", eps=eps, d=d, k=1, alpha=-1.0, beta=1.0)}
+    quantiles = {}
+    for name, mechanism in mechanisms.items():
+        samples = propagated_samples(setting.weights, setting.x, mechanism, reps, seed)
+        quantiles[name] = float(np.quantile(np.abs(samples - z[None]).max(axis=2), 1 - delta, axis=0).max())
+        if name == "HDS":
+            shrink = float(hds.report_mean(1.0))
+            debiased = samples / shrink
+            quantiles["HDS debiased"] = float(np.quantile(np.abs(debiased - z[None]).max(axis=2), 1 - delta,
+                                                          axis=0).max())
+    quantiles["zero estimator"] = float(np.abs(z).max())
+    return CheckResult("ldp-ge.C19 (E6).debiased", f"ldp-ge E6/C19: what Theorem 2's O(log(d/delta)) measures (eps={eps:g})",
+                       Status.INFO, quantiles["HDS debiased"] / quantiles["PM"], "debiased HDS / PM", n=reps, seed=seed,
+                       explanation=f"{setting.graph}, {1 - delta:.0%} quantile of the max error: " + ", ".join(
+                           f"{k} {v:.3g}" for k, v in quantiles.items()), details=quantiles)
+
+
+@claim("ldp-ge", "C19", "E6")
+def c19_debiased_hds(settings: ClaimSettings) -> list[CheckResult]:
+    """C19 and E6 at eps = 1 and 0.1 (:func:`compare_debiased_hds`)."""
+    setting = _karate_setting()
+    reps = max(500, min(4000, settings.samples // 250))
+    return [compare_debiased_hds(setting, eps, reps, settings.seed) for eps in (1.0, 0.1)]
 
 
 # --------------------------------------------------------------------------- the pipeline's data flow (C13)
 
+@claim("ldp-ge", "C13")
 def ldp_ge_pipeline_claims(settings: ClaimSettings) -> list[CheckResult]:
     """C13: the server of the LDP-GE pipeline (A4) never sees raw X. The users' reports are made from the real
     features; the server then trains on a graph whose feature matrix is a guard that raises on any use. The
@@ -409,6 +504,7 @@ def check_dataset_statistics(name: str, data_dir=None, cache_dir=None) -> CheckR
                               "average degree")
 
 
+@claim("ldp-ge", "C20")
 def ldp_ge_dataset_claims(settings: ClaimSettings) -> list[CheckResult]:
     """C20 for the six datasets of Table II (loaded from the datasets folder; seconds)."""
     return [check_dataset_statistics(name) for name in paper.TABLE2]

@@ -1,4 +1,5 @@
-"""Claims of PPGNN (seed 004): mechanism level C1-C8 and errata E1-E3; graph level C12-C15 and errata E8, E10."""
+"""Claims of PPGNN (seed 004), in report order: mechanism level C1-C8 and errata E1-E3, E14; graph level C12-C15
+and errata E8, E10; attacks C9, C11, C18; and the rows on Table III's pipeline: E16, C10, C16, C17."""
 from __future__ import annotations
 
 import math
@@ -16,33 +17,51 @@ from ...papers import graph_rates
 from ...papers import ppgnn as paper
 from ...seeding import rng_for
 from ..graph.aggregation import FLEXPROP_DRAWS, check_flexprop_weighting, check_linear_aggregation, check_mean_aggregation
-from .registry import ClaimSettings, audited_row, claim_row
+from .registry import ClaimSettings, audited_row, checks, claim, claim_row
+from .stored_results import results_folder
 from ..privacy.exact import enumerate_max_ratio
 from ..kernel.result import CheckResult
 
+#: Monte Carlo claim rows checked by the whole ``verify`` audit; each gets alpha / _AUDITED.
 _AUDITED = 4
 
 
-# ------------------------------------------------------------------------------------- graph-level claims
+# ------------------------------------------------------------------------------------- mechanism-level claims
 
-def ppgnn_graph_claims(settings: ClaimSettings) -> list[CheckResult]:
-    """PPGNN graph-level claims: C12 on its 6-node graph, C13-C14 (E10), C15 bound and rate (E8)."""
+@claim("ppgnn", "C1")
+def c1_laplace_baseline(settings: ClaimSettings) -> CheckResult:
+    """C1: the Laplace baseline M1, by the full audit."""
+    return audited_row("C1", "M1: x + Lap(2/eps) is eps-LDP, unbiased, Var = 8/eps^2", make("laplace", eps=1.0),
+                       settings, _AUDITED)
 
-    a = np.array([[0, 1, 1, 0, 0, 0], [1, 0, 1, 1, 0, 0], [1, 1, 0, 0, 1, 0], [0, 1, 0, 0, 1, 1],
-                  [0, 0, 1, 1, 0, 1], [0, 0, 0, 1, 1, 0]])
-    graph = Graph(name="ppgnn-C12 6-node graph", num_nodes=6, edges=np.array(np.nonzero(np.triu(a))))
-    users = PersonalisedMechanism(1.0, 4).draw(6, rng_for(settings.seed), tau=np.array([1, 2, 3, 4, 5, 2]))
-    x = rng_for(settings.seed).uniform(-1, 1, size=(6, 4))
-    reps = max(5_000, min(40_000, settings.samples // 25))
-    flex = prop.FlexProp(steps=2, weights=prop.flexprop_weights("tau_prime", tau_prime=users.tau_prime))
-    results = check_linear_aggregation(graph.adjacency, x, users.mechanisms, flex, np.arange(6), reps,
-                                       settings.seed, settings.alpha, "ppgnn")
-    for eps in (0.01, 1.0):  # E10's settings; 20000 draws resolve its gaps (0.25, 0.09) at SE ~0.002
-        results += check_flexprop_weighting(1433, eps, 20, FLEXPROP_DRAWS, settings.seed, alpha=settings.alpha / 2)
-    pool = rng_for(settings.seed).uniform(-1, 1, size=(512, 50))
-    results += check_mean_aggregation(make("mlr", eps=1.0, d=50), pool, (5, 10, 20, 40), 0.05, 300,
-                                      settings.seed, settings.alpha, graph_rates.PPGNN_THM4)
-    return results
+
+@claim("ppgnn", "C2", "E1")
+def c2_printed_gaussian_calibration(settings: ClaimSettings) -> CheckResult:
+    """E1: the printed Gaussian calibration omits the sensitivity 2 of [-1, 1]."""
+    achieved = {eps: privacy_profile(eps, paper.gaussian_sigma_printed(eps, 1e-5), 2.0) for eps in (0.1, 0.5, 1.0)}
+    return claim_row("C2 (E1)", "Sec. II-D2: sigma^2 = 2 ln(1.25/delta)/eps^2 gives (eps, delta)-LDP on [-1, 1]",
+                     all(v <= 1e-5 for v in achieved.values()), achieved[1.0], "delta achieved at eps=1",
+                     "the printed sigma omits the sensitivity 2: achieved delta = "
+                     + ", ".join(f"{v:.2e} (eps={e:g})" for e, v in achieved.items()) + " against delta = 1e-5",
+                     threshold=1e-5,
+                     fails_if='(as printed, it does) the achieved delta exceeds 1e-5 at some eps')
+
+
+@claim("ppgnn", "C2")
+def c2_corrected_gaussian_calibration(settings: ClaimSettings) -> CheckResult:
+    """C2 once corrected: the classical calibration with sensitivity 2."""
+    corrected = make("gaussian", eps=0.5, delta=1e-5, calibration="classical")
+    value = privacy_profile(0.5, corrected.sigma, 2.0)
+    return claim_row("C2", "corrected classical calibration with sensitivity 2 is (eps, delta)-LDP", value <= 1e-5,
+                     value, "delta achieved at eps=0.5", f"sigma = {corrected.sigma:.4f} achieves {value:.2e}",
+                     threshold=1e-5, fails_if='the corrected sigma achieves a delta above 1e-5')
+
+
+@claim("ppgnn", "C3", "C5")
+def c3_c5_one_bit_randomizer(settings: ClaimSettings) -> CheckResult:
+    """C3 and C5: the one-bit randomizer of Eq. 4 / Algorithm 1, by the full audit."""
+    return audited_row("C3/C5", "Eq. 4 / Alg. 1: one-bit randomizer, ratio e^eps, unbiased after rectification",
+                       make("duchi", eps=1.0), settings, _AUDITED)
 
 
 def check_mb_mlr_law(configs=((4.4, 6, 2), (1.0, 10, 1), (8.0, 5, 3)), xs=(-1.0, 0.3, 1.0)) -> CheckResult:
@@ -71,6 +90,35 @@ def check_mb_mlr_law(configs=((4.4, 6, 2), (1.0, 10, 1), (8.0, 5, 3)), xs=(-1.0,
                      f"{list(configs)}; fails above 1e-12", threshold=1e-12)
 
 
+@claim("ppgnn", "C4")
+def c4_mb_and_mlr_share_a_law(settings: ClaimSettings) -> CheckResult:
+    """C4: MB with client rectification and MLR against printed Algorithm 2 (:func:`check_mb_mlr_law`)."""
+    return check_mb_mlr_law()
+
+
+@claim("ppgnn", "C6", "E2")
+def c6_m_rule_is_not_the_minimiser(settings: ClaimSettings) -> CheckResult:
+    """E2: Theorem 1's rule m = floor(eps/2.2) against the exact minimiser of Eq. 5 on eps in [0.01, 60)."""
+    grid = [round(0.01 * i, 2) for i in range(1, 6000)]
+
+    def variance(eps, m):
+        return (1433 / m) / math.tanh(eps / (2 * m)) ** 2
+    suboptimal_float = suboptimal_exact = 0
+    worst = (1.0, 0.0)
+    for eps in grid:
+        best = variance(eps, optimal_k(lambda m: variance(eps, m), eps, 1433))
+        floor_exact = max(1, min(1433, int(Decimal(repr(eps)) / Decimal("2.2"))))
+        ratio = variance(eps, paper.m_rule_printed(eps, 1433)) / best
+        suboptimal_float += ratio > 1 + 1e-12
+        suboptimal_exact += variance(eps, floor_exact) / best > 1 + 1e-12
+        worst = max(worst, (ratio, eps))
+    return claim_row("C6 (E2)", "Thm 1: m = floor(eps/2.2) minimises Eq. 5", suboptimal_float == 0, worst[0],
+                     "max V(rule)/V(optimal)", f"suboptimal at {suboptimal_float} of {len(grid)} budgets in [0.01, 60) "
+                     f"({suboptimal_exact} with a decimal-exact floor), worst +{100 * (worst[0] - 1):.1f}% at "
+                     f"eps={worst[1]:g}",
+                     fails_if="(as printed, it does) the rule's variance exceeds the optimum's at some budget")
+
+
 def check_m_raises_budget(eps: float = 0.5, d: int = 1433, ms=(1, 10)) -> CheckResult:
     """ppgnn E14: Fig. 7(c)'s explanation "as m increases, the effective privacy budget grows" read as its
     consequence for the estimate: at a fixed budget, a larger m lowers the per-coordinate variance of MLR
@@ -83,66 +131,94 @@ def check_m_raises_budget(eps: float = 0.5, d: int = 1433, ms=(1, 10)) -> CheckR
                      + " (spec: 23,889 and 229,376)", threshold=1.0, fails_if="the variance at the larger m is not lower")
 
 
-def ppgnn_claims(settings: ClaimSettings) -> list:
-    rows = [audited_row("C1", "M1: x + Lap(2/eps) is eps-LDP, unbiased, Var = 8/eps^2", make("laplace", eps=1.0),
-                        settings, _AUDITED)]
-    # C2 / E1: the printed Gaussian calibration
-    achieved = {eps: privacy_profile(eps, paper.gaussian_sigma_printed(eps, 1e-5), 2.0) for eps in (0.1, 0.5, 1.0)}
-    rows.append(claim_row("C2 (E1)", "Sec. II-D2: sigma^2 = 2 ln(1.25/delta)/eps^2 gives (eps, delta)-LDP on [-1, 1]",
-                          all(v <= 1e-5 for v in achieved.values()), achieved[1.0], "delta achieved at eps=1",
-                          "the printed sigma omits the sensitivity 2: achieved delta = "
-                          + ", ".join(f"{v:.2e} (eps={e:g})" for e, v in achieved.items()) + " against delta = 1e-5",
-                          threshold=1e-5,
-                          fails_if='(as printed, it does) the achieved delta exceeds 1e-5 at some eps'))
-    corrected = make("gaussian", eps=0.5, delta=1e-5, calibration="classical")
-    value = privacy_profile(0.5, corrected.sigma, 2.0)
-    rows.append(claim_row("C2", "corrected classical calibration with sensitivity 2 is (eps, delta)-LDP", value <= 1e-5,
-                          value, "delta achieved at eps=0.5", f"sigma = {corrected.sigma:.4f} achieves {value:.2e}",
-                          threshold=1e-5, fails_if='the corrected sigma achieves a delta above 1e-5'))
-    rows.append(audited_row("C3/C5", "Eq. 4 / Alg. 1: one-bit randomizer, ratio e^eps, unbiased after rectification",
-                            make("duchi", eps=1.0), settings, _AUDITED))
-    rows.append(check_mb_mlr_law())
-    # C6 / E2: Theorem 1's rule against the exact optimum
-    grid = [round(0.01 * i, 2) for i in range(1, 6000)]
-    def variance(eps, m):
-        return (1433 / m) / math.tanh(eps / (2 * m)) ** 2
-    suboptimal_float = suboptimal_exact = 0
-    worst = (1.0, 0.0)
-    for eps in grid:
-        best = variance(eps, optimal_k(lambda m: variance(eps, m), eps, 1433))
-        floor_exact = max(1, min(1433, int(Decimal(repr(eps)) / Decimal("2.2"))))
-        ratio = variance(eps, paper.m_rule_printed(eps, 1433)) / best
-        suboptimal_float += ratio > 1 + 1e-12
-        suboptimal_exact += variance(eps, floor_exact) / best > 1 + 1e-12
-        worst = max(worst, (ratio, eps))
-    rows.append(claim_row("C6 (E2)", "Thm 1: m = floor(eps/2.2) minimises Eq. 5", suboptimal_float == 0, worst[0],
-                          "max V(rule)/V(optimal)", f"suboptimal at {suboptimal_float} of {len(grid)} budgets in [0.01, 60) "
-                          f"({suboptimal_exact} with a decimal-exact floor), worst +{100 * (worst[0] - 1):.1f}% at "
-                          f"eps={worst[1]:g}",
-                          fails_if="(as printed, it does) the rule's variance exceeds the optimum's at some budget"))
-    rows.append(check_m_raises_budget())
-    # C7: MLR is eps-LDP, by exact enumeration, and its moments by the full audit
+@claim("ppgnn", "E14")
+def e14_m_raises_budget(settings: ClaimSettings) -> CheckResult:
+    """E14: Fig. 7(c)'s explanation at the paper's budget (:func:`check_m_raises_budget`)."""
+    return check_m_raises_budget()
+
+
+@claim("ppgnn", "C7")
+def c7_mlr_is_ldp(settings: ClaimSettings) -> CheckResult:
+    """C7 (Theorem 2): MLR is eps-LDP, by exact enumeration, tight."""
     configs = [(4, 2, 1.5), (5, 3, 6.0), (3, 1, 0.5)]
     ratios = [enumerate_max_ratio(make("mlr", eps=eps, d=d, k=m)) for d, m, eps in configs]
     gap = max(abs(r / eps - 1.0) for (r, _), (_, _, eps) in zip(ratios, configs))
-    rows.append(claim_row("C7", "Thm 2: MLR is eps-LDP (exact enumeration), tight", gap < 1e-9, gap,
-                          "max |log ratio / eps - 1|", "max ratios " + ", ".join(
-                              f"{math.exp(r):.6f}" for r, _ in ratios) + " = e^eps for (d, m, eps) in " + str(configs),
-                              fails_if='an enumerated max log ratio differs from eps by 1e-9 (relative)'))
-    rows.append(audited_row("C7 MC", "Thm 2, Eq. 5: MLR unbiased with the Eq. 5 variance and covariance (Monte Carlo)",
-                            make("mlr", eps=5.0, d=10, k=2), settings, _AUDITED))
-    # C8 / E3: the ESW window as printed does not normalise
+    return claim_row("C7", "Thm 2: MLR is eps-LDP (exact enumeration), tight", gap < 1e-9, gap,
+                     "max |log ratio / eps - 1|", "max ratios " + ", ".join(
+                         f"{math.exp(r):.6f}" for r, _ in ratios) + " = e^eps for (d, m, eps) in " + str(configs),
+                     fails_if='an enumerated max log ratio differs from eps by 1e-9 (relative)')
+
+
+@claim("ppgnn", "C7")
+def c7_mlr_moments(settings: ClaimSettings) -> CheckResult:
+    """C7 (Theorem 2, Eq. 5): MLR's moments, by the full audit."""
+    return audited_row("C7 MC", "Thm 2, Eq. 5: MLR unbiased with the Eq. 5 variance and covariance (Monte Carlo)",
+                       make("mlr", eps=5.0, d=10, k=2), settings, _AUDITED)
+
+
+@claim("ppgnn", "C8", "E3")
+def c8_esw_window_as_printed(settings: ClaimSettings) -> CheckResult:
+    """E3: the ESW window as printed (|g - g'| <= b) does not normalise."""
     esw = make("esw", eps=1.0, f=5)
     printed = paper.esw_pmf_printed(1.0, 5, 1, esw.half_width).sum()
-    rows.append(claim_row("C8 (E3)", "Eq. 6: the ESW pmf sums to 1", abs(printed - 1.0) < 1e-12, printed,
-                          "total mass (f=5, eps=1, g=1)", f"the printed window |g - g'| <= b gives mass {printed:.4f} for "
-                          "g=1; the shifted window {g..g+2b} sums to 1",
-                          fails_if='(as printed, it does) the total mass differs from 1 by 1e-12'))
-    rows.append(audited_row("C8", "ESW with the corrected window: eps-LDP, sampler matches pmf (Monte Carlo)", esw,
-                            settings, _AUDITED))
+    return claim_row("C8 (E3)", "Eq. 6: the ESW pmf sums to 1", abs(printed - 1.0) < 1e-12, printed,
+                     "total mass (f=5, eps=1, g=1)", f"the printed window |g - g'| <= b gives mass {printed:.4f} for "
+                     "g=1; the shifted window {g..g+2b} sums to 1",
+                     fails_if='(as printed, it does) the total mass differs from 1 by 1e-12')
+
+
+@claim("ppgnn", "C8")
+def c8_corrected_esw(settings: ClaimSettings) -> CheckResult:
+    """C8: ESW with the corrected window, by the full audit."""
+    return audited_row("C8", "ESW with the corrected window: eps-LDP, sampler matches pmf (Monte Carlo)",
+                       make("esw", eps=1.0, f=5), settings, _AUDITED)
+
+
+# ------------------------------------------------------------------------------------- graph-level claims
+
+def _six_node_graph() -> Graph:
+    """The 6-node graph of ppgnn C12."""
+    a = np.array([[0, 1, 1, 0, 0, 0], [1, 0, 1, 1, 0, 0], [1, 1, 0, 0, 1, 0], [0, 1, 0, 0, 1, 1],
+                  [0, 0, 1, 1, 0, 1], [0, 0, 0, 1, 1, 0]])
+    return Graph(name="ppgnn-C12 6-node graph", num_nodes=6, edges=np.array(np.nonzero(np.triu(a))))
+
+
+@claim("ppgnn", "C12", "C13")
+def c12_c13_flexprop_aggregation(settings: ClaimSettings) -> list[CheckResult]:
+    """C12 (FlexProp's aggregate of personalised reports is unbiased, Thm 3) and C13 (its variance, Eq. 10)."""
+    graph = _six_node_graph()
+    users = PersonalisedMechanism(1.0, 4).draw(6, rng_for(settings.seed), tau=np.array([1, 2, 3, 4, 5, 2]))
+    x = rng_for(settings.seed).uniform(-1, 1, size=(6, 4))
+    reps = max(5_000, min(40_000, settings.samples // 25))
+    flex = prop.FlexProp(steps=2, weights=prop.flexprop_weights("tau_prime", tau_prime=users.tau_prime))
+    unbiased, variance = check_linear_aggregation(graph.adjacency, x, users.mechanisms, flex, np.arange(6), reps,
+                                                  settings.seed, settings.alpha, "ppgnn")
+    return checks([unbiased], "C12") + checks([variance], "C13")
+
+
+@claim("ppgnn", "C13", "C14", "E10")
+def c13_c14_flexprop_weights(settings: ClaimSettings) -> list[CheckResult]:
+    """C13 (Eq. 11's optimal weights) and C14 / E10 (the tau' weights of Eq. 12 approximate them) at E10's
+    budgets; 20000 draws resolve its gaps (0.25, 0.09) at SE ~0.002."""
+    rows = []
+    for eps in (0.01, 1.0):
+        optimum, weights = check_flexprop_weighting(1433, eps, 20, FLEXPROP_DRAWS, settings.seed,
+                                                    alpha=settings.alpha / 2)
+        rows += checks([optimum], "C13") + checks([weights], "C14", "E10")
     return rows
 
 
+@claim("ppgnn", "C15", "E8")
+def c15_mean_aggregation_bound(settings: ClaimSettings) -> list[CheckResult]:
+    """C15 (Theorem 4's bound on the mean aggregate) and its rate (E8)."""
+    pool = rng_for(settings.seed).uniform(-1, 1, size=(512, 50))
+    return check_mean_aggregation(make("mlr", eps=1.0, d=50), pool, (5, 10, 20, 40), 0.05, 300,
+                                  settings.seed, settings.alpha, graph_rates.PPGNN_THM4)
+
+
+# ------------------------------------------------------------------------------------- attacks
+
+@claim("ppgnn", "C9", "C11", "C18")
 def ppgnn_attack_claims(settings: ClaimSettings) -> list:
     """Attacks against PPGNN's bounds (issue 14): C9 per-level feature LDP, C10-C11 the level leak in the paper's
     and the corrected mode (E4-E5), C18 the neighbour vote on Cora, and what PPGNN does not protect."""
@@ -161,26 +237,27 @@ def ppgnn_attack_claims(settings: ClaimSettings) -> list:
               for t in (1, 2, 3)]
     budgets = [small.feature_budget(t) for t in (1, 2, 3)]
     gap = max(abs(r / b - 1.0) for r, b in zip(ratios, budgets))
-    rows = [claim_row("C9", "PPM at a fixed level is (1 - gamma) eps^tau-LDP in x (d=3, h=3, gamma=0.5)", gap < 1e-9,
-                      gap, "max |log ratio / eps_2 - 1|", "exact max ratios " + ", ".join(
-                          f"{math.exp(r):.4f}" for r in ratios) + " = e^((1-gamma) eps^tau) for levels 1, 2, 3")]
+    rows = checks([claim_row("C9", "PPM at a fixed level is (1 - gamma) eps^tau-LDP in x (d=3, h=3, gamma=0.5)",
+                             gap < 1e-9, gap, "max |log ratio / eps_2 - 1|", "exact max ratios " + ", ".join(
+                                 f"{math.exp(r):.4f}" for r in ratios) + " = e^((1-gamma) eps^tau) for levels 1, "
+                             "2, 3")], "C9")
     for mode in ("paper", "corrected"):
         leak = level_leak_attack(PersonalisedMechanism(1.0, 64, mode=mode), samples=n, seed=seed, alpha=alpha)
-        rows += [replace(r, name=f"C11 ({mode}) {r.name}") for r in leak]
+        rows += checks([replace(r, name=f"C11 ({mode}) {r.name}") for r in leak], "C11")
     try:
         graph = data.load("cora")
     except ValueError as exc:
-        rows.append(CheckResult("C18 attack.neighbour-vote", "ppgnn Sec. IV-E, C18", Status.INCONCLUSIVE,
-                                explanation=f"Cora is not available: {exc}"))
+        rows += checks([CheckResult("C18 attack.neighbour-vote", "ppgnn Sec. IV-E, C18", Status.INCONCLUSIVE,
+                                    explanation=f"Cora is not available: {exc}")], "C18")
     else:
         d = graph.num_features
         methods = [("raw", None, None)]
         for eps in (0.01, 0.1, 1.0):
             methods += [("multibit", make("multibit", eps=eps, d=d, alpha=-1.0, beta=1.0), eps),
                         ("ppm", PersonalisedMechanism(eps, d), eps)]
-        rows += [replace(r, name=f"C18 {r.name}") for r in neighbour_vote_attack(graph, methods, seed=seed,
-                                                                                 alpha=alpha)]
-    return rows + ppgnn_not_covered()
+        rows += checks([replace(r, name=f"C18 {r.name}") for r in neighbour_vote_attack(graph, methods, seed=seed,
+                                                                                         alpha=alpha)], "C18")
+    return rows + checks(ppgnn_not_covered())
 
 
 # ------------------------------------------------------------------------------- Table III: C17 and E16
@@ -222,16 +299,6 @@ def paper_dataset(loader: str) -> str:
     return {v: k for k, v in TABLE3_DATASETS.items()}.get(loader, "cora")
 
 
-def _ppgnn_results_folder():
-    import os
-    from pathlib import Path
-
-    if os.environ.get(RESULTS_ENV):
-        return "env", Path(os.environ[RESULTS_ENV])
-    base = Path(__file__).resolve().parents[2] / "benchmarks" / "results" / "ppgnn"
-    return next(((mode, base / mode) for mode in ("full", "quick") if (base / mode).is_dir()), (None, None))
-
-
 def c17_stored(root=None, mode: str = "") -> CheckResult:
     """C17 as the spec audits it: PPM > MB at eps = 0.01 when the CI of the paired difference excludes 0 (above)
     on at least 4 of Table III's 6 datasets, read from stored ``reproduce ppgnn`` runs (never trains). FAIL once
@@ -243,7 +310,7 @@ def c17_stored(root=None, mode: str = "") -> CheckResult:
 
     claim = "ppgnn Table III / C17: PPM > MB at eps=0.01 on >= 4 of 6 datasets (bootstrap CI of the difference)"
     if root is None:
-        mode, root = _ppgnn_results_folder()
+        mode, root = results_folder("ppgnn", RESULTS_ENV)
     if root is None:
         return CheckResult("C17 stored", claim, Status.INCONCLUSIVE, explanation="no stored results: run `ldp-audit "
                            "reproduce ppgnn --full --results benchmarks/results/ppgnn/full`")
@@ -365,26 +432,40 @@ def c10_per_node_ldp(graph, epochs: int = 5) -> CheckResult:
                      fails_if="a level's report exceeds eps^tau, or the server's stages read the raw features")
 
 
-def ppgnn_pipeline_claims(settings: ClaimSettings) -> list[CheckResult]:
-    """Rows on Table III's pipeline (issue 15): E16 from the level draws, C10 on a CSBM graph, C16 by operation
-    count on Cora, C17
-    computed on a small configuration (Cora) and C17 as the spec audits it on stored ``reproduce ppgnn``
-    results."""
+@claim("ppgnn", "E16")
+def e16_feature_budget(settings: ClaimSettings) -> list[CheckResult]:
+    """E16 from the pipeline's level draws (:func:`e16_budget_rows`)."""
+    return e16_budget_rows(settings)
+
+
+@claim("ppgnn", "C10")
+def c10_per_node_ldp_on_a_csbm(settings: ClaimSettings) -> CheckResult:
+    """C10 on a small CSBM graph (:func:`c10_per_node_ldp`)."""
+    from ...models.synthetic import csbm
+
+    return c10_per_node_ldp(csbm(n=300, classes=4, d=24, signal=0.3, seed=5))
+
+
+@claim("ppgnn", "C16", "C17")
+def c16_c17_on_cora(settings: ClaimSettings) -> list[CheckResult]:
+    """C16 by operation count and C17 computed on a small configuration, both on Cora (INCONCLUSIVE for C17
+    when Cora is not available)."""
     from ...models import data
     from ..kernel.result import Status
 
-    from ...models.synthetic import csbm
-
-    rows = e16_budget_rows(settings) + [c10_per_node_ldp(csbm(n=300, classes=4, d=24, signal=0.3, seed=5))]
     try:
         graph = data.load(C17_SMALL["dataset"])
     except ValueError as exc:
-        rows.append(CheckResult("C17 small", "ppgnn Table III / C17", Status.INCONCLUSIVE,
-                                explanation=f"Cora is not available: {exc}"))
-    else:
-        from ...models.training.runtime import limit_threads
+        return checks([CheckResult("C17 small", "ppgnn Table III / C17", Status.INCONCLUSIVE,
+                                   explanation=f"Cora is not available: {exc}")], "C17")
+    from ...models.training.runtime import limit_threads
 
-        limit_threads()
-        rows.append(c16_operation_count(graph))
-        rows.append(c17_trained(graph, C17_SMALL["eps"], C17_SMALL["k"], C17_SMALL["epochs"]))
-    return rows + [c17_stored()]
+    limit_threads()
+    return (checks([c16_operation_count(graph)], "C16")
+            + checks([c17_trained(graph, C17_SMALL["eps"], C17_SMALL["k"], C17_SMALL["epochs"])], "C17"))
+
+
+@claim("ppgnn", "C17")
+def c17_on_stored_results(settings: ClaimSettings) -> CheckResult:
+    """C17 as the spec audits it, on stored ``reproduce ppgnn`` results (:func:`c17_stored`)."""
+    return c17_stored()

@@ -1,35 +1,90 @@
 """The registry behind ``ldp-audit claims PAPER``: every checkable claim of a paper, checked as printed.
 
-A *provider* is a function ``provider(settings: ClaimSettings) -> list[CheckResult]``. Each paper lists the
-providers that check its claims, as ``"module:function"`` strings imported on demand, so that a paper's
-graph-level claims (which need torch) do not slow down or break its mechanism-level claims.
-Errata show as FAIL with the evidence; correct claims PASS; a row that cannot decide (too few runs, software
-this project lacks) is INCONCLUSIVE with the reason. Every row says in its explanation what would make it
-fail. Row names start with the spec ids they check (see :mod:`.claim_catalogue`); errata of the spec that no
-row checks are listed as INFO rows quoting the spec, so a report names every E id of its paper.
+A *claim* is a function ``check(settings: ClaimSettings)`` returning a row or a list of rows (:class:`CheckResult`),
+registered with ``@claim(paper, *spec_ids)``: the paper it belongs to and the spec ids its rows check (see
+:mod:`ldp_audit.papers.claim_catalogue`). Each paper's claims live in one module of this package
+(:data:`MODULES`), imported when the paper's claims are first asked for; a claim reports in the order it is
+registered, which is the order of its module. A claim's heavy imports (torch, opacus) stay inside the function,
+so that every module imports on a core-only install.
+
+A row takes the ids of its claim, unless the claim sets a row's ``spec_ids`` itself (:func:`checks`) because one
+computation yields rows of several ids; a row may not name an id its claim does not declare. Errata show as
+FAIL with the evidence; correct claims PASS; a row that cannot decide (too few runs, software this project
+lacks) is INCONCLUSIVE with the reason. Every row says in its explanation what would make it fail. Errata of
+the spec that no row checks are listed as INFO rows quoting the spec, so a report names every E id of its
+paper.
 """
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable
 
 from ..kernel.result import AuditReport, CheckResult, Status
 
-#: paper name -> providers of its claims, in the order they are reported.
-PROVIDERS: dict[str, tuple[str, ...]] = {
-    "ldp-ge": ("ldp_audit.audits.claims.ldp_ge:ldp_ge_claims", "ldp_audit.audits.claims.ldp_ge:ldp_ge_graph_claims",
-               "ldp_audit.audits.claims.ldp_ge:ldp_ge_pipeline_claims",
-               "ldp_audit.audits.claims.ldp_ge:ldp_ge_dataset_claims"),
-    "lpgnn": ("ldp_audit.audits.claims.lpgnn:lpgnn_claims", "ldp_audit.audits.claims.lpgnn:lpgnn_graph_claims",
-              "ldp_audit.audits.claims.lpgnn:lpgnn_attack_claims", "ldp_audit.audits.claims.lpgnn:lpgnn_training_claims"),
-    "ppgnn": ("ldp_audit.audits.claims.ppgnn:ppgnn_claims", "ldp_audit.audits.claims.ppgnn:ppgnn_graph_claims",
-              "ldp_audit.audits.claims.ppgnn:ppgnn_attack_claims", "ldp_audit.audits.claims.ppgnn:ppgnn_pipeline_claims"),
-    "se-privgemb": tuple(f"ldp_audit.audits.claims.se_privgemb:{name}" for name in (
-        "gradient_claims", "noise_claims", "theorem3_exact_claims", "theorem3_stochastic_claims", "algorithm1_claims",
-        "accounting_claims", "budget_claims", "node_level_claims", "stop_rule_claims", "membership_claims",
-        "nonzero_vs_naive_claims", "private_vs_nonprivate_claims", "metric_claims")),
-}
+#: paper name -> the module of this package that registers its claims.
+MODULES: dict[str, str] = {"ldp-ge": "ldp_ge", "lpgnn": "lpgnn", "ppgnn": "ppgnn", "se-privgemb": "se_privgemb"}
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One registered claim: ``check`` computes the rows of ``spec_ids`` of ``paper``."""
+
+    paper: str
+    spec_ids: tuple[str, ...]
+    check: Callable[[ClaimSettings], CheckResult | list[CheckResult]]
+
+    @property
+    def name(self) -> str:
+        return self.check.__name__
+
+    def rows(self, settings: ClaimSettings) -> list[CheckResult]:
+        """The rows of ``check`` (one row or a list), each with its spec ids (the claim's unless the row names a
+        subset)."""
+        result = self.check(settings)
+        rows = []
+        for row in [result] if isinstance(result, CheckResult) else result:
+            if row.spec_ids is None:
+                row = replace(row, spec_ids=self.spec_ids)
+            elif not set(row.spec_ids) <= set(self.spec_ids):
+                raise ValueError(f"row {row.name!r} of {self.name} checks {row.spec_ids}, but {self.name} is "
+                                 f"registered for {self.spec_ids}")
+            rows.append(row)
+        return rows
+
+
+#: paper -> its claims in the order they report; filled as the paper modules are imported.
+REGISTERED: dict[str, list[Claim]] = {paper: [] for paper in MODULES}
+
+
+def claim(paper: str, *spec_ids: str):
+    """Register the decorated function as a claim of ``paper`` that checks ``spec_ids``."""
+    if paper not in MODULES:
+        raise ValueError(f"paper must be one of {', '.join(papers())}; got {paper!r}")
+    if not spec_ids:
+        raise ValueError("a claim checks at least one spec id")
+
+    def register(check):
+        if any(c.check.__qualname__ == check.__qualname__ and c.check.__module__ == check.__module__
+               for c in REGISTERED[paper]):
+            raise ValueError(f"{check.__module__}.{check.__qualname__} is already a claim of {paper}")
+        REGISTERED[paper].append(Claim(paper, tuple(spec_ids), check))
+        return check
+    return register
+
+
+def checks(rows: list[CheckResult], *spec_ids: str) -> list[CheckResult]:
+    """``rows`` marked as checking ``spec_ids`` (none: rows that give context but check no id), for a claim
+    whose one computation yields rows of several ids."""
+    return [replace(row, spec_ids=tuple(spec_ids)) for row in rows]
+
+
+def claims_of(paper: str) -> tuple[Claim, ...]:
+    """The registered claims of ``paper``, in report order (imports its module on first use)."""
+    if paper not in MODULES:
+        raise ValueError(f"paper must be one of {', '.join(papers())}; got {paper!r}")
+    importlib.import_module(f"{__package__}.{MODULES[paper]}")
+    return tuple(REGISTERED[paper])
 
 
 @dataclass(frozen=True)
@@ -52,26 +107,22 @@ class ClaimSettings:
 
 
 def papers() -> list[str]:
-    return sorted(PROVIDERS)
+    return sorted(MODULES)
 
 
 def run_claims(paper: str, settings: ClaimSettings | None = None,
                progress: Callable[[str, list[CheckResult]], None] | None = None) -> AuditReport:
     """Check every registered claim of ``paper`` and return them as one report.
 
-    ``progress(provider, rows)`` is called as each provider finishes (the CLI prints the rows there). Spec
-    errata that no row checks are appended as INFO rows quoting the spec (:func:`unchecked_errata`)."""
-    if paper not in PROVIDERS:
-        raise ValueError(f"paper must be one of {', '.join(papers())}; got {paper!r}")
+    ``progress(claim, rows)`` is called as each claim finishes (the CLI prints the rows there). Spec errata
+    that no row checks are appended as INFO rows quoting the spec (:func:`unchecked_errata`)."""
     settings = settings or ClaimSettings()
     results = []
-    for spec in PROVIDERS[paper]:
-        module_name, function_name = spec.split(":")
-        provider = getattr(importlib.import_module(module_name), function_name)
-        rows = provider(settings)
+    for registered in claims_of(paper):
+        rows = registered.rows(settings)
         results.extend(rows)
         if progress is not None:
-            progress(function_name, rows)
+            progress(registered.name, rows)
     errata = unchecked_errata(paper, results)
     if progress is not None and errata:
         progress("errata quoted from the spec", errata)
@@ -82,12 +133,12 @@ def run_claims(paper: str, settings: ClaimSettings | None = None,
 
 def unchecked_errata(paper: str, rows: list[CheckResult]) -> list[CheckResult]:
     """INFO rows for the spec's errata (E ids) that no row checks: the spec's words, and what they affect."""
-    from ...papers.claim_catalogue import NEEDS, SPEC_IDS, row_ids
+    from ...papers.claim_catalogue import NEEDS, SPEC_IDS
 
-    covered = {i for row in rows for i in row_ids(row.name, row.claim)}
+    covered = {i for row in rows for i in row.spec_ids or ()}
     return [CheckResult(f"{spec_id} (quoted)", f"{paper} spec {spec_id}", Status.INFO,
                         explanation=f"not checked by a row ({NEEDS.get(paper, {}).get(spec_id, 'text-only erratum')})"
-                                    f"; the spec says: {words}")
+                                    f"; the spec says: {words}", spec_ids=(spec_id,))
             for spec_id, words in SPEC_IDS[paper] if spec_id.startswith("E") and spec_id not in covered]
 
 

@@ -20,6 +20,7 @@ from ...papers import se_privgemb as paper
 from ...seeding import rng_for
 from ..privacy.accountants import paper_accountant, rdp_per_step
 from ..kernel.result import CheckResult, Status
+from .registry import claim
 
 PAPER = "SE-PrivGEmb"
 
@@ -228,11 +229,12 @@ def check_theorem3_exact(seed: int, k: int = 5, iters: int = 3000, proximities=t
                     explanation=f"with negative weight k c per pair (corrected Thm 3, E1) the optimum is Eq. 10 on "
                                 f"karate for {len(out_10)} proximities; p = 0 pairs reach x <= {zero_max:.3g}; fails "
                                 "if the fitted logits miss Eq. 10 by 1e-2 or a p = 0 pair stays above -8",
-                    details={"per_proximity": out_10}),
+                    details={"per_proximity": out_10}, spec_ids=("C5", "E1")),
         CheckResult("C7.eq15", f"{PAPER} Eq. 15 (with d_i := d^P_i, E6)", _status(worst15 < 5e-2), worst15,
                     "max_abs_err", threshold=5e-2, seed=seed,
                     explanation="degree-based negatives give log(p D/(d_i d_j)) - log k"
-                                "; fails if the fitted logits miss Eq. 15 by 5e-2", details={"per": out_15}),
+                                "; fails if the fitted logits miss Eq. 15 by 5e-2", details={"per": out_15},
+                    spec_ids=("C7", "E6")),
     ]
 
 
@@ -321,14 +323,16 @@ def check_rdp_building_blocks() -> list[CheckResult]:
     out.append(CheckResult("C9.gaussian-rdp", f"{PAPER} Sec. II-B Gaussian RDP", _status(worst < 1e-8), worst,
                            "max_rel_err", threshold=1e-8, explanation="quadrature = alpha Delta^2/(2 s^2)"
                                                                       "; fails if quadrature and alpha Delta^2/(2 "
-                                                                      "s^2) differ by 1e-8 (relative)"))
+                                                                      "s^2) differ by 1e-8 (relative)",
+                           spec_ids=("C9",)))
     q, orders = 128 / 6594, np.arange(2, 33)
     num, lib = accounting.rdp_numeric_poisson(q, 5.0, orders), accounting.rdp_opacus(q, 5.0, orders)
     rel = float(np.max(np.abs(num / lib - 1)))
     out.append(CheckResult("C10.poisson-rdp", "authors' accountant (Mironov et al. 2019)", _status(rel < 1e-9), rel,
                            "max_rel_diff", threshold=1e-9, n=orders.size,
                            explanation="quadrature of the Poisson-subsampled Gaussian = opacus compute_rdp, q=128/6594"
-                                       "; fails if quadrature and opacus differ by 1e-9 (relative)"))
+                                       "; fails if quadrature and opacus differ by 1e-9 (relative)",
+                           spec_ids=("C10",)))
     rng = rng_for(1)
     grid = np.arange(2.0, 65.0)
     bad = 0
@@ -340,7 +344,7 @@ def check_rdp_building_blocks() -> list[CheckResult]:
     out.append(CheckResult("C12.conversion", f"{PAPER} Thm 1", _status(bad == 0), bad, "violations", n=200, seed=1,
                            explanation="classic (Thm 1) eps >= improved eps; both increasing in T, 200 random curves"
                                        "; fails if a classic eps falls below the improved one, or a curve "
-                                       "decreases in T"))
+                                       "decreases in T", spec_ids=("C12",)))
     one = accounting.rdp_dp_accounting(q, 5.0, orders, "without-replacement", 1)
     many = accounting.rdp_dp_accounting(q, 5.0, orders, "without-replacement", 200)
     op = np.asarray(compute_rdp(q=q, noise_multiplier=5.0, steps=200, orders=list(orders)))
@@ -348,7 +352,7 @@ def check_rdp_building_blocks() -> list[CheckResult]:
     out.append(CheckResult("C13.composition", f"{PAPER} Thm 5 (composition)", _status(err <= 1e-12 * 200), err,
                            "max_abs_diff", threshold=0.0, explanation="RDP(T) = T RDP(1) in both libraries"
                                                                       "; fails if RDP(T) differs from T RDP(1) by "
-                                                                      "more than 1e-12 T"))
+                                                                      "more than 1e-12 T", spec_ids=("C13",)))
     return out
 
 
@@ -368,7 +372,7 @@ def check_theorem5_step(sensitivity: float = paper.SETTINGS["C"], sigma: float =
                                    f"{float(printed[0] / exact[0]):.6g} (S^2 = {sensitivity ** 2:g}); the printed form "
                                    "holds only for a noise std of sigma"
                                    "; fails if the printed per-step RDP differs from quadrature by 1e-6 (it "
-                                   "does unless S = 1)")
+                                   "does unless S = 1)", spec_ids=("E7",))
 
 
 def check_wor_bounds() -> list[CheckResult]:
@@ -392,7 +396,7 @@ def check_wor_bounds() -> list[CheckResult]:
         CheckResult("C11.thm4-ordering", f"{PAPER} Thm 4", _status(ordered), None, n=9 * orders.size,
                     explanation=("numeric D_alpha of pairs (1,0), (0.5,-0.5) <= dp-accounting WOR <= Theorem 4") +
                                  "; fails if a numeric pair divergence exceeds dp-accounting's WOR bound or that "
-                                 'exceeds Theorem 4'),
+                                 'exceeds Theorem 4', spec_ids=("C11",)),
         CheckResult("C11.replace-one-multiplier", f"{PAPER} Thm 5 uses multiplier sigma (E11)",
                     _status(sound_half and not broken), len(broken), "violating_cells", n=9 * orders.size,
                     explanation=((f"replace-one pair (1,-1) exceeds the bound with multiplier sigma in {len(broken)} "
@@ -400,7 +404,7 @@ def check_wor_bounds() -> list[CheckResult]:
                                  f"everywhere: {sound_half}") if broken else "pair (1,-1) within the sigma bound") +
                                      '; fails if the replace-one pair exceeds the bound with multiplier sigma in '
                                      'some cell',
-                    details={"violations": broken[:10]}),
+                    details={"violations": broken[:10]}, spec_ids=("C11", "E11")),
     ]
 
 
@@ -441,12 +445,13 @@ def check_budgets() -> list[CheckResult]:
                                 f"{max(r['literal'] for r in table.values()):.3f}: {n_never}/{total} (dataset, eps) "
                                 f"targets never bind, so utility cannot depend on eps there"
                                 "; fails if some (dataset, eps) target is never reached by the stated settings",
-                    details={"eps_T200": table, "never_binding": never}),
+                    details={"eps_T200": table, "never_binding": never}, spec_ids=("C14", "E13")),
         CheckResult("C14.theorem4-floor", f"{PAPER} Thm 4 with eps(inf) = inf (E12)", _status(floor < 0.5), floor,
                     "eps_floor_sigma_inf", threshold=0.5,
                     explanation=f"Power LP (q=128/5935, T=2000): literal Thm 4 + Thm 1 gives eps >= {floor:.3f} for "
                                 f"any sigma, so targets 0.5 and 1 are unattainable"
-                                "; fails if the literal Theorem 4 floor is at or above eps = 0.5"),
+                                "; fails if the literal Theorem 4 floor is at or above eps = 0.5",
+                    spec_ids=("C14", "E12")),
     ]
 
 
@@ -509,13 +514,13 @@ def check_stop_rule() -> list[CheckResult]:
                     explanation=("our trainer stops at the largest T with eps(T) <= target (Power, sigma 1.5)") +
                                  "; fails if the trainer's step count differs from the largest T with eps(T) <= "
                                  'target, or it overspends',
-                    details={"mismatches": mismatches}),
+                    details={"mismatches": mismatches}, spec_ids=("C15",)),
         CheckResult("E15.post-update-check", f"{PAPER} Alg. 2 line 10", _status(not over), len(over),
                     "targets_exceeded", n=len(overshoot),
                     explanation=(f"checking after the update returns a model past its budget for {len(over)} targets, "
                                 f"e.g. target {over[0][0]} -> eps {over[0][2]:.4f}" if over else "no overshoot") +
                                     "; fails if the paper's post-update check returns a model past its budget",
-                    details={"paper_rule": overshoot}),
+                    details={"paper_rule": overshoot}, spec_ids=("E15",)),
     ]
 
 
@@ -676,50 +681,71 @@ def check_metrics(seed: int) -> list[CheckResult]:
         CheckResult("C19.strucequ", f"{PAPER} Sec. V-A StrucEqu", _status(worst < 1e-12), worst, "max_abs_diff",
                     threshold=1e-12, seed=seed,
                     explanation="Y = A gives 1; = direct numpy; invariant to node permutation and rotation"
-                                "; fails if a StrucEqu property misses by 1e-12"),
+                                "; fails if a StrucEqu property misses by 1e-12", spec_ids=("C19",)),
         CheckResult("C20.auc", f"{PAPER} Sec. V-A AUC", _status(err < 1e-12), err, "max_abs_diff", threshold=1e-12,
                     n=500, seed=seed, explanation="AUC = Mann-Whitney U/(n+ n-) with ties 1/2 (brute force, scipy)"
                                                   "; fails if AUC differs from the brute force or Mann-Whitney "
-                                                  "value by 1e-12"),
+                                                  "value by 1e-12", spec_ids=("C20",)),
     ]
 
 
-# ------------------------------------------------------------------------------------------- providers
-# One provider per group of claims, registered in order in ``claims.PROVIDERS`` so that ``ldp-audit claims``
-# reports each group as it finishes. ``settings.full`` selects the spec's full-size runs; the default is
-# reduced where a check trains (each such row says so).
+# ------------------------------------------------------------------------------------------- the claims
+# Registered in report order, so that ``ldp-audit claims`` reports each as it finishes. ``settings.full``
+# selects the spec's full-size runs; the default is reduced where a check trains (each such row says so).
 
 def _seed(settings) -> int:
     return settings.seed % 2 ** 31
 
 
-def _one_thread(provider):
-    """Run ``provider`` with one torch thread: the checks work on small matrices (karate is 34 x 34), where
-    more threads only add synchronisation -- 15x slower for C6 on a busy 2-core machine, same numbers."""
-    @functools.wraps(provider)
+def _one_thread(check):
+    """Run ``check`` with one torch thread: the checks work on small matrices (karate is 34 x 34), where more
+    threads only add synchronisation -- 15x slower for C6 on a busy 2-core machine, same numbers."""
+    @functools.wraps(check)
     def wrapped(settings):
         import torch
 
         threads = torch.get_num_threads()
         torch.set_num_threads(1)
         try:
-            return provider(settings)
+            return check(settings)
         finally:
             torch.set_num_threads(threads)
     return wrapped
 
 
+@claim("se-privgemb", "C1")
 @_one_thread
-def gradient_claims(settings) -> list[CheckResult]:
-    """C1, C2 and the per-subgraph sensitivity of M4 (Eqs. 3, 7-9)."""
-    seed = _seed(settings)
-    return [check_gradients(seed), check_clip(seed), check_clipping_sensitivity("per-subgraph", seed)]
+def c1_gradients(settings) -> CheckResult:
+    """C1: the closed-form gradients of Eqs. 7-8."""
+    return check_gradients(_seed(settings))
 
 
+@claim("se-privgemb", "C2")
 @_one_thread
-def noise_claims(settings) -> list[CheckResult]:
-    """C3 (Eq. 9) and C4 (Eq. 6): where the noise goes and its scale."""
-    return [check_noise("nonzero", _seed(settings), settings.alpha), check_noise("all", _seed(settings), settings.alpha)]
+def c2_clipping(settings) -> CheckResult:
+    """C2: Eq. 3's clipping."""
+    return check_clip(_seed(settings))
+
+
+@claim("se-privgemb", "M4")
+@_one_thread
+def m4_per_subgraph_sensitivity(settings) -> CheckResult:
+    """M4: the sensitivity of per-subgraph clipping (Eq. 9)."""
+    return check_clipping_sensitivity("per-subgraph", _seed(settings))
+
+
+@claim("se-privgemb", "C3")
+@_one_thread
+def c3_noise_on_touched_rows(settings) -> CheckResult:
+    """C3 (Eq. 9): noise only on the touched rows, at its scale."""
+    return check_noise("nonzero", _seed(settings), settings.alpha)
+
+
+@claim("se-privgemb", "C4")
+@_one_thread
+def c4_noise_on_every_row(settings) -> CheckResult:
+    """C4 (Eq. 6): noise on every row, at its scale."""
+    return check_noise("all", _seed(settings), settings.alpha)
 
 
 #: Proximities of C5/C7: the default fits three of the spec's five: the adjacency (it has p = 0 pairs), Katz (the
@@ -728,6 +754,7 @@ def noise_claims(settings) -> list[CheckResult]:
 THEOREM3_DEFAULT = ("adjacency", "katz", "ppr")
 
 
+@claim("se-privgemb", "C5", "E1", "C7", "E6")
 @_one_thread
 def theorem3_exact_claims(settings) -> list[CheckResult]:
     """C5 and C7: Theorem 3 and Eq. 15 at the optimum of the expected objective."""
@@ -739,50 +766,59 @@ def theorem3_exact_claims(settings) -> list[CheckResult]:
     return [replace(row, explanation=row.explanation + note) for row in exact]
 
 
+@claim("se-privgemb", "C6")
 @_one_thread
-def theorem3_stochastic_claims(settings) -> list[CheckResult]:
+def c6_theorem3_by_sampling(settings) -> CheckResult:
     """C6: Theorem 3 reached by the unbiased sampler."""
-    return [check_theorem3_stochastic(_seed(settings), 4000)]
+    return check_theorem3_stochastic(_seed(settings), 4000)
 
 
+@claim("se-privgemb", "C8", "E2")
 @_one_thread
-def algorithm1_claims(settings) -> list[CheckResult]:
+def c8_algorithm1_misses_theorem3(settings) -> CheckResult:
     """C8: Algorithm 1 as the negative control of Theorem 3 (E2)."""
-    return [check_algorithm1(_seed(settings))]
+    return check_algorithm1(_seed(settings))
 
 
+@claim("se-privgemb", "C9", "C10", "E7", "C11", "E11", "C12", "C13")
 def accounting_claims(settings) -> list[CheckResult]:
     """C9-C13 and E7, E11: the RDP building blocks, Theorem 4 and the per-step RDP of Theorem 5."""
     blocks = check_rdp_building_blocks()
     return blocks[:2] + [check_theorem5_step()] + check_wor_bounds() + blocks[2:]
 
 
-def budget_claims(settings) -> list[CheckResult]:
+@claim("se-privgemb", "C14", "E12", "E13")
+def c14_budgets(settings) -> list[CheckResult]:
     """C14 (E12, E13): the budgets the paper's settings spend."""
     return check_budgets()
 
 
-def node_level_claims(settings) -> list[CheckResult]:
+@claim("se-privgemb", "E9", "E10", "E11")
+def e9_e11_node_level(settings) -> CheckResult:
     """E9-E11: the node-level claim against honest accounting."""
-    return [check_node_level()]
+    return check_node_level()
 
 
-def stop_rule_claims(settings) -> list[CheckResult]:
+@claim("se-privgemb", "C15", "E15")
+def c15_stop_rule(settings) -> list[CheckResult]:
     """C15 and E15: the stop rule."""
     return check_stop_rule()
 
 
-def membership_claims(settings) -> list[CheckResult]:
-    """C16: the support-leak distinguishing audit."""
+@claim("se-privgemb", "C16", "E8")
+def c16_membership(settings) -> list[CheckResult]:
+    """C16 (E8): the support-leak distinguishing audit."""
     return check_membership(settings)
 
 
-def nonzero_vs_naive_claims(settings) -> list[CheckResult]:
+@claim("se-privgemb", "C17")
+def c17_nonzero_beats_naive(settings) -> CheckResult:
     """C17: non-zero-row noise beats noise on every row (Table VI)."""
-    return [check_nonzero_beats_naive(settings)]
+    return check_nonzero_beats_naive(settings)
 
 
-def private_vs_nonprivate_claims(settings) -> list[CheckResult]:
+@claim("se-privgemb", "C18")
+def c18_private_below_nonprivate(settings) -> list[CheckResult]:
     """C18: SE-PrivGEmb below its non-private version, and above the DP baselines."""
     return check_private_below_nonprivate(settings)
 
@@ -803,10 +839,10 @@ def check_tables_agree(tolerance: float = 0.02) -> CheckResult:
                        explanation=f"{len(apart)} of {len(cells)} cells differ by more than {tolerance:g}: "
                                    + ("; ".join(f"{c}: table {a:.4f} vs figure {b:.3f}" for c, (a, b) in apart.items())
                                       or "none") + "; fails when a cell differs beyond reading accuracy",
-                       details={c: list(v) for c, v in cells.items()})
+                       details={c: list(v) for c, v in cells.items()}, spec_ids=("E14",))
 
 
+@claim("se-privgemb", "C19", "C20", "E14")
 def metric_claims(settings) -> list[CheckResult]:
     """C19, C20: the evaluation metrics; E14: two transcriptions of the same results that disagree."""
     return check_metrics(_seed(settings)) + [check_tables_agree()]
-

@@ -63,6 +63,8 @@ class CheckResult:
         alpha: false-alarm rate allotted to this check.
         explanation: one human sentence saying what was found.
         details: anything else worth keeping (per-input numbers, evidence of an erratum...).
+        spec_ids: the spec ids a paper-claim row checks (``claims --coverage`` reads them); ``None`` outside the
+            claims, and for a claims row that takes the ids its registered claim declares. Not part of the JSON.
     """
 
     name: str
@@ -78,6 +80,7 @@ class CheckResult:
     alpha: float | None = None
     explanation: str = ""
     details: dict[str, Any] = field(default_factory=dict)
+    spec_ids: tuple[str, ...] | None = None
 
     @property
     def passed(self) -> bool:
@@ -85,6 +88,7 @@ class CheckResult:
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
+        del data["spec_ids"]
         data["status"] = self.status.value
         return _json_number(data)
 

@@ -42,7 +42,7 @@ def test_plurality_exact_values_C16():
     p, _ = make("grr", eps=1.0, c=7).probabilities()
     assert plurality_accuracy(7, 1.0, 1) == pytest.approx(p)
     c, eps, n = 3, 0.5, 6
-    first, last = plurality_accuracy(c, eps, n, "first"), plurality_accuracy(c, eps, n, "last")
+    first, last = plurality_accuracy(c, eps, n, "lowest", 0), plurality_accuracy(c, eps, n, "lowest", c - 1)
     assert first > plurality_accuracy(c, eps, n) > last
 
 

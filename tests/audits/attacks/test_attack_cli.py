@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from ldp_audit.audits.claims.registry import PROVIDERS
+from ldp_audit.audits.claims.registry import claims_of
 from ldp_audit.cli import build_parser, main
 
 ATTACKS = ("own-report", "averaging", "level-leak", "neighbour-vote", "label-plurality", "not-covered")
@@ -50,8 +50,8 @@ def test_bad_input_exits_2(capsys, argv, fragment):
 
 
 def test_claims_register_the_attack_rows():
-    assert "ldp_audit.audits.claims.lpgnn:lpgnn_attack_claims" in PROVIDERS["lpgnn"]
-    assert "ldp_audit.audits.claims.ppgnn:ppgnn_attack_claims" in PROVIDERS["ppgnn"]
+    assert "lpgnn_attack_claims" in [c.name for c in claims_of("lpgnn")]
+    assert "ppgnn_attack_claims" in [c.name for c in claims_of("ppgnn")]
 
 
 def test_lpgnn_attack_claims_pass():
