@@ -14,7 +14,7 @@ import pytest
 
 from ldp_audit.audits.kernel import engines
 from ldp_audit.audits.kernel.engines import DaskEngine, EngineError, LocalEngine, ProcessEngine
-from ldp_audit.audits.kernel.sampling import CHUNK, Stream, map_reduce, map_reduce_many, run_plans, using
+from ldp_audit.audits.kernel.sampling import CHUNK, Draws, map_reduce, map_reduce_many, run_plans, using
 from ldp_audit.audits.verify.orchestrator import AuditSettings, verify
 from ldp_audit.cli import main
 from ldp_audit.external import as_mechanism
@@ -56,7 +56,7 @@ def test_every_engine_worker_count_and_block_size_gives_the_same_bytes(dask_clie
 
 def _many(engine=None, workers=1):
     """Two streams of different lengths (one shorter than a chunk) submitted together."""
-    streams = [Stream(_PowerSums(), N, 11, 3), Stream(_PowerSums(), CHUNK // 3, 11, 4)]
+    streams = [Draws(_PowerSums(), N, 11, 3), Draws(_PowerSums(), CHUNK // 3, 11, 4)]
     if engine is None:
         return [t.tobytes() for t in map_reduce_many(streams, workers)]
     with engine, using(engine):
@@ -75,9 +75,9 @@ def test_streams_submitted_together_sum_as_they_do_alone(dask_client):
 
 def _two_rounds(order: list):
     """A plan of two rounds (the second depends on the first), logging when it runs."""
-    first = yield [Stream(_PowerSums(), 3 * CHUNK, 11, 5)]
+    first = yield [Draws(_PowerSums(), 3 * CHUNK, 11, 5)]
     order.append("two-rounds resumed")
-    second = yield [Stream(_PowerSums(), CHUNK, 11, 6 + int(first[0][0] > 0))]
+    second = yield [Draws(_PowerSums(), CHUNK, 11, 6 + int(first[0][0] > 0))]
     return first[0] + second[0]
 
 
@@ -102,7 +102,7 @@ def test_plans_run_together_without_a_barrier_between_them():
 
 
 def _many_plan(order: list):
-    totals = yield [Stream(_PowerSums(), N, 11, 3), Stream(_PowerSums(), CHUNK // 3, 11, 4)]
+    totals = yield [Draws(_PowerSums(), N, 11, 3), Draws(_PowerSums(), CHUNK // 3, 11, 4)]
     order.append("third done")
     return totals
 

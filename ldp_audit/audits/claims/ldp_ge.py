@@ -11,7 +11,7 @@ from scipy import stats
 from ...mechanisms import make
 from ...mechanisms.constants import sw_half_width, sw_probabilities
 from ...models import propagation as prop
-from ...models.perturbation import propagated_samples
+from ..graph.replicates import propagated_samples
 from ...models.synthetic import karate
 from ...papers import ldp_ge as paper
 from ...seeding import rng_for

@@ -19,11 +19,12 @@ import numpy as np
 from scipy import stats
 
 from ...models import propagation as prop
-from ...models.perturbation import per_node_moments, propagated_samples
+from ...models.perturbation import per_node_moments
 from ...papers import graph_rates
 from ...seeding import rng_for
 from ..kernel.result import CheckResult, Status
 from ..kernel.stats import clopper_pearson
+from .replicates import propagated_draws, propagated_samples, stacked
 
 
 def bernstein_threshold(variance, range_bound: float, log_term: float):
@@ -175,12 +176,12 @@ def check_eps_rate(setting: BoundSetting, make_mechanism: Callable[[float], obje
     mechanism whose noise does not scale like the printed rate (e.g. like 1/sqrt(eps)) fails.
     """
     rate = graph_rates.ldp_ge_rate(mechanism)
+    # independent seeds per budget: with one seed, noise that scales like 1/eps (Laplace) would give a ratio of
+    # exactly 10 by construction, whatever the mechanism's scale law
+    draws = [propagated_draws(setting.weights, setting.x, make_mechanism(value), reps,
+                              int(rng_for(seed, 18, i).integers(2 ** 62))) for i, value in enumerate((eps / 10, eps))]
     quantiles = []
-    for i, value in enumerate((eps / 10, eps)):
-        # independent streams per budget: with one seed, noise that scales like 1/eps (Laplace) would give a
-        # ratio of exactly 10 by construction, whatever the mechanism's scale law
-        stream = int(rng_for(seed, 18, i).integers(2 ** 62))
-        samples = propagated_samples(setting.weights, setting.x, make_mechanism(value), reps, stream)
+    for samples in stacked(draws):
         err = np.abs(samples - (setting.weights @ setting.x)[None]).max(axis=2)
         quantiles.append(np.quantile(err, 1 - delta, axis=0))
     ratio = float(np.median(quantiles[0] / quantiles[1]))

@@ -55,7 +55,7 @@ import numpy as np
 from scipy import sparse
 
 from .reports import ReportFormat, Rows, as_rows
-from ..kernel.sampling import CHUNK, Plan, Stream, rng_for, run_plan
+from ..kernel.sampling import CHUNK, Draws, Plan, rng_for, run_plan
 from ..kernel.stats import expected_ratio_lower_bound, ratio_lower_bound
 
 #: Pilot draws per input (fewer when a report is wide: at most ``PILOT_ENTRIES`` numbers are kept per input).
@@ -680,7 +680,7 @@ def search_plan(sample: Callable, inputs: Sequence, pairs: Sequence[tuple[int, i
     m = int(min(PILOT, n // 4, max(4096, PILOT_ENTRIES // max(probe.width, 1))))
     n_final = n - m
     used = sorted({i for pair in pairs for i in pair})
-    drawn = yield [Stream(_Draw(sample, inputs[i], block, fmt=fmt), m, seed, _PILOT + i) for i in used]
+    drawn = yield [Draws(_Draw(sample, inputs[i], block, fmt=fmt), m, seed, _PILOT + i) for i in used]
     pilots = {i: Rows.concat(parts) for i, parts in zip(used, drawn)}
     # Weighted Bonferroni, family-wise at alpha: the planned events (fixed before any sampling) share
     # PLANNED_SHARE of alpha equally; every event the pilot may choose shares the rest, counted before choosing:
@@ -702,7 +702,7 @@ def search_plan(sample: Callable, inputs: Sequence, pairs: Sequence[tuple[int, i
     blind = None if (planned or scores or fmt.declared) else _blindness(pilots)
     id_like = () if fmt.declared else _id_like(pilots[used[0]])
     events = [c.event for c in candidates]
-    totals = yield [Stream(_Draw(sample, inputs[i], block, events, fmt), n_final, seed, _FINAL + i) for i in used]
+    totals = yield [Draws(_Draw(sample, inputs[i], block, events, fmt), n_final, seed, _FINAL + i) for i in used]
     counts = {i: np.array(total) for i, total in zip(used, totals)}
     for i in used if planned else ():  # a planned event did not depend on the pilot: its pilot draws count too
         counts[i][:len(planned)] += np.array([np.count_nonzero(c.event.contains(pilots[i])) for c in planned],

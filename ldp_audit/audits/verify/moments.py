@@ -32,7 +32,7 @@ from scipy import sparse
 
 from ...mechanisms.base import Mechanism
 from ..kernel.result import CheckResult, Status
-from ..kernel.sampling import Plan, Stream, rng_for, run_plan
+from ..kernel.sampling import Draws, Plan, rng_for, run_plan
 from ..kernel.stats import (Moments, bennett_p_value, binomial_two_sided_p, bonferroni_reject, cantelli_p_value, equivalent_z,
                             mean_z, normal_approximation_holds, variance_z, z_critical)
 
@@ -336,7 +336,7 @@ def moment_plan(mechanism, n: int, seed: int, alpha: float, stream_base: int = 1
         points = inputs
     covariance = sampled and mechanism.d > 1 and "estimate" in claims
     ordered = {q: claims[q] for q in quantities}
-    totals = yield [Stream(_MomentReducer(mechanism, x, ordered, covariance), n, seed, stream_base + i)
+    totals = yield [Draws(_MomentReducer(mechanism, x, ordered, covariance), n, seed, stream_base + i)
                     for i, x in enumerate(inputs)]
     sums = [total.parts for total in totals]
     two_values = {q: [_two_values(mechanism, v, q, seed) for v in points] for q in quantities}
