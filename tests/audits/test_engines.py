@@ -352,3 +352,73 @@ def test_ctrl_c_while_workers_start_is_held_then_raised():
             time.sleep(0.05)
             reached_end = True
     assert reached_end and signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+@pytest.mark.parametrize("paper", ["lpgnn", "ppgnn", "ldp-ge"])
+def test_bounds_gives_the_same_bytes_on_every_engine(paper, dask_client, capsys):
+    def bounds(*engine) -> str:
+        main(["bounds", paper, "--dataset", "csbm", "--reps", "50", "--json", *engine])
+        return capsys.readouterr().out
+
+    reference = bounds()
+    assert '"results"' in reference
+    assert bounds("--engine", "processes", "--workers", "2") == reference
+    assert bounds("--engine", "dask", "--scheduler", dask_client.scheduler_info()["address"]) == reference
+
+
+class _CountingEngine(LocalEngine):
+    """One chunk per task; counts what is shared with the tasks and how many tasks run."""
+
+    def __init__(self):
+        super().__init__(block=1)
+        self.shared, self.tasks = [], 0
+
+    def share(self, obj):
+        self.shared.append(obj)
+        return obj
+
+    def submit(self, fn, *args):
+        self.tasks += 1
+        return super().submit(fn, *args)
+
+
+def test_graph_replicates_keep_their_streams_and_send_the_graph_once_per_stream():
+    """Replicates are chunks of whole replicates, chunk i from rng_for(seed, i), whatever the engine; the reducer
+    (weights and features of the used nodes) is shared once per stream, not once per chunk."""
+    from ldp_audit.audits.graph import replicates
+    from ldp_audit.models.perturbation import as_dense, server_estimates
+    from ldp_audit.seeding import rng_for
+
+    x = np.random.default_rng(0).uniform(-1, 1, (30, 4))
+    weights = np.random.default_rng(1).uniform(0, 1, (2, 30))
+    weights[:, 5] = 0.0  # node 5 is never perturbed
+    mechanism = make("multibit", eps=1.0, d=4, alpha=-1.0, beta=1.0)
+    per_chunk = replicates.replicates_per_chunk(29 * 4)
+    reps = 3 * per_chunk + 2
+    used = np.flatnonzero(weights.sum(axis=0))
+    expected = np.concatenate([
+        np.einsum("su,cud->csd", weights[:, used], as_dense(server_estimates(
+            mechanism, np.tile(x[used], (min(per_chunk, reps - start), 1)), rng_for(7, i))).reshape(-1, used.size, 4))
+        for i, start in enumerate(range(0, reps, per_chunk))])
+    engine = _CountingEngine()
+    with using(engine):
+        samples = replicates.propagated_samples(weights, x, mechanism, reps, 7)
+    assert np.array_equal(samples, expected)
+    assert engine.tasks == 4 and len(engine.shared) == 1
+
+
+def test_claims_runs_its_providers_on_the_chosen_engine(monkeypatch, capsys):
+    from ldp_audit.audits.kernel import sampling
+    from ldp_audit.audits.kernel.result import AuditReport
+    from ldp_audit.commands import claims
+
+    seen = []
+
+    def run_claims(paper, settings, progress=None):
+        seen.append(sampling._ENGINE.get())
+        return AuditReport.of(f"claims of {paper}", [])
+
+    monkeypatch.setattr(claims, "run_claims", run_claims)
+    assert main(["claims", "ppgnn", "--engine", "processes", "--workers", "2", "--json"]) == 0
+    [engine] = seen
+    assert isinstance(engine, ProcessEngine) and engine.workers == 2
