@@ -55,7 +55,7 @@ import numpy as np
 from scipy import sparse
 
 from .reports import ReportFormat, Rows, as_rows
-from ..kernel.sampling import CHUNK, Draws, Plan, rng_for, run_plan
+from ..kernel.sampling import CHUNK, Announce, Draws, Plan, rng_for, run_plan
 from ..kernel.stats import expected_ratio_lower_bound, ratio_lower_bound
 
 #: Pilot draws per input (fewer when a report is wide: at most ``PILOT_ENTRIES`` numbers are kept per input).
@@ -680,6 +680,7 @@ def search_plan(sample: Callable, inputs: Sequence, pairs: Sequence[tuple[int, i
     m = int(min(PILOT, n // 4, max(4096, PILOT_ENTRIES // max(probe.width, 1))))
     n_final = n - m
     used = sorted({i for pair in pairs for i in pair})
+    yield Announce(n * len(used))  # m pilot draws, then n - m final draws, of every input in a pair
     drawn = yield [Draws(_Draw(sample, inputs[i], block, fmt=fmt), m, seed, _PILOT + i) for i in used]
     pilots = {i: Rows.concat(parts) for i, parts in zip(used, drawn)}
     # Weighted Bonferroni, family-wise at alpha: the planned events (fixed before any sampling) share

@@ -32,7 +32,7 @@ from scipy import sparse
 
 from ...mechanisms.base import Mechanism
 from ..kernel.result import CheckResult, Status
-from ..kernel.sampling import Draws, Plan, rng_for, run_plan
+from ..kernel.sampling import Announce, Draws, Plan, rng_for, run_plan
 from ..kernel.stats import (Moments, bennett_p_value, binomial_two_sided_p, bonferroni_reject, cantelli_p_value, equivalent_z,
                             mean_z, normal_approximation_holds, variance_z, z_critical)
 
@@ -320,7 +320,7 @@ def moment_checks(mechanism, n: int, seed: int, alpha: float, workers: int = 1,
 def moment_plan(mechanism, n: int, seed: int, alpha: float, stream_base: int = 100) -> Plan:
     """Mean, variance (and covariance) z-tests of every claimed quantity (``mechanism.moment_claims``: the raw
     report and/or the server estimate, each with the moments it claims) against the formulas: a sampling plan
-    (``sampling.Plan``, one stream per input) returning the rows."""
+    (``sampling.Plan``, one stream per input, announcing its n draws per input) returning the rows."""
     claims = {q: moments for q, moments in dict(mechanism.moment_claims).items() if any(moments)}
     if not claims:
         return []
@@ -336,6 +336,7 @@ def moment_plan(mechanism, n: int, seed: int, alpha: float, stream_base: int = 1
         points = inputs
     covariance = sampled and mechanism.d > 1 and "estimate" in claims
     ordered = {q: claims[q] for q in quantities}
+    yield Announce(n * len(inputs))
     totals = yield [Draws(_MomentReducer(mechanism, x, ordered, covariance), n, seed, stream_base + i)
                     for i, x in enumerate(inputs)]
     sums = [total.parts for total in totals]
