@@ -12,6 +12,7 @@ from typing import Sequence
 import numpy as np
 from scipy import stats
 
+from ... import streams
 from ...mechanisms import make
 from ...mechanisms.personalised import PersonalisedMechanism
 from ...models import propagation as prop
@@ -113,9 +114,11 @@ def check_mean_aggregation(mechanism, pool: np.ndarray, sizes: Sequence[int], de
     deviation = deviation_bound(mechanism)
     results, logs_n, logs_err, quantiles = [], [], [], []
     worst = (2.0, 0, 0.0, 0)  # (p-value, exceedances, bound, N) of the size with the smallest p-value
-    draws = [Draws(_NeighbourhoodMean(mechanism, pool, rng_for(seed, 0, i).integers(0, pool.shape[0], (reps, size)),
-                                      deviation, log_term), reps, seed, (1, i), replicates_per_chunk(size * d),
-                   indexed=True) for i, size in enumerate(sizes)]
+    users = [rng_for(seed, *streams.NEIGHBOURHOOD_USERS.key(), i).integers(0, pool.shape[0], (reps, size))
+             for i, size in enumerate(sizes)]
+    draws = [Draws(_NeighbourhoodMean(mechanism, pool, users[i], deviation, log_term), reps, seed,
+                   (*streams.NEIGHBOURHOOD_REPLICATES.key(), i), replicates_per_chunk(size * d), indexed=True)
+             for i, size in enumerate(sizes)]
     for size, rows in zip(sizes, stacked(draws)):
         errors, exceeded, bounds = rows[:, 0], rows[:, 1].astype(bool), rows[:, 2]
         exceed = int(exceeded.sum())
@@ -164,7 +167,7 @@ class _AggregationMae:
                                 for step in MAE_AGGREGATORS.values()]]))
 
 
-def aggregation_mae(adjacency, x, mechanisms: dict, seed: int, draws: int, key: tuple = ()) -> dict:
+def aggregation_mae(adjacency, x, mechanisms: dict, seed: int, draws: int, key: tuple[int, ...]) -> dict:
     """{(label, aggregator): MAE of each of ``draws`` perturbations}: mean |W X' - W X| over all nodes and
     coordinates, W one aggregation step with self-loops (:data:`MAE_AGGREGATORS`); draw t of mechanism i comes
     from ``rng_for(seed, *key, i, t)`` (a stream per mechanism, one draw per chunk, on the active engine) and
@@ -188,7 +191,7 @@ def compare_mae(adjacency, x, mechanisms: dict, seed: int, graph: str, draws: in
     ``draws`` perturbations; both aggregators see the same draws (a paired comparison). On the 600-node CSBM
     of ``claims lpgnn`` one draw gave the GCN < mean verdict (a 2.5% gap) on 19 of 20 seeds, five on all 20.
     """
-    per_draw = aggregation_mae(adjacency, x, mechanisms, seed, draws)
+    per_draw = aggregation_mae(adjacency, x, mechanisms, seed, draws, streams.MAE.key())
     mae = {(label, agg): float(np.mean(per_draw[label, agg])) for agg in MAE_AGGREGATORS for label in mechanisms}
     rows = {agg: float(np.asarray(step.step_matrix(adjacency).sum(axis=1)).mean())
             for agg, step in MAE_AGGREGATORS.items()}
@@ -229,8 +232,8 @@ def _flexprop_draws(d: int, eps: float, neighbours: int, draws: int, seed: int, 
     the mechanism's); the levels and their ESW reports are drawn in one vectorised pass per level."""
     levels = np.arange(1, h + 1)
     ppm = PersonalisedMechanism(eps, d, h, gamma)
-    per_level = ppm.draw(h, rng_for(seed, 0), tau=levels)
-    rng = rng_for(seed, 1)
+    per_level = ppm.draw(h, rng_for(seed, *streams.FLEXPROP_LEVELS.key()), tau=levels)
+    rng = rng_for(seed, *streams.FLEXPROP_NEIGHBOURHOODS.key())
     tau = rng.integers(1, h + 1, size=(draws, neighbours))
     tau_prime = np.empty(tau.shape)
     for level in levels:

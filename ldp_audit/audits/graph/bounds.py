@@ -18,6 +18,7 @@ from typing import Callable
 import numpy as np
 from scipy import stats
 
+from ... import streams
 from ...models import propagation as prop
 from ...models.perturbation import per_node_moments
 from ...papers import graph_rates
@@ -178,8 +179,9 @@ def check_eps_rate(setting: BoundSetting, make_mechanism: Callable[[float], obje
     rate = graph_rates.ldp_ge_rate(mechanism)
     # independent seeds per budget: with one seed, noise that scales like 1/eps (Laplace) would give a ratio of
     # exactly 10 by construction, whatever the mechanism's scale law
-    draws = [propagated_draws(setting.weights, setting.x, make_mechanism(value), reps,
-                              int(rng_for(seed, 18, i).integers(2 ** 62))) for i, value in enumerate((eps / 10, eps))]
+    seeds = [int(rng_for(seed, *streams.EPS_RATE_SEEDS.key(), i).integers(2 ** 62)) for i in range(2)]
+    draws = [propagated_draws(setting.weights, setting.x, make_mechanism(value), reps, budget_seed)
+             for value, budget_seed in zip((eps / 10, eps), seeds)]
     quantiles = []
     for samples in stacked(draws):
         err = np.abs(samples - (setting.weights @ setting.x)[None]).max(axis=2)

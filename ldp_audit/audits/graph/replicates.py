@@ -1,7 +1,8 @@
 """Repeated perturbations of a graph's features as sampling plans: the graph audits' replicates on the engines.
 
 A replicate is one draw of W @ estimate(perturb(X)) (or of any per-draw statistic of a perturbed graph). Replicates
-are drawn in chunks of whole replicates, chunk i from ``rng_for(seed, *stream, i)``, with as many replicates per
+are drawn in chunks of whole replicates, chunk i from ``rng_for(seed, *stream, i)`` (``streams.PROPAGATED_REPLICATES``
+for W @ estimate(perturb(X))), with as many replicates per
 chunk as fit in ``CHUNK_ENTRIES`` perturbed numbers: a replicate's numbers depend on the seed, the stream and
 the chunk size only. Each chunk is a :class:`~ldp_audit.audits.kernel.sampling.Draws` chunk whose reducer
 returns its rows stacked (:class:`~ldp_audit.audits.kernel.sampling.Stack`), so the chunks run on whatever
@@ -15,6 +16,7 @@ from typing import Sequence
 
 import numpy as np
 
+from ... import streams
 from ...models.perturbation import as_dense, mechanism_groups, server_estimates
 from ..kernel.sampling import Draws, Stack, map_reduce_many
 
@@ -46,14 +48,14 @@ class _Propagated:
         return Stack(total)
 
 
-def propagated_draws(weights: np.ndarray, x: np.ndarray, mechanisms, reps: int, seed: int,
-                     stream: tuple[int, ...] = ()) -> Draws:
+def propagated_draws(weights: np.ndarray, x: np.ndarray, mechanisms, reps: int, seed: int) -> Draws:
     """``reps`` replicates of W @ estimate(perturb(X)) as one stream of draws (see the module docstring).
 
     ``mechanisms`` is one mechanism for every node, or a list with one per node (personalised budgets); only
     nodes with a non-zero weight are perturbed."""
     reducer = _Propagated(weights, np.asarray(x, dtype=float), mechanisms)
-    return Draws(reducer, reps, seed, stream, replicates_per_chunk(reducer.used * reducer.d))
+    return Draws(reducer, reps, seed, streams.PROPAGATED_REPLICATES.key(),
+                 replicates_per_chunk(reducer.used * reducer.d))
 
 
 def stacked(draws: Sequence[Draws]) -> list[np.ndarray]:

@@ -2,8 +2,9 @@
 
 A run of n draws is cut into chunks of fixed size (``CHUNK`` draws, or a size of the run's own, e.g. a number of
 whole graph replicates); chunk i draws from its own generator ``SeedSequence(seed, spawn_key=(*stream, i))``.
-Each chunk is reduced to summary statistics that add up (counts, power sums, stacked rows), so a process pool or a Dask cluster can run the same chunks anywhere and merge them into
-exactly the same totals. Where the chunks run is an engine's business (``engines.py``).
+Each chunk is reduced to summary statistics that add up (counts, power sums, stacked rows), so a process pool or
+a Dask cluster can run the same chunks anywhere and merge them into exactly the same totals. Where the chunks run
+is an engine's business (``engines.py``).
 
 A :class:`Draws` is one seeded run of draws with its chunk reducer. An audit asks for draws through sampling
 plans (:data:`Plan`, generators that yield the streams of each of their rounds), and :func:`run_plans` drives

@@ -30,6 +30,7 @@ from typing import Callable
 import numpy as np
 from scipy import sparse
 
+from ... import streams
 from ...mechanisms.base import Mechanism
 from ..kernel.result import CheckResult, Status
 from ..kernel.sampling import Announce, Draws, Plan, rng_for, run_plan
@@ -233,7 +234,7 @@ def _two_values(mechanism, x, quantity: str, seed: int) -> np.ndarray | None:
         values, probs = law.atoms
         values = np.unique(np.asarray(values, dtype=float)[np.asarray(probs) > 0])
         return values if law.continuous_mass == 0 and values.size <= 2 else None
-    reports = mechanism.sample(x, TWO_POINT_PILOT, rng_for(seed, 190))
+    reports = mechanism.sample(x, TWO_POINT_PILOT, rng_for(seed, *streams.TWO_POINT_PILOT.key()))
     values = np.unique(_as_array(reports if quantity == "report" else mechanism.estimate(reports)))
     return values if values.size <= 2 else None
 
@@ -312,12 +313,12 @@ def _exact_two_point(moments: Moments, center, found, claimed, test, zz, pp, lab
 
 
 def moment_checks(mechanism, n: int, seed: int, alpha: float, workers: int = 1,
-                  progress: Callable[[int], None] | None = None, stream_base: int = 100) -> list[CheckResult]:
+                  progress: Callable[[int], None] | None = None) -> list[CheckResult]:
     """:func:`moment_plan`, run on its own."""
-    return run_plan(moment_plan(mechanism, n, seed, alpha, stream_base), workers, progress)
+    return run_plan(moment_plan(mechanism, n, seed, alpha), workers, progress)
 
 
-def moment_plan(mechanism, n: int, seed: int, alpha: float, stream_base: int = 100) -> Plan:
+def moment_plan(mechanism, n: int, seed: int, alpha: float) -> Plan:
     """Mean, variance (and covariance) z-tests of every claimed quantity (``mechanism.moment_claims``: the raw
     report and/or the server estimate, each with the moments it claims) against the formulas: a sampling plan
     (``sampling.Plan``, one stream per input, announcing its n draws per input) returning the rows."""
@@ -337,7 +338,7 @@ def moment_plan(mechanism, n: int, seed: int, alpha: float, stream_base: int = 1
     covariance = sampled and mechanism.d > 1 and "estimate" in claims
     ordered = {q: claims[q] for q in quantities}
     yield Announce(n * len(inputs))
-    totals = yield [Draws(_MomentReducer(mechanism, x, ordered, covariance), n, seed, stream_base + i)
+    totals = yield [Draws(_MomentReducer(mechanism, x, ordered, covariance), n, seed, streams.MOMENTS.key(i))
                     for i, x in enumerate(inputs)]
     sums = [total.parts for total in totals]
     two_values = {q: [_two_values(mechanism, v, q, seed) for v in points] for q in quantities}
