@@ -14,7 +14,7 @@ import pytest
 
 from ldp_audit.audits.kernel import engines
 from ldp_audit.audits.kernel.engines import DaskEngine, EngineError, LocalEngine, ProcessEngine
-from ldp_audit.audits.kernel.sampling import CHUNK, Draws, map_reduce, map_reduce_many, run_plans, using
+from ldp_audit.audits.kernel.sampling import CHUNK, Announce, Draws, map_reduce, map_reduce_many, run_plans, using
 from ldp_audit.audits.verify.orchestrator import AuditSettings, verify
 from ldp_audit.cli import main
 from ldp_audit.external import as_mechanism
@@ -422,3 +422,31 @@ def test_claims_runs_its_providers_on_the_chosen_engine(monkeypatch, capsys):
     assert main(["claims", "ppgnn", "--engine", "processes", "--workers", "2", "--json"]) == 0
     [engine] = seen
     assert isinstance(engine, ProcessEngine) and engine.workers == 2
+
+
+def test_a_process_pool_runs_a_closure_reducer_with_the_same_numbers():
+    """A reducer built inside a function (the attacks' tallies) is refused by a pool's pickle; the engine sends it
+    as cloudpickle bytes instead, and the totals are those of this process."""
+    pytest.importorskip("cloudpickle")
+    scale = 1e3
+
+    def reducer(size, rng):
+        return np.array([size, (rng.standard_normal(size) * scale).sum()])
+
+    reference = map_reduce(reducer, 3 * CHUNK + 7, 11, (5, 1)).tobytes()
+    with ProcessEngine(2, block=1) as engine, using(engine):
+        assert map_reduce(reducer, 3 * CHUNK + 7, 11, (5, 1)).tobytes() == reference
+
+
+def _announcing(order: list):
+    yield Announce(3 * CHUNK)
+    order.append("started")
+    return (yield [Draws(_PowerSums(), 3 * CHUNK, 11, 5)])
+
+
+def test_plans_announce_their_draws_before_the_first_task():
+    events = []
+    run_plans([_announcing(events), _exact_work(events)], progress=lambda draws: events.append(("drawn", draws)),
+              planned=lambda total: events.append(("planned", total)))
+    assert events.index(("planned", 3 * CHUNK)) < events.index(next(e for e in events if e[0] == "drawn"))
+    assert sum(e[1] for e in events if isinstance(e, tuple) and e[0] == "drawn") == 3 * CHUNK

@@ -93,13 +93,14 @@ def test_report_json_schema_is_versioned_and_finite():
 
 
 def _streams_drawn(monkeypatch) -> list:
-    """Record the stream of every task (pilots 800 + i, final counts 900 + i, moments 100 + i, fit 200 + i)."""
+    """Record the first key number of every task's stream (pilots 800 + i, final counts 900 + i, moments 100 + i,
+    fit 200 + i)."""
     from ldp_audit.audits.kernel import sampling
 
     streams, run_block = [], sampling._run_block
 
     def recording(reduce_chunk, seed, stream, *rest):
-        streams.append(stream)
+        streams.append(sampling.stream_key(stream)[0])
         return run_block(reduce_chunk, seed, stream, *rest)
 
     monkeypatch.setattr(sampling, "_run_block", recording)
