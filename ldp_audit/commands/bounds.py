@@ -4,7 +4,7 @@ from __future__ import annotations
 from contextlib import contextmanager
 
 from ._common import add_engine_options, add_output_options, emit, engine_for, spinner
-from .options import check_memory, eps_budget, integer, positive, probability, real, seed
+from .options import check_memory, eps_budget, integer, probability, real, seed
 from .data import add_data_options
 
 PAPERS = ("ldp-ge", "lpgnn", "ppgnn")

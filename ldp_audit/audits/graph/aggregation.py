@@ -173,10 +173,10 @@ def aggregation_mae(adjacency, x, mechanisms: dict, seed: int, draws: int, key: 
     from ``rng_for(seed, *key, i, t)`` (a stream per mechanism, one draw per chunk, on the active engine) and
     both aggregators see the same draws (a paired comparison)."""
     x = np.asarray(x, dtype=float)
-    streams = [Draws(_AggregationMae(adjacency, x, mech), draws, seed, (*key, i), 1)
-               for i, mech in enumerate(mechanisms.values())]
+    per_mechanism = [Draws(_AggregationMae(adjacency, x, mech), draws, seed, (*key, i), 1)
+                     for i, mech in enumerate(mechanisms.values())]
     mae = {}
-    for label, rows in zip(mechanisms, stacked(streams)):
+    for label, rows in zip(mechanisms, stacked(per_mechanism)):
         for column, agg in enumerate(MAE_AGGREGATORS):
             mae[label, agg] = rows[:, column]
     return mae
