@@ -27,9 +27,9 @@ def main() -> None:
     from rich.console import Console
     from rich.table import Table
 
+    from ldp_audit import streams
     from ldp_audit.models import data, propagation as prop
     from ldp_audit.models.training import ldp_ge
-    from ldp_audit.models.training.runtime import Stream
     from ldp_audit.seeding import rng_for
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -47,7 +47,7 @@ def main() -> None:
     for task in args.tasks:
         for mechanism, eps in (("HDS", 1.0), ("LP", 1.0), ("HDS", None)):
             config = ldp_ge.preset(args.dataset, task, mechanism=mechanism, eps=eps)
-            reports = ldp_ge.client_reports(graph, config, rng_for(0, Stream.FEATURES))
+            reports = ldp_ge.client_reports(graph, config, rng_for(0, *streams.FEATURES.key()))
             d = reports.shape[1]
             x = reports[:, :args.columns].copy() if args.columns else reports
             del reports

@@ -17,10 +17,13 @@ def add_output_options(parser: argparse.ArgumentParser) -> None:
 
 
 def add_engine_options(parser: argparse.ArgumentParser) -> None:
-    """--engine and --scheduler, next to an existing --workers; none of them changes any number."""
+    """--workers, --engine and --scheduler of a command whose seeded chunks run on an engine (``engine_for``);
+    none of them changes any number."""
     from ..audits.kernel.engines import ENGINES
-    from .options import scheduler
+    from .options import integer, scheduler
 
+    parser.add_argument("--workers", type=integer(1, 64), default=1,
+                        help="worker processes; results do not depend on it (default %(default)s)")
     parser.add_argument("--engine", choices=ENGINES, default=None,
                         help="where the seeded chunks run: local, processes (default with --workers > 1) or dask "
                              "(a LocalCluster of --workers workers, or --scheduler); results do not depend on it")

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 
-from ._common import add_output_options, emit, spinner
-from .options import check_memory, eps_budget, integer, positive, probability, real, seed
+from ._common import add_engine_options, add_output_options, emit, engine_for, spinner
+from .options import check_memory, eps_budget, integer, probability, real, seed
 from .data import add_data_options
 
 PAPERS = ("ldp-ge", "lpgnn", "ppgnn")
@@ -45,6 +45,7 @@ def register(subparsers) -> None:
                         help="PPR convolution coefficient r in [0, 1] (ldp-ge; default 0.5)")
     parser.add_argument("--r-max", type=real(0.0, 1.0, low_open=True), default=None,
                         help="push threshold r_max in (0, 1] (ldp-ge; default 1e-4)")
+    add_engine_options(parser)
     add_data_options(parser)
     add_output_options(parser)
     parser.set_defaults(func=run)
@@ -91,7 +92,7 @@ def run(args, console) -> int:
     check_memory("--reps", 8.0 * max(args.reps, 5000) * 3 * columns * 2, f"{args.reps} replicates of "
                  f"{columns} columns")
     quiet = args.json or args.markdown
-    with spinner(console, "auditing", enabled=not quiet) as status, _overflow_names_eps(args.eps):
+    with engine_for(args), spinner(console, "auditing", enabled=not quiet) as status, _overflow_names_eps(args.eps):
         report = audit_dataset(args.paper, graph, mechanism, args.eps,
                                reps=args.reps, seed=args.seed, delta=args.delta, alpha=args.alpha,
                                features=args.features or None, k=k, **propagation,

@@ -19,7 +19,7 @@ import argparse
 import json
 
 from ..audits.claims.registry import ClaimSettings, claims_of, papers, run_claims
-from ._common import add_output_options, emit
+from ._common import add_engine_options, add_output_options, emit, engine_for
 from .options import MAX_DRAWS, check_size, confidence, integer, seed
 
 _STYLE = {"pass": "green", "fail": "red", "inconclusive": "yellow", "info": "cyan", "needs": "magenta"}
@@ -45,6 +45,7 @@ def register(sub) -> None:
     p.add_argument("--coverage", action="store_true",
                    help="print every spec id with its rows and status (runs the claims first), then "
                         "every table and figure with what runs it")
+    add_engine_options(p)
     add_output_options(p)
     p.set_defaults(func=run)
 
@@ -60,7 +61,8 @@ def run(args, console) -> int:
                f"the claims of {', '.join(chosen)} at {args.samples:,} draws", fixed=_BASE_BYTES)
     settings = ClaimSettings(args.samples, args.seed, round(1.0 - args.confidence, 12), args.full)
     quiet = args.json or args.markdown
-    reports = {paper: _run_with_progress(paper, settings, console, enabled=not quiet) for paper in chosen}
+    with engine_for(args):
+        reports = {paper: _run_with_progress(paper, settings, console, enabled=not quiet) for paper in chosen}
     if args.coverage:
         return _emit_coverage(reports, args, console)
     return emit(reports[args.paper], args, console)

@@ -55,8 +55,6 @@ def register(sub) -> None:
     p.add_argument("--seed", type=seed, default=DEFAULT_SEED, help="seed of all sampling (default %(default)s)")
     p.add_argument("--confidence", type=probability, default=1.0 - DEFAULT_ALPHA,
                    help="1 - family-wise false-alarm rate, in (0, 1) (default %(default)s)")
-    p.add_argument("--workers", type=integer(1, 64), default=1,
-                   help="worker processes; results do not depend on it (default %(default)s)")
     add_engine_options(p)
     p.add_argument("--require-seeded", action="store_true",
                    help="fail (exit 3) when the sampler is not reproducible from --seed, instead of a WARN row")

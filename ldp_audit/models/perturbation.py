@@ -2,9 +2,8 @@
 
 The pieces every graph pipeline and every graph-bound audit share: the server's estimates of one draw of
 reports (sparse when the mechanism can report sparsely), mechanisms assigned per node (e.g. the personalised
-budgets of :class:`ldp_audit.mechanisms.personalised.PersonalisedMechanism`), their exact per-node moments, and replicated draws of W @ estimate(perturb(X)) for Monte Carlo
-audits. Replicates are drawn in chunks of whole replicates with their own stream ``rng_for(seed, chunk)``,
-so results depend on the seed and the chunk size only, never on cores or order.
+budgets of :class:`ldp_audit.mechanisms.personalised.PersonalisedMechanism`) and their exact per-node moments.
+The audits' replicated draws of W @ estimate(perturb(X)) are sampling plans of ``ldp_audit.audits.graph.replicates``.
 """
 from __future__ import annotations
 
@@ -12,7 +11,6 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..mechanisms import make
-from ..seeding import rng_for
 
 
 def server_estimates(mechanism, x: np.ndarray, rng, box: tuple[float, float] | None = None):
@@ -55,40 +53,6 @@ def per_node_moments(mechanisms, x: np.ndarray, what: str) -> np.ndarray:
 def as_dense(estimate) -> np.ndarray:
     """A dense float array from a dense or scipy-sparse estimate."""
     return estimate.toarray() if sp.issparse(estimate) else np.asarray(estimate, dtype=float)
-
-
-#: Entries (users x coordinates) perturbed per call; chunks of whole replicates, each with its own stream.
-CHUNK_ENTRIES = 1 << 21
-
-
-def replicate_chunks(reps: int, entries_per_rep: int, seed: int, *key: int):
-    """(first replicate, count, generator) per chunk, chunk i drawing from ``rng_for(seed, *key, i)``: a
-    replicate's draws depend on the seed, the key and the chunk size only."""
-    size = max(1, CHUNK_ENTRIES // max(1, entries_per_rep))
-    for index, start in enumerate(range(0, reps, size)):
-        yield start, min(size, reps - start), rng_for(seed, *key, index)
-
-
-def propagated_samples(weights: np.ndarray, x: np.ndarray, mechanisms, reps: int, seed: int) -> np.ndarray:
-    """``reps`` draws of W @ estimate(perturb(X)): shape (reps, rows of W, d).
-
-    ``mechanisms`` is one mechanism for every node, or a list with one per node (personalised budgets).
-    Replicates are drawn in chunks of fixed size (``CHUNK_ENTRIES``), each from its own stream
-    ``rng_for(seed, chunk)``, so results do not depend on cores or order. Only nodes with a non-zero weight are perturbed.
-    """
-    weights = np.atleast_2d(weights)
-    used = np.flatnonzero(np.abs(weights).sum(axis=0) > 0)
-    groups = [(m, idx[np.isin(idx, used)]) for m, idx in mechanism_groups(mechanisms, x.shape[0])]
-    groups = [(m, idx) for m, idx in groups if idx.size]
-    d = x.shape[1]
-    out = np.empty((reps, weights.shape[0], d))
-    for start, count, rng in replicate_chunks(reps, used.size * d, seed):
-        total = np.zeros((count, weights.shape[0], d))
-        for mech, idx in groups:
-            est = as_dense(server_estimates(mech, np.tile(x[idx], (count, 1)), rng)).reshape(count, idx.size, d)
-            total += np.einsum("su,cud->csd", weights[:, idx], est)
-        out[start:start + count] = total
-    return out
 
 
 def unit_box_mechanism(name: str, eps: float, d: int, k=None):

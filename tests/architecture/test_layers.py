@@ -1,7 +1,7 @@
 """The package's layers, enforced: an import goes only downward, and no module imports itself in a circle.
 
-Layers, lowest first (DESIGN.md): seeding and files < mechanisms < accounting < models < audits < external < face
-(cli, commands, testing). ``papers`` is a leaf: it imports nothing of the package and only ``audits`` and the
+Layers, lowest first (DESIGN.md): seeding, streams and files < mechanisms < accounting < models < audits < external
+< face (cli, commands, testing). ``papers`` is a leaf: it imports nothing of the package and only ``audits`` and the
 face import it. Imports inside functions count too: a lazy import is still a dependency.
 """
 from __future__ import annotations
@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "ldp_audit"
-LAYERS = {"seeding": 0, "files": 0, "mechanisms": 1, "accounting": 2, "models": 3, "audits": 4, "external": 5,
-          "cli": 6, "commands": 6, "testing": 6, "__init__": 6, "__main__": 6}
+LAYERS = {"seeding": 0, "streams": 0, "files": 0, "mechanisms": 1, "accounting": 2, "models": 3, "audits": 4,
+          "external": 5, "cli": 6, "commands": 6, "testing": 6, "__init__": 6, "__main__": 6}
 #: Who may import the leaf ``papers``.
 PAPERS_USERS = {"audits", "cli", "commands", "testing", "__init__", "papers"}
 

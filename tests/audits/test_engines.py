@@ -14,7 +14,7 @@ import pytest
 
 from ldp_audit.audits.kernel import engines
 from ldp_audit.audits.kernel.engines import DaskEngine, EngineError, LocalEngine, ProcessEngine
-from ldp_audit.audits.kernel.sampling import CHUNK, Stream, map_reduce, map_reduce_many, run_plans, using
+from ldp_audit.audits.kernel.sampling import CHUNK, Announce, Draws, map_reduce, map_reduce_many, run_plans, using
 from ldp_audit.audits.verify.orchestrator import AuditSettings, verify
 from ldp_audit.cli import main
 from ldp_audit.external import as_mechanism
@@ -56,7 +56,7 @@ def test_every_engine_worker_count_and_block_size_gives_the_same_bytes(dask_clie
 
 def _many(engine=None, workers=1):
     """Two streams of different lengths (one shorter than a chunk) submitted together."""
-    streams = [Stream(_PowerSums(), N, 11, 3), Stream(_PowerSums(), CHUNK // 3, 11, 4)]
+    streams = [Draws(_PowerSums(), N, 11, 3), Draws(_PowerSums(), CHUNK // 3, 11, 4)]
     if engine is None:
         return [t.tobytes() for t in map_reduce_many(streams, workers)]
     with engine, using(engine):
@@ -75,9 +75,9 @@ def test_streams_submitted_together_sum_as_they_do_alone(dask_client):
 
 def _two_rounds(order: list):
     """A plan of two rounds (the second depends on the first), logging when it runs."""
-    first = yield [Stream(_PowerSums(), 3 * CHUNK, 11, 5)]
+    first = yield [Draws(_PowerSums(), 3 * CHUNK, 11, 5)]
     order.append("two-rounds resumed")
-    second = yield [Stream(_PowerSums(), CHUNK, 11, 6 + int(first[0][0] > 0))]
+    second = yield [Draws(_PowerSums(), CHUNK, 11, 6 + int(first[0][0] > 0))]
     return first[0] + second[0]
 
 
@@ -102,7 +102,7 @@ def test_plans_run_together_without_a_barrier_between_them():
 
 
 def _many_plan(order: list):
-    totals = yield [Stream(_PowerSums(), N, 11, 3), Stream(_PowerSums(), CHUNK // 3, 11, 4)]
+    totals = yield [Draws(_PowerSums(), N, 11, 3), Draws(_PowerSums(), CHUNK // 3, 11, 4)]
     order.append("third done")
     return totals
 
@@ -352,3 +352,101 @@ def test_ctrl_c_while_workers_start_is_held_then_raised():
             time.sleep(0.05)
             reached_end = True
     assert reached_end and signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+@pytest.mark.parametrize("paper", ["lpgnn", "ppgnn", "ldp-ge"])
+def test_bounds_gives_the_same_bytes_on_every_engine(paper, dask_client, capsys):
+    def bounds(*engine) -> str:
+        main(["bounds", paper, "--dataset", "csbm", "--reps", "50", "--json", *engine])
+        return capsys.readouterr().out
+
+    reference = bounds()
+    assert '"results"' in reference
+    assert bounds("--engine", "processes", "--workers", "2") == reference
+    assert bounds("--engine", "dask", "--scheduler", dask_client.scheduler_info()["address"]) == reference
+
+
+class _CountingEngine(LocalEngine):
+    """One chunk per task; counts what is shared with the tasks and how many tasks run."""
+
+    def __init__(self):
+        super().__init__(block=1)
+        self.shared, self.tasks = [], 0
+
+    def share(self, obj):
+        self.shared.append(obj)
+        return obj
+
+    def submit(self, fn, *args):
+        self.tasks += 1
+        return super().submit(fn, *args)
+
+
+def test_graph_replicates_keep_their_streams_and_send_the_graph_once_per_stream():
+    """Replicates are chunks of whole replicates, chunk i from rng_for(seed, i), whatever the engine; the reducer
+    (weights and features of the used nodes) is shared once per stream, not once per chunk."""
+    from ldp_audit.audits.graph import replicates
+    from ldp_audit.models.perturbation import as_dense, server_estimates
+    from ldp_audit.seeding import rng_for
+
+    x = np.random.default_rng(0).uniform(-1, 1, (30, 4))
+    weights = np.random.default_rng(1).uniform(0, 1, (2, 30))
+    weights[:, 5] = 0.0  # node 5 is never perturbed
+    mechanism = make("multibit", eps=1.0, d=4, alpha=-1.0, beta=1.0)
+    per_chunk = replicates.replicates_per_chunk(29 * 4)
+    reps = 3 * per_chunk + 2
+    used = np.flatnonzero(weights.sum(axis=0))
+    expected = np.concatenate([
+        np.einsum("su,cud->csd", weights[:, used], as_dense(server_estimates(
+            mechanism, np.tile(x[used], (min(per_chunk, reps - start), 1)), rng_for(7, i))).reshape(-1, used.size, 4))
+        for i, start in enumerate(range(0, reps, per_chunk))])
+    engine = _CountingEngine()
+    with using(engine):
+        samples = replicates.propagated_samples(weights, x, mechanism, reps, 7)
+    assert np.array_equal(samples, expected)
+    assert engine.tasks == 4 and len(engine.shared) == 1
+
+
+def test_claims_runs_its_providers_on_the_chosen_engine(monkeypatch, capsys):
+    from ldp_audit.audits.kernel import sampling
+    from ldp_audit.audits.kernel.result import AuditReport
+    from ldp_audit.commands import claims
+
+    seen = []
+
+    def run_claims(paper, settings, progress=None):
+        seen.append(sampling._ENGINE.get())
+        return AuditReport.of(f"claims of {paper}", [])
+
+    monkeypatch.setattr(claims, "run_claims", run_claims)
+    assert main(["claims", "ppgnn", "--engine", "processes", "--workers", "2", "--json"]) == 0
+    [engine] = seen
+    assert isinstance(engine, ProcessEngine) and engine.workers == 2
+
+
+def test_a_process_pool_runs_a_closure_reducer_with_the_same_numbers():
+    """A reducer built inside a function (the attacks' tallies) is refused by a pool's pickle; the engine sends it
+    as cloudpickle bytes instead, and the totals are those of this process."""
+    pytest.importorskip("cloudpickle")
+    scale = 1e3
+
+    def reducer(size, rng):
+        return np.array([size, (rng.standard_normal(size) * scale).sum()])
+
+    reference = map_reduce(reducer, 3 * CHUNK + 7, 11, (5, 1)).tobytes()
+    with ProcessEngine(2, block=1) as engine, using(engine):
+        assert map_reduce(reducer, 3 * CHUNK + 7, 11, (5, 1)).tobytes() == reference
+
+
+def _announcing(order: list):
+    yield Announce(3 * CHUNK)
+    order.append("started")
+    return (yield [Draws(_PowerSums(), 3 * CHUNK, 11, 5)])
+
+
+def test_plans_announce_their_draws_before_the_first_task():
+    events = []
+    run_plans([_announcing(events), _exact_work(events)], progress=lambda draws: events.append(("drawn", draws)),
+              planned=lambda total: events.append(("planned", total)))
+    assert events.index(("planned", 3 * CHUNK)) < events.index(next(e for e in events if e[0] == "drawn"))
+    assert sum(e[1] for e in events if isinstance(e, tuple) and e[0] == "drawn") == 3 * CHUNK

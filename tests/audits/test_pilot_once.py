@@ -1,5 +1,5 @@
-"""The search's pair pilot runs once per audit (issue 21 item 5): after the sanity checks, and the progress bar's
-total comes from the plan that was actually built (``verify(..., planned=...)``), not from a second pilot run."""
+"""The search's pilots run once per audit (issue 21 item 5, issue 23 item 3): the progress bar's total is what the
+plans announce before their first draw (``sampling.Announce``, ``verify(..., planned=...)``), not a second pilot."""
 from __future__ import annotations
 
 import numpy as np
@@ -49,3 +49,23 @@ def test_verify_command_runs_the_pair_pilot_once(tmp_path, monkeypatch):
     assert main(["verify", "counting_rr:make", "--eps", "1", "--samples", "5000", "--checks", "privacy"]) == 0
     calls = importlib.import_module("counting_rr").CALLS
     assert calls[(1, PAIR_PILOT)] == 1 and calls[(3, PAIR_PILOT)] == 1  # 1 and 3: pair-pilot inputs only
+
+
+def test_every_pilot_runs_once_and_the_bar_is_sized_before_the_first_draw():
+    """The plans announce their draws (sampling.Announce): the total reaches the bar before any chunk is drawn,
+    and no pilot (pair pilot, the search's probe, its per-input pilots) is run a second time to size it."""
+    from ldp_audit.audits.privacy.search import PILOT
+
+    sampler = CountingRR()
+    mechanism = as_mechanism(sampler, eps=1.0, domain=list(range(8)))
+    samples = 10_000  # a search pilot of 2,500 draws: no other call draws that many
+    events = []
+    verify(mechanism, AuditSettings(samples=samples, seed=4), checks="privacy",
+           progress=lambda draws: events.append(("drawn", draws)), planned=lambda total: events.append(("planned", total)))
+    assert events[0][0] == "planned" and [kind for kind, _ in events].count("planned") == 1
+    assert events[0][1] == sum(draws for kind, draws in events if kind == "drawn")
+    pilot = min(PILOT, samples // 4)
+    inputs = {x for (x, n) in sampler.calls if n == samples - pilot}  # every input the search counts on
+    assert len(inputs) >= 2 and events[0][1] == samples * len(inputs)
+    assert all(sampler.calls[(x, pilot)] == 1 for x in inputs)  # one search pilot per input
+    assert sum(count for (x, n), count in sampler.calls.items() if n == 64) == 1  # one probe

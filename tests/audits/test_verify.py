@@ -93,13 +93,14 @@ def test_report_json_schema_is_versioned_and_finite():
 
 
 def _streams_drawn(monkeypatch) -> list:
-    """Record the stream of every task (pilots 800 + i, final counts 900 + i, moments 100 + i, fit 200 + i)."""
+    """Record the first key number of every task's stream (pilots 800 + i, final counts 900 + i, moments 100 + i,
+    fit 200 + i)."""
     from ldp_audit.audits.kernel import sampling
 
     streams, run_block = [], sampling._run_block
 
     def recording(reduce_chunk, seed, stream, *rest):
-        streams.append(stream)
+        streams.append(sampling.stream_key(stream)[0])
         return run_block(reduce_chunk, seed, stream, *rest)
 
     monkeypatch.setattr(sampling, "_run_block", recording)
@@ -107,16 +108,14 @@ def _streams_drawn(monkeypatch) -> list:
 
 
 def test_privacy_only_spends_the_whole_alpha_on_the_blackbox_family_and_draws_nothing_else(monkeypatch):
-    from ldp_audit.audits.verify.orchestrator import planned_draws
-
     mechanism, settings = make("laplace", eps=1.0), AuditSettings(samples=20_000, seed=5, alpha=1e-3)
-    streams, drawn = _streams_drawn(monkeypatch), []
-    report = verify(mechanism, settings, progress=drawn.append, checks="privacy")
+    streams, drawn, planned = _streams_drawn(monkeypatch), [], []
+    report = verify(mechanism, settings, progress=drawn.append, checks="privacy", planned=planned.append)
     row = next(r for r in report.results if r.name == "privacy.blackbox")
     assert row.alpha == settings.alpha  # the whole alpha
     assert streams and all(s >= 800 for s in streams), sorted(set(streams))  # no moment (1xx) or fit (2xx) draws
     assert {r.name.split(".")[0] for r in report.results} <= {"sanity", "law", "privacy"}
-    assert sum(drawn) == planned_draws(mechanism, settings, "privacy") == 20_000 * len(mechanism.privacy_inputs)
+    assert [sum(drawn)] == planned == [20_000 * len(mechanism.privacy_inputs)]
     del streams[:]
     everything = verify(mechanism, settings, checks="all")
     assert next(r for r in everything.results if r.name == "privacy.blackbox").alpha == settings.alpha / 3
@@ -127,10 +126,9 @@ def test_privacy_only_spends_the_whole_alpha_on_the_blackbox_family_and_draws_no
 def test_one_progress_step_per_finished_task_across_every_family(name):
     from ldp_audit.audits.kernel.engines import LocalEngine
     from ldp_audit.audits.kernel.sampling import using
-    from ldp_audit.audits.verify.orchestrator import planned_draws
 
-    mechanism, settings, drawn = make(name, eps=1.0), AuditSettings(samples=3 * CHUNK, seed=5), []
+    mechanism, settings, drawn, planned = make(name, eps=1.0), AuditSettings(samples=3 * CHUNK, seed=5), [], []
     with using(LocalEngine(block=1)):
-        verify(mechanism, settings, progress=drawn.append, checks="all")
-    assert sum(drawn) == planned_draws(mechanism, settings, "all")  # one bar: done / planned across families
+        verify(mechanism, settings, progress=drawn.append, checks="all", planned=planned.append)
+    assert [sum(drawn)] == planned  # one bar: done / planned across families, announced by the plans
     assert max(drawn) <= CHUNK  # each step is one finished task (a block of one chunk here)

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 import torch
 
+from ldp_audit import streams
 from ldp_audit.models import synthetic
 from ldp_audit.models.training import RunCache, RunConfig, modules, train_batch, train_run
 from ldp_audit.models.training import batched as batched_module
@@ -94,7 +95,7 @@ def test_stacked_layers_compute_what_the_torch_geometric_modules_compute(model):
     with torch.no_grad():
         evaluated, trained = backbone.logits(training=False), backbone.logits(training=True)
     for run, seed in enumerate((7, 8)):
-        torch.manual_seed(batched_module.runtime.torch_seed(seed, batched_module.Stream.INIT))
+        torch.manual_seed(batched_module.runtime.torch_seed(seed, *streams.INIT.key()))
         net = modules.build(model, x.shape[1], config.hidden, graph.num_classes, 0.0).eval()
         with torch.no_grad():
             assert torch.allclose(evaluated[run], net(x, edge_index), atol=1e-5)

@@ -8,6 +8,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from ldp_audit import streams
 from ldp_audit.mechanisms.personalised import PersonalisedMechanism
 from ldp_audit.models import synthetic
 from ldp_audit.models.propagation import FlexProp, KProp, flexprop_weights
@@ -59,7 +60,7 @@ def test_default_fields_leave_the_perturbation_key_and_the_uniform_draw_as_befor
     tau, _ = stages.run_levels(config, 500)
     from ldp_audit.seeding import rng_for
 
-    expected = rng_for(0, stages.Stream.FEATURES, stages.LEVEL_STREAM).integers(1, 6, size=500)
+    expected = rng_for(0, *streams.FEATURE_LEVELS.key()).integers(1, 6, size=500)
     np.testing.assert_array_equal(tau, expected)
 
 

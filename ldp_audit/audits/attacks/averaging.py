@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ... import streams
 from ...models.reports import query_reports
 from ..kernel.result import CheckResult, Status
 from ..kernel.sampling import rng_for
@@ -41,7 +42,7 @@ def averaging_attack(mechanism, *, queries: int = 16, memoise: bool = True, samp
         one, mean_r = estimates[0, :, 0] - x[:, 0], estimates[:, :, 0].mean(axis=0) - x[:, 0]
         return np.array([np.sum(guess == bits), one.sum(), (one ** 2).sum(), mean_r.sum(), (mean_r ** 2).sum()])
 
-    tally = count_correct(batch, samples, queries * mechanism.d, seed, 0)
+    tally = count_correct(batch, samples, queries * mechanism.d, seed, streams.AVERAGING_TALLY.key())
     correct = int(tally[0])
     ceiling = ldp_ceiling(mechanism.eps, 2, float(getattr(mechanism, "delta", 0.0)))
     label = f"{mechanism.name} {mechanism.params()}, {queries} queries, memoise={memoise}"
@@ -55,7 +56,7 @@ def averaging_attack(mechanism, *, queries: int = 16, memoise: bool = True, samp
                             n=samples, seed=seed, explanation=f"{label}: variance of the averaged first coordinate "
                             f"is {ratio:.3f} of one report's (1 when memoised, 1/R = {1 / queries:.3f} otherwise)"))
     x = np.repeat(np.array([[hi], [lo], [hi]]), mechanism.d, axis=1)
-    estimates = np.asarray(mechanism.estimate(query_reports(mechanism, x, 1, rng_for(seed, 1), memoise)[0]))
+    estimates = np.asarray(mechanism.estimate(query_reports(mechanism, x, 1, rng_for(seed, *streams.AVERAGING_QUERIES.key()), memoise)[0]))
     # differencing (Fig. 3): AGG(B, C, D) - AGG(C, D) with the sum aggregator
     b, c, d = estimates
     difference = (b + c + d) - (c + d)

@@ -51,7 +51,7 @@ def map_guess(scores: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.argmax(pick, axis=1)
 
 
-def count_correct(attack_batch, n: int, width: int, seed: int, stream: int):
+def count_correct(attack_batch, n: int, width: int, seed: int, stream: tuple[int, ...]):
     """Sum of ``attack_batch(size, rng)`` (correct guesses, or any summable tally) over n simulated users, in the
     package's seeded chunks (``sampling.map_reduce``), each chunk cut into batches of BATCH_ENTRIES / width users
     so that memory stays bounded for wide reports."""

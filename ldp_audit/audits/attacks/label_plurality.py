@@ -18,6 +18,7 @@ import math
 import numpy as np
 from scipy import stats
 
+from ... import streams
 from ...mechanisms import make
 from ..kernel.result import CheckResult, Status
 from ..kernel.sampling import rng_for
@@ -62,7 +63,7 @@ def simulate_plurality(c: int, eps: float, neighbours: int, samples: int, seed: 
     """Correct pluralities (random ties) over ``samples`` neighbourhoods with uniform true labels, each neighbour's
     label perturbed by ``mechanism`` (default: randomized response at eps)."""
     mechanism = mechanism or make("grr", eps=eps, c=c)
-    rng = rng_for(seed, stream)
+    rng = rng_for(seed, *streams.LABEL_PLURALITY.key(stream))
     truth = rng.integers(0, c, size=samples)
     noisy = mechanism.perturb(np.repeat(truth, neighbours).astype(np.float64), rng).astype(np.int64)
     counts = np.zeros((samples, c))

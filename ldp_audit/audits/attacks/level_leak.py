@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
+from ... import streams
 from ...mechanisms.personalised import PersonalisedMechanism
 from ..kernel.result import CheckResult
 from .bayes import attack_row, bayes_accuracy, count_correct, exact_row, ldp_ceiling, map_guess
@@ -84,7 +85,7 @@ def _simulate(ppm: PersonalisedMechanism, samples: int, seed: int) -> np.ndarray
         by_magnitude = np.sum(map_guess(np.where(compatible, level_scores, -np.inf), rng) + 1 == tau)
         return np.array([by_level, by_magnitude])
 
-    return count_correct(batch, samples, ppm.d, seed, 0)
+    return count_correct(batch, samples, ppm.d, seed, streams.LEVEL_LEAK.key())
 
 
 def level_leak_attack(ppm: PersonalisedMechanism, *, samples: int = 100_000, seed: int = 0,

@@ -18,6 +18,7 @@ import math
 
 import numpy as np
 
+from ... import streams
 from ...mechanisms.personalised import PersonalisedMechanism
 from ...models.reports import column_reports, neighbour_votes
 from ..kernel.result import CheckResult, Status
@@ -90,7 +91,7 @@ def neighbour_vote_attack(graph, methods, *, columns: int = 10, seed: int = 0, a
     targets = np.flatnonzero(graph.degrees > 0)
     rows = []
     for stream, (label, mechanism, eps) in enumerate(methods):
-        rng = rng_for(seed, stream)
+        rng = rng_for(seed, *streams.NEIGHBOUR_VOTE.key(stream))
         tau = rng.integers(1, mechanism.h + 1, size=graph.num_nodes) \
             if isinstance(mechanism, PersonalisedMechanism) else None
         reports = column_reports(mechanism, x, cols, rng, tau)

@@ -25,6 +25,7 @@ import math
 import numpy as np
 from scipy import integrate, stats
 
+from ... import streams
 from ..kernel.result import CheckResult
 from .bayes import attack_row, bayes_accuracy, count_correct, exact_row, ldp_ceiling, map_guess
 
@@ -185,14 +186,15 @@ def own_report_attack(mechanism, *, claimed_eps: float | None = None, samples: i
         if exact is not None:
             rows.append(exact_row(f"attack.own-report.{case}.exact", CLAIM, exact, ceiling, f"{label}, {case} secret"))
         correct = count_correct(lambda size, rng: _attack_batch(mechanism, columns, size, rng), samples,
-                                mechanism.d, seed, stream)
+                                mechanism.d, seed, streams.OWN_REPORT_CASES.key(stream))
         rows.append(attack_row(f"attack.own-report.{case}", CLAIM, correct, samples, ceiling, share, seed,
                                f"{label}, Bayes attacker on the {case} secret", exact=exact))
     if c > 2:
         exact, ceiling_c = exact_categorical(mechanism), ldp_ceiling(eps, c)
         rows.append(exact_row("attack.own-report.c-ary.exact", CLAIM, exact, ceiling_c,
                               f"{label}, secret uniform on {c} categories", c))
-        correct = count_correct(lambda size, rng: _categorical_batch(mechanism, size, rng), samples, 1, seed, 9)
+        correct = count_correct(lambda size, rng: _categorical_batch(mechanism, size, rng), samples, 1, seed,
+                                streams.OWN_REPORT_CATEGORIES.key())
         rows.append(attack_row("attack.own-report.c-ary", CLAIM, correct, samples, ceiling_c, share, seed,
                                f"{label}, Bayes attacker on a secret uniform on {c} categories", c, exact))
     return rows

@@ -9,10 +9,11 @@ from functools import partial
 import numpy as np
 from scipy import stats
 
+from ... import streams
 from ...mechanisms import make
 from ...mechanisms.constants import sw_half_width, sw_probabilities
 from ...models import propagation as prop
-from ...models.perturbation import propagated_samples
+from ..graph.replicates import propagated_samples
 from ...models.synthetic import karate
 from ...papers import ldp_ge as paper
 from ...seeding import rng_for
@@ -133,7 +134,7 @@ def check_lemma1_monte_carlo(mechanism, settings: ClaimSettings, mean_effect: fl
     critical = z_critical(settings.alpha / _AUDITED, 4)
     zs = []
     for i, x in enumerate((1.0, 0.0)):
-        reports = np.asarray(mechanism.perturb(np.full((n, d), x), rng_for(settings.seed, 40, i)), dtype=float)
+        reports = np.asarray(mechanism.perturb(np.full((n, d), x), rng_for(settings.seed, *streams.LDP_GE_HDS_REPORTS.key(), i)), dtype=float)
         zs.append(float(mean_z(Moments.of(reports.mean(axis=1)[:, None], 0.0), 0.0, factor * x)[0][0]))
         zs.append(float(variance_z(Moments.of(reports[:, :1], 0.0), paper.hds_variance_lemma1(eps, d, k, x))[0][0]))
     # power from the exact law: sd of a user's average at x = 1 (variance and covariance of the coordinates) and
@@ -439,9 +440,9 @@ def ldp_ge_pipeline_claims(settings: ClaimSettings) -> list[CheckResult]:
     rows = []
     for task in ("link", "node"):
         config = ldp_ge.preset("csbm", task, epochs=6, patience=3, eps=1.0)
-        reports = ldp_ge.client_reports(graph, config, rng_for(settings.seed, 13))
+        reports = ldp_ge.client_reports(graph, config, rng_for(settings.seed, *streams.LDP_GE_PIPELINE_REPORTS.key()))
         try:
-            ldp_ge.client_reports(replace(graph, x=RawFeatureGuard()), config, rng_for(settings.seed, 13))
+            ldp_ge.client_reports(replace(graph, x=RawFeatureGuard()), config, rng_for(settings.seed, *streams.LDP_GE_PIPELINE_REPORTS.key()))
             teeth = False
         except RawFeatureAccess:
             teeth = True

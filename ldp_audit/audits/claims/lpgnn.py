@@ -8,6 +8,7 @@ import math
 import numpy as np
 import scipy.sparse as sp
 
+from ... import streams
 from ...mechanisms import make
 from ...mechanisms.budget_split import optimal_k
 from ...models import propagation as prop
@@ -395,7 +396,8 @@ def c13_mae_ordering(settings: ClaimSettings, mechanisms=_rq2_mechanisms) -> lis
     mae, broken = {}, []
     for i, eps in enumerate((0.1, 0.5, 1.0, 2.0)):
         for j, (label, mechanism) in enumerate(mechanisms(eps, x.shape[1]).items()):
-            estimate = as_dense(server_estimates(mechanism, x, rng_for(settings.seed, 13, i, j)))
+            stream = rng_for(settings.seed, *streams.LPGNN_MAE_GRID.key(), i, j)
+            estimate = as_dense(server_estimates(mechanism, x, stream))
             for name, agg in aggregators.items():
                 mae[(eps, label, name)] = float(np.abs(agg.apply(graph.adjacency, estimate) - exact[name]).mean())
         for name in aggregators:
@@ -429,7 +431,7 @@ def drop_target_hits(neighbours: int, eps_y: float, classes: int, true_label: in
     leaves = (centres[:, None] + np.arange(1, neighbours + 1)).ravel()
     graph = Graph("stars", stars * (neighbours + 1), np.stack([np.repeat(centres, neighbours), leaves]))
     labels = stages.perturb_labels(np.full(graph.num_nodes, true_label), classes, eps_y, leaves,
-                                   rng_for(seed, 16, neighbours))
+                                   rng_for(seed, *streams.LPGNN_LABEL_STARS.key(), neighbours))
     index = lambda a: torch.as_tensor(a, dtype=torch.long)  # noqa: E731
     batch = stages.Batch(index(labels.observed), index(np.full(graph.num_nodes, true_label)), index(leaves),
                          index(centres), index(np.empty(0)), torch.as_tensor(labels.transition, dtype=torch.float32),

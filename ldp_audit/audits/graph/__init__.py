@@ -1,2 +1,3 @@
 """Graph audits: propagation and aggregation error bounds on real graphs (``bounds``, ``aggregation``,
-``dataset_bounds``), dataset integrity (``datasets``) and the guard on feature ranges (``feature_guard``)."""
+``dataset_bounds``), their repeated perturbations as sampling plans on the engines (``replicates``), dataset
+integrity (``datasets``) and the guard on feature ranges (``feature_guard``)."""

@@ -12,14 +12,17 @@ from typing import Sequence
 import numpy as np
 from scipy import stats
 
+from ... import streams
 from ...mechanisms import make
 from ...mechanisms.personalised import PersonalisedMechanism
 from ...models import propagation as prop
-from ...models.perturbation import as_dense, per_node_moments, propagated_samples, replicate_chunks, server_estimates
+from ...models.perturbation import as_dense, per_node_moments, server_estimates
 from ...papers import graph_rates
 from ...seeding import rng_for
 from .bounds import bernstein_threshold, deviation_bound, exceedance_check
+from .replicates import propagated_samples, replicates_per_chunk, stacked
 from ..kernel.result import CheckResult, Status
+from ..kernel.sampling import Draws, Stack
 
 
 def t_check(name: str, claim: str, t: np.ndarray, dof: int, alpha: float, trials: int, seed: int, what: str,
@@ -74,6 +77,24 @@ def check_linear_aggregation(adjacency, x, mechanisms, propagation: prop.Propaga
 
 # --------------------------------------------------------------------------- neighbourhood-mean bounds
 
+class _NeighbourhoodMean:
+    """Picklable chunk reducer of :func:`check_mean_aggregation`: for replicates ``first .. first + count - 1``
+    of one neighbourhood size, the means of the drawn users' estimates against their features' means; per
+    replicate the max error over coordinates, whether any coordinate exceeds its bound (0 or 1), the max bound."""
+
+    def __init__(self, mechanism, pool: np.ndarray, users: np.ndarray, deviation: float, log_term: float):
+        self.mechanism, self.pool, self.users = mechanism, pool, users
+        self.deviation, self.log_term = deviation, log_term
+
+    def __call__(self, first: int, count: int, rng: np.random.Generator) -> Stack:
+        size, d = self.users.shape[1], self.pool.shape[1]
+        x = self.pool[self.users[first:first + count]]  # (count, N, d)
+        estimate = as_dense(server_estimates(self.mechanism, x.reshape(-1, d), rng)).reshape(count, size, d)
+        error = np.abs(estimate.mean(axis=1) - x.mean(axis=1))
+        bound = bernstein_threshold(self.mechanism.estimate_var(x).sum(axis=1), self.deviation, self.log_term) / size
+        return Stack(np.stack([error.max(axis=1), (error > bound).any(axis=1), bound.max(axis=1)], axis=1))
+
+
 def check_mean_aggregation(mechanism, pool: np.ndarray, sizes: Sequence[int], delta: float, reps: int,
                            seed: int, alpha: float, rate: graph_rates.PrintedRate) -> list[CheckResult]:
     """The explicit bound and the printed rate for the mean of N users' estimates (lpgnn C8, ppgnn C15).
@@ -93,17 +114,13 @@ def check_mean_aggregation(mechanism, pool: np.ndarray, sizes: Sequence[int], de
     deviation = deviation_bound(mechanism)
     results, logs_n, logs_err, quantiles = [], [], [], []
     worst = (2.0, 0, 0.0, 0)  # (p-value, exceedances, bound, N) of the size with the smallest p-value
-    for i, size in enumerate(sizes):
-        users = rng_for(seed, 0, i).integers(0, pool.shape[0], (reps, size))
-        errors, exceeded, bounds = np.empty(reps), np.zeros(reps, dtype=bool), np.empty(reps)
-        for start, count, rng in replicate_chunks(reps, size * d, seed, 1, i):
-            x = pool[users[start:start + count]]  # (count, N, d)
-            estimate = as_dense(server_estimates(mechanism, x.reshape(-1, d), rng)).reshape(count, size, d)
-            error = np.abs(estimate.mean(axis=1) - x.mean(axis=1))
-            bound = bernstein_threshold(mechanism.estimate_var(x).sum(axis=1), deviation, log_term) / size
-            exceeded[start:start + count] = (error > bound).any(axis=1)
-            errors[start:start + count] = error.max(axis=1)
-            bounds[start:start + count] = bound.max(axis=1)
+    users = [rng_for(seed, *streams.NEIGHBOURHOOD_USERS.key(), i).integers(0, pool.shape[0], (reps, size))
+             for i, size in enumerate(sizes)]
+    draws = [Draws(_NeighbourhoodMean(mechanism, pool, users[i], deviation, log_term), reps, seed,
+                   (*streams.NEIGHBOURHOOD_REPLICATES.key(), i), replicates_per_chunk(size * d), indexed=True)
+             for i, size in enumerate(sizes)]
+    for size, rows in zip(sizes, stacked(draws)):
+        errors, exceeded, bounds = rows[:, 0], rows[:, 1].astype(bool), rows[:, 2]
         exceed = int(exceeded.sum())
         p_value = float(stats.binom.sf(exceed - 1, reps, delta)) if exceed else 1.0
         if p_value < worst[0]:
@@ -136,20 +153,33 @@ def check_mean_aggregation(mechanism, pool: np.ndarray, sizes: Sequence[int], de
 MAE_AGGREGATORS = {agg: prop.KProp(steps=1, aggregator=agg, self_loops=True) for agg in ("mean", "gcn")}
 
 
-def aggregation_mae(adjacency, x, mechanisms: dict, seed: int, draws: int, key: tuple = ()) -> dict:
+class _AggregationMae:
+    """Picklable chunk reducer of :func:`aggregation_mae`: one perturbation of the whole graph's features by
+    ``mechanism``, its MAE under each aggregator of :data:`MAE_AGGREGATORS` (one row per draw)."""
+
+    def __init__(self, adjacency, x: np.ndarray, mechanism):
+        self.adjacency, self.x, self.mechanism = adjacency, x, mechanism
+
+    def __call__(self, count: int, rng: np.random.Generator) -> Stack:
+        estimate = as_dense(server_estimates(self.mechanism, self.x, rng))
+        return Stack(np.array([[float(np.abs(step.apply(self.adjacency, estimate)
+                                            - step.apply(self.adjacency, self.x)).mean())
+                                for step in MAE_AGGREGATORS.values()]]))
+
+
+def aggregation_mae(adjacency, x, mechanisms: dict, seed: int, draws: int, key: tuple[int, ...]) -> dict:
     """{(label, aggregator): MAE of each of ``draws`` perturbations}: mean |W X' - W X| over all nodes and
     coordinates, W one aggregation step with self-loops (:data:`MAE_AGGREGATORS`); draw t of mechanism i comes
-    from ``rng_for(seed, *key, i, t)`` and both aggregators see the same draws (a paired comparison)."""
+    from ``rng_for(seed, *key, i, t)`` (a stream per mechanism, one draw per chunk, on the active engine) and
+    both aggregators see the same draws (a paired comparison)."""
     x = np.asarray(x, dtype=float)
-    exact = {agg: step.apply(adjacency, x) for agg, step in MAE_AGGREGATORS.items()}
+    per_mechanism = [Draws(_AggregationMae(adjacency, x, mech), draws, seed, (*key, i), 1)
+                     for i, mech in enumerate(mechanisms.values())]
     mae = {}
-    for i, (label, mech) in enumerate(mechanisms.items()):
-        for t in range(draws):
-            estimate = as_dense(server_estimates(mech, x, rng_for(seed, *key, i, t)))
-            for agg, step in MAE_AGGREGATORS.items():
-                mae.setdefault((label, agg), []).append(
-                    float(np.abs(step.apply(adjacency, estimate) - exact[agg]).mean()))
-    return {k: np.asarray(v) for k, v in mae.items()}
+    for label, rows in zip(mechanisms, stacked(per_mechanism)):
+        for column, agg in enumerate(MAE_AGGREGATORS):
+            mae[label, agg] = rows[:, column]
+    return mae
 
 
 def compare_mae(adjacency, x, mechanisms: dict, seed: int, graph: str, draws: int = 1) -> list[CheckResult]:
@@ -161,7 +191,7 @@ def compare_mae(adjacency, x, mechanisms: dict, seed: int, graph: str, draws: in
     ``draws`` perturbations; both aggregators see the same draws (a paired comparison). On the 600-node CSBM
     of ``claims lpgnn`` one draw gave the GCN < mean verdict (a 2.5% gap) on 19 of 20 seeds, five on all 20.
     """
-    per_draw = aggregation_mae(adjacency, x, mechanisms, seed, draws)
+    per_draw = aggregation_mae(adjacency, x, mechanisms, seed, draws, streams.MAE.key())
     mae = {(label, agg): float(np.mean(per_draw[label, agg])) for agg in MAE_AGGREGATORS for label in mechanisms}
     rows = {agg: float(np.asarray(step.step_matrix(adjacency).sum(axis=1)).mean())
             for agg, step in MAE_AGGREGATORS.items()}
@@ -202,8 +232,8 @@ def _flexprop_draws(d: int, eps: float, neighbours: int, draws: int, seed: int, 
     the mechanism's); the levels and their ESW reports are drawn in one vectorised pass per level."""
     levels = np.arange(1, h + 1)
     ppm = PersonalisedMechanism(eps, d, h, gamma)
-    per_level = ppm.draw(h, rng_for(seed, 0), tau=levels)
-    rng = rng_for(seed, 1)
+    per_level = ppm.draw(h, rng_for(seed, *streams.FLEXPROP_LEVELS.key()), tau=levels)
+    rng = rng_for(seed, *streams.FLEXPROP_NEIGHBOURHOODS.key())
     tau = rng.integers(1, h + 1, size=(draws, neighbours))
     tau_prime = np.empty(tau.shape)
     for level in levels:

@@ -18,12 +18,14 @@ from typing import Callable
 import numpy as np
 from scipy import stats
 
+from ... import streams
 from ...models import propagation as prop
-from ...models.perturbation import per_node_moments, propagated_samples
+from ...models.perturbation import per_node_moments
 from ...papers import graph_rates
 from ...seeding import rng_for
 from ..kernel.result import CheckResult, Status
 from ..kernel.stats import clopper_pearson
+from .replicates import propagated_draws, propagated_samples, stacked
 
 
 def bernstein_threshold(variance, range_bound: float, log_term: float):
@@ -175,12 +177,13 @@ def check_eps_rate(setting: BoundSetting, make_mechanism: Callable[[float], obje
     mechanism whose noise does not scale like the printed rate (e.g. like 1/sqrt(eps)) fails.
     """
     rate = graph_rates.ldp_ge_rate(mechanism)
+    # independent seeds per budget: with one seed, noise that scales like 1/eps (Laplace) would give a ratio of
+    # exactly 10 by construction, whatever the mechanism's scale law
+    seeds = [int(rng_for(seed, *streams.EPS_RATE_SEEDS.key(), i).integers(2 ** 62)) for i in range(2)]
+    draws = [propagated_draws(setting.weights, setting.x, make_mechanism(value), reps, budget_seed)
+             for value, budget_seed in zip((eps / 10, eps), seeds)]
     quantiles = []
-    for i, value in enumerate((eps / 10, eps)):
-        # independent streams per budget: with one seed, noise that scales like 1/eps (Laplace) would give a
-        # ratio of exactly 10 by construction, whatever the mechanism's scale law
-        stream = int(rng_for(seed, 18, i).integers(2 ** 62))
-        samples = propagated_samples(setting.weights, setting.x, make_mechanism(value), reps, stream)
+    for samples in stacked(draws):
         err = np.abs(samples - (setting.weights @ setting.x)[None]).max(axis=2)
         quantiles.append(np.quantile(err, 1 - delta, axis=0))
     ratio = float(np.median(quantiles[0] / quantiles[1]))

@@ -20,6 +20,7 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import os
+import pickle
 import signal
 import sys
 import threading
@@ -158,6 +159,25 @@ def _watch_driver(driver: int, interval: float = 0.2) -> None:
     threading.Thread(target=watch, name="ldp-audit-watch-driver", daemon=True).start()
 
 
+class _CloudPickled:
+    """A callable shared with a process pool's tasks that the pool's pickle refuses (a closure, a lambda): sent as
+    cloudpickle bytes and loaded once per task on the worker."""
+
+    def __init__(self, blob: bytes):
+        self.blob, self._loaded = blob, None
+
+    def __getstate__(self):
+        return self.blob
+
+    def __setstate__(self, blob):
+        self.blob, self._loaded = blob, None
+
+    def __call__(self, *args):
+        if self._loaded is None:
+            self._loaded = pickle.loads(self.blob)
+        return self._loaded(*args)
+
+
 class ProcessEngine(Engine):
     """A local pool of worker processes (``reduce_chunk`` must be picklable). ``start_method``: how the workers
     start (None: the platform's default; ``"spawn"`` where the driver may have started CUDA or torch's threads,
@@ -177,6 +197,19 @@ class ProcessEngine(Engine):
 
     def submit(self, fn, *args):
         return self._pool.submit(fn, *args)
+
+    def share(self, obj):
+        """``obj`` itself when pickle takes it; else (a closure, a lambda) its cloudpickle bytes, where cloudpickle
+        is installed (the dask extra), so the claims' attack reducers run on a pool as they do on Dask."""
+        try:
+            pickle.dumps(obj)
+            return obj
+        except (pickle.PicklingError, AttributeError, TypeError):
+            try:
+                import cloudpickle
+            except ImportError:
+                return obj  # the pool's own error names what cannot be pickled
+            return _CloudPickled(cloudpickle.dumps(obj))
 
     def revive(self, error):
         """A worker that died (killed, out of memory) breaks the whole pool: start a fresh one."""

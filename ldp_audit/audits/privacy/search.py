@@ -55,7 +55,8 @@ import numpy as np
 from scipy import sparse
 
 from .reports import ReportFormat, Rows, as_rows
-from ..kernel.sampling import CHUNK, Plan, Stream, rng_for, run_plan
+from ... import streams
+from ..kernel.sampling import CHUNK, Announce, Draws, Plan, rng_for, run_plan
 from ..kernel.stats import expected_ratio_lower_bound, ratio_lower_bound
 
 #: Pilot draws per input (fewer when a report is wide: at most ``PILOT_ENTRIES`` numbers are kept per input).
@@ -96,8 +97,6 @@ KEYED_CELLS = 16
 #: events the pilot chooses split the rest. A law's likelihood-ratio event is the best one a mechanism that follows
 #: its law has, so it gets a share that does not shrink with the number of families the search tries.
 PLANNED_SHARE = 0.8
-#: Stream numbers (``sampling.rng_for``) of the pair pilot, the probe, the pilots and the final counts.
-_PAIR_PILOT, _PROBE, _PILOT, _FINAL = 780, 790, 800, 900
 
 
 # ----- projections and cells -----------------------------------------------------------------------------------
@@ -554,7 +553,7 @@ def pilot_pairs(sample: Callable, candidates: Sequence, seed: int, exclude=(), c
     their own) finds most different: by the bound their best exact-report union would give on the pilot, pairs
     in ``exclude`` skipped. The search then treats them like the fixed pairs: events chosen on its own pilot,
     bounded on fresh draws, so choosing the pairs on other data costs no confidence beyond the extra tests."""
-    rows = [read_reports(sample, x, PAIR_PILOT, rng_for(seed, _PAIR_PILOT, i), fmt) for i, x in enumerate(candidates)]
+    rows = [read_reports(sample, x, PAIR_PILOT, rng_for(seed, *streams.PAIR_PILOT.key(), i), fmt) for i, x in enumerate(candidates)]
     _, inverse = np.unique(np.concatenate([r.keys for r in rows]), return_inverse=True)
     counts = np.stack([np.bincount(part, minlength=inverse.max() + 1) for part in np.split(inverse, len(rows))])
     counts = counts[:, counts.sum(axis=0) >= MIN_KEY_COUNT]  # exact reports seen often enough to compare
@@ -675,12 +674,13 @@ def search_plan(sample: Callable, inputs: Sequence, pairs: Sequence[tuple[int, i
     ``labels`` name the inputs in event descriptions (default: their values).
     """
     fmt = fmt or ReportFormat()
-    probe = as_rows(sample(inputs[0], 64, rng_for(seed, _PROBE)), 64, fmt)
+    probe = as_rows(sample(inputs[0], 64, rng_for(seed, *streams.SEARCH_PROBE.key())), 64, fmt)
     block = int(max(256, min(CHUNK, BLOCK_ENTRIES // max(probe.width, 1))))
     m = int(min(PILOT, n // 4, max(4096, PILOT_ENTRIES // max(probe.width, 1))))
     n_final = n - m
     used = sorted({i for pair in pairs for i in pair})
-    drawn = yield [Stream(_Draw(sample, inputs[i], block, fmt=fmt), m, seed, _PILOT + i) for i in used]
+    yield Announce(n * len(used))  # m pilot draws, then n - m final draws, of every input in a pair
+    drawn = yield [Draws(_Draw(sample, inputs[i], block, fmt=fmt), m, seed, streams.SEARCH_PILOT.key(i)) for i in used]
     pilots = {i: Rows.concat(parts) for i, parts in zip(used, drawn)}
     # Weighted Bonferroni, family-wise at alpha: the planned events (fixed before any sampling) share
     # PLANNED_SHARE of alpha equally; every event the pilot may choose shares the rest, counted before choosing:
@@ -702,7 +702,7 @@ def search_plan(sample: Callable, inputs: Sequence, pairs: Sequence[tuple[int, i
     blind = None if (planned or scores or fmt.declared) else _blindness(pilots)
     id_like = () if fmt.declared else _id_like(pilots[used[0]])
     events = [c.event for c in candidates]
-    totals = yield [Stream(_Draw(sample, inputs[i], block, events, fmt), n_final, seed, _FINAL + i) for i in used]
+    totals = yield [Draws(_Draw(sample, inputs[i], block, events, fmt), n_final, seed, streams.SEARCH_FINAL.key(i)) for i in used]
     counts = {i: np.array(total) for i, total in zip(used, totals)}
     for i in used if planned else ():  # a planned event did not depend on the pilot: its pilot draws count too
         counts[i][:len(planned)] += np.array([np.count_nonzero(c.event.contains(pilots[i])) for c in planned],

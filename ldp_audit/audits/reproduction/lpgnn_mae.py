@@ -14,6 +14,7 @@ on the per-draw MAEs (independent perturbations, paired by draw index), each by 
 """
 from __future__ import annotations
 
+from ... import streams
 from ...models.perturbation import unit_box_mechanism
 from ..graph.aggregation import MAE_AGGREGATORS, aggregation_mae
 from .lpgnn_figures import TREND_ALPHA, trend_row
@@ -37,8 +38,8 @@ def fig5_mechanisms(eps: float, d: int) -> dict:
 
 def mae_sweep(adjacency, x, eps_grid, draws: int, seed: int) -> dict:
     """{eps: {(mechanism, aggregator): MAE per draw}}; eps number i draws from ``rng_for(seed, i, ...)``."""
-    return {eps: aggregation_mae(adjacency, x, fig5_mechanisms(eps, x.shape[1]), seed, draws, key=(i,))
-            for i, eps in enumerate(eps_grid)}
+    return {eps: aggregation_mae(adjacency, x, fig5_mechanisms(eps, x.shape[1]), seed, draws,
+                                 streams.REPRODUCTION_MAE.key(i)) for i, eps in enumerate(eps_grid)}
 
 
 def ordering_row(dataset: str, eps: float, mae: dict, reduced: str = "") -> CheckResult:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize, stats
 
+from ... import streams
 from ...mechanisms import make
 from ...mechanisms.constants import coth_half
 from .moments import law_shapes, skewed_variance_p
@@ -82,7 +83,8 @@ def compare_variances(mechanisms: list, inputs: list[float] | None, n: int, seed
         points = [("worst " + f"{worst_input(m):.3g}", worst_input(m))]
         points += [(f"{v:.3g}", float(v)) for v in (inputs or []) if m.domain[0] <= v <= m.domain[1]]
         for j, (label, x) in enumerate(points):
-            moments = map_reduce(_EstimateMoments(m, x), n, seed, 1000 * i + j, progress=progress)
+            moments = map_reduce(_EstimateMoments(m, x), n, seed, streams.COMPARE_VARIANCE.key(1000 * i + j),
+                                 progress=progress)
             var, fourth = moments.central()
             se = math.sqrt(max(fourth - var * var, 0.0) / n)
             theory = float(_first(m.estimate_var(x), x))

@@ -16,9 +16,10 @@ import numpy as np
 from scipy import stats
 
 from .moments import MAX_COORDINATES, probe_vector
+from ... import streams
 from ..privacy.checks import atoms_between
 from ..kernel.result import CheckResult, Status
-from ..kernel.sampling import Plan, Stream, run_plan
+from ..kernel.sampling import Announce, Draws, Plan, run_plan
 from ..kernel.stats import bonferroni_reject
 
 #: Interval cells per law in the goodness-of-fit test.
@@ -118,14 +119,14 @@ class _Counts:
 
 
 def distribution_checks(mechanism, n: int, seed: int, alpha: float, workers: int = 1,
-                        progress: Callable[[int], None] | None = None, stream_base: int = 200) -> list[CheckResult]:
+                        progress: Callable[[int], None] | None = None) -> list[CheckResult]:
     """:func:`distribution_plan`, run on its own."""
-    return run_plan(distribution_plan(mechanism, n, seed, alpha, stream_base), workers, progress)
+    return run_plan(distribution_plan(mechanism, n, seed, alpha), workers, progress)
 
 
-def distribution_plan(mechanism, n: int, seed: int, alpha: float, stream_base: int = 200) -> Plan:
+def distribution_plan(mechanism, n: int, seed: int, alpha: float) -> Plan:
     """Goodness of fit, support and sampling structure (module docstring): a sampling plan (``sampling.Plan``, one
-    stream per tested input) returning the rows."""
+    stream per tested input, announcing its n draws per input) returning the rows."""
     ref = mechanism.reference
     if mechanism.sampling is not None:
         x = probe_vector(mechanism)
@@ -137,7 +138,9 @@ def distribution_plan(mechanism, n: int, seed: int, alpha: float, stream_base: i
     share = alpha / families
     p_values, labels, outside, dofs, structure = [], [], 0, [], None
     cells_of = [[law_cells(law) for law in laws] for _, laws, _ in jobs]
-    totals = yield [Stream(_CellReducer(mechanism, x, [(a, e) for a, e, _ in cells]), n, seed, stream_base + i)
+    yield Announce(n * len(jobs))
+    totals = yield [Draws(_CellReducer(mechanism, x, [(a, e) for a, e, _ in cells]), n, seed,
+                          streams.DISTRIBUTION.key(i))
                     for i, ((x, _, _), cells) in enumerate(zip(jobs, cells_of))]
     for (_, _, names), cells, total in zip(jobs, cells_of, totals):
         for counts, (_, _, probs), name in zip(total.per_column, cells, names):

@@ -30,9 +30,10 @@ from typing import Callable
 import numpy as np
 from scipy import sparse
 
+from ... import streams
 from ...mechanisms.base import Mechanism
 from ..kernel.result import CheckResult, Status
-from ..kernel.sampling import Plan, Stream, rng_for, run_plan
+from ..kernel.sampling import Announce, Draws, Plan, rng_for, run_plan
 from ..kernel.stats import (Moments, bennett_p_value, binomial_two_sided_p, bonferroni_reject, cantelli_p_value, equivalent_z,
                             mean_z, normal_approximation_holds, variance_z, z_critical)
 
@@ -233,7 +234,7 @@ def _two_values(mechanism, x, quantity: str, seed: int) -> np.ndarray | None:
         values, probs = law.atoms
         values = np.unique(np.asarray(values, dtype=float)[np.asarray(probs) > 0])
         return values if law.continuous_mass == 0 and values.size <= 2 else None
-    reports = mechanism.sample(x, TWO_POINT_PILOT, rng_for(seed, 190))
+    reports = mechanism.sample(x, TWO_POINT_PILOT, rng_for(seed, *streams.TWO_POINT_PILOT.key()))
     values = np.unique(_as_array(reports if quantity == "report" else mechanism.estimate(reports)))
     return values if values.size <= 2 else None
 
@@ -312,15 +313,15 @@ def _exact_two_point(moments: Moments, center, found, claimed, test, zz, pp, lab
 
 
 def moment_checks(mechanism, n: int, seed: int, alpha: float, workers: int = 1,
-                  progress: Callable[[int], None] | None = None, stream_base: int = 100) -> list[CheckResult]:
+                  progress: Callable[[int], None] | None = None) -> list[CheckResult]:
     """:func:`moment_plan`, run on its own."""
-    return run_plan(moment_plan(mechanism, n, seed, alpha, stream_base), workers, progress)
+    return run_plan(moment_plan(mechanism, n, seed, alpha), workers, progress)
 
 
-def moment_plan(mechanism, n: int, seed: int, alpha: float, stream_base: int = 100) -> Plan:
+def moment_plan(mechanism, n: int, seed: int, alpha: float) -> Plan:
     """Mean, variance (and covariance) z-tests of every claimed quantity (``mechanism.moment_claims``: the raw
     report and/or the server estimate, each with the moments it claims) against the formulas: a sampling plan
-    (``sampling.Plan``, one stream per input) returning the rows."""
+    (``sampling.Plan``, one stream per input, announcing its n draws per input) returning the rows."""
     claims = {q: moments for q, moments in dict(mechanism.moment_claims).items() if any(moments)}
     if not claims:
         return []
@@ -336,7 +337,8 @@ def moment_plan(mechanism, n: int, seed: int, alpha: float, stream_base: int = 1
         points = inputs
     covariance = sampled and mechanism.d > 1 and "estimate" in claims
     ordered = {q: claims[q] for q in quantities}
-    totals = yield [Stream(_MomentReducer(mechanism, x, ordered, covariance), n, seed, stream_base + i)
+    yield Announce(n * len(inputs))
+    totals = yield [Draws(_MomentReducer(mechanism, x, ordered, covariance), n, seed, streams.MOMENTS.key(i))
                     for i, x in enumerate(inputs)]
     sums = [total.parts for total in totals]
     two_values = {q: [_two_values(mechanism, v, q, seed) for v in points] for q in quantities}

@@ -31,7 +31,7 @@ from typing import Callable, Iterable
 
 from .distribution import distribution_plan
 from .moments import moment_plan
-from ..privacy.checks import blackbox_plan, distinct_inputs, search_pairs, whitebox_privacy
+from ..privacy.checks import blackbox_plan, whitebox_privacy
 from ..privacy.report_law import declares_report_law, whitebox_report_law
 from ..kernel.result import AuditReport, CheckResult
 from ..kernel.sampling import Plan, run_plans
@@ -95,26 +95,11 @@ def families(mechanism, checks: tuple[str, ...]) -> list[str]:
     return out
 
 
-def planned_draws(mechanism, settings: AuditSettings, checks=None, pairs=None) -> int:
-    """How many reports ``verify`` will draw in its seeded chunks (the total of its progress bar), given the
-    search's input ``pairs`` (default: picked here by :func:`search_pairs`, whose short pilot run then runs)."""
-    checks = parse_checks(checks)
-    run = families(mechanism, checks)
-    total = 0
-    if "privacy" in run:
-        pairs = search_pairs(mechanism, settings.seed) if pairs is None else pairs
-        total = settings.samples * len(distinct_inputs(pairs))
-    probed = ("moments" in run) + ("distribution" in run)
-    if probed:
-        total += settings.samples * probed * (1 if mechanism.sampling is not None else len(mechanism.audit_inputs))
-    return total
-
-
 def run_checks(mechanism, settings: AuditSettings, checks=None, progress: Callable[[int], None] | None = None,
                planned: Callable[[int], None] | None = None) -> list[CheckResult]:
     """The rows of ``verify`` (see the module docstring) for the selected ``checks``; ``planned`` is told the
-    number of draws once the plan is known (after the sanity checks and the search's pair pilot, which runs
-    once)."""
+    number of draws the plans announce (``sampling.Announce``) before the first of them is drawn, so the pilots
+    run once, inside their plans."""
     checks = parse_checks(checks)
     if settings.workers > 1:
         try:
@@ -129,23 +114,19 @@ def run_checks(mechanism, settings: AuditSettings, checks=None, progress: Callab
     share = settings.alpha / max(len(run), 1)
     s = settings
     plans = []
-    pairs = None
     if "privacy" in run:
         if mechanism.eps is None:
             raise ValueError(f"{mechanism.name} declares no eps: a privacy audit needs the claimed eps")
-        pairs = search_pairs(mechanism, s.seed)
         if mechanism.has_law:
             plans.append(_exact(whitebox_privacy, mechanism))
         elif declares_report_law(mechanism):
             plans.append(_exact(whitebox_report_law, mechanism))
-        plans.append(blackbox_plan(mechanism, s.samples, s.seed, share, pairs))
-    if planned is not None:
-        planned(planned_draws(mechanism, s, checks, pairs))
+        plans.append(blackbox_plan(mechanism, s.samples, s.seed, share))
     if "moments" in run:
         plans.append(moment_plan(mechanism, s.samples, s.seed, share))
     if "distribution" in run:
         plans.append(distribution_plan(mechanism, s.samples, s.seed, share))
-    for rows in run_plans(plans, s.workers, progress):
+    for rows in run_plans(plans, s.workers, progress, planned):
         results += rows
     return results
 

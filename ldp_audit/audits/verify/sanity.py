@@ -26,11 +26,10 @@ import numpy as np
 from ..privacy.reports import ReportFormat, as_rows
 from ..kernel.result import CheckResult, Status
 from ..kernel.sampling import rng_for
+from ... import streams
 
 #: Reports drawn per probe input by the sanity checks.
 SANITY_DRAWS = 2000
-#: Stream number (``sampling.rng_for``) of the sanity draws.
-_STREAM = 900
 
 
 def _show(x) -> str:
@@ -39,7 +38,7 @@ def _show(x) -> str:
 
 
 def _draw(mechanism, x, seed: int, index: int, fmt: ReportFormat):
-    return as_rows(mechanism.sample(x, SANITY_DRAWS, rng_for(seed, _STREAM, index)), SANITY_DRAWS, fmt)
+    return as_rows(mechanism.sample(x, SANITY_DRAWS, rng_for(seed, *streams.SANITY.key(), index)), SANITY_DRAWS, fmt)
 
 
 def sanity_checks(mechanism, seed: int, require_seeded: bool = False) -> tuple[list[CheckResult], bool]:

@@ -17,11 +17,11 @@ import warnings
 
 import numpy as np
 
+from ... import streams
 from ...seeding import rng_for
 from .. import data as datasets
 from . import modules, runtime, stacked, stages
 from .config import RunConfig
-from .runtime import Stream
 from .store import RunResult
 from .tensors import SparseOperator
 from .cache import RunCache, split_nodes
@@ -32,8 +32,6 @@ METRICS = ("train_acc", "val_loss", "val_acc", "test_acc")
 STACK_SIZE = 16
 #: Memory the dense feature reports of one stack may take (float32 n x d each; sparse reports take far less).
 REPORT_BYTES = 2 << 30
-#: Sub-stream of Stream.INIT for a stacked run's dropout masks (a generator of its own, on the training device).
-DROPOUT_STREAM = 2
 
 
 def train_batch(configs: list, device: str | None = None, cache: RunCache | None = None) -> list[RunResult]:
@@ -73,7 +71,7 @@ def _labels(configs: list, graph: datasets.Graph, device) -> stages.Batch:
     train, val, test = split_nodes(graph, config.split_seed)
     train = labelled_training_nodes(train, config.train_fraction, config.seed)  # one per batch (batch_key)
     reports = [stages.perturb_labels(graph.y, graph.num_classes, c.eps_y, np.concatenate([train, val]),
-                                     rng_for(c.seed, Stream.LABELS)) for c in configs]
+                                     rng_for(c.seed, *streams.LABELS.key())) for c in configs]
     as_index = lambda a: torch.as_tensor(a, dtype=torch.long, device=device)  # noqa: E731
     step = None
     if config.objective == "drop" and config.k_y:
@@ -150,11 +148,11 @@ def _stacked_backbone(configs: list, graph: datasets.Graph, device, cache: RunCa
     model = configs[0].model
     per_run, generators = [], []
     for config in configs:
-        torch.manual_seed(runtime.torch_seed(config.seed, Stream.INIT))
+        torch.manual_seed(runtime.torch_seed(config.seed, *streams.INIT.key()))
         module = modules.build(model, width, config.hidden, graph.num_classes, config.dropout)
         per_run.append(stacked.module_parameters(model, module))
         generators.append(torch.Generator(device=device).manual_seed(
-            runtime.torch_seed(config.seed, Stream.INIT, DROPOUT_STREAM)))
+            runtime.torch_seed(config.seed, *streams.DROPOUT.key())))
     params = {k: v.to(device) for k, v in stacked.stack_parameters(per_run).items()}
     params = {k: v.detach().requires_grad_(True) for k, v in params.items()}
     return stacked.StackedBackbone(model, first, params, graph_ops, configs[0].dropout, generators), width
@@ -167,7 +165,7 @@ class ModuleBackbone:
         import torch
 
         self.x = cache.propagated_features(config, graph, device)
-        torch.manual_seed(runtime.torch_seed(config.seed, Stream.INIT))
+        torch.manual_seed(runtime.torch_seed(config.seed, *streams.INIT.key()))
         self.module = modules.build(config.model, self.x.shape[1], config.hidden, graph.num_classes,
                                     config.dropout).to(device)
         edge_index = torch.as_tensor(np.hstack([graph.edges, graph.edges[::-1]]), dtype=torch.long, device=device)

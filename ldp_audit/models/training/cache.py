@@ -8,11 +8,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ... import streams
 from ...seeding import rng_for
 from .. import data as datasets
 from . import stages
 from .config import RunConfig
-from .runtime import Stream
 
 
 @dataclass
@@ -43,7 +43,7 @@ class RunCache:
                 dropped = next(iter(self.features))
                 del self.features[dropped]
                 self.propagated = {k: v for k, v in self.propagated.items() if k[0] != dropped}
-            rng = rng_for(config.seed, Stream.FEATURES)
+            rng = rng_for(config.seed, *streams.FEATURES.key())
             self.features[key] = stages.FEATURES[config.features].node_features(graph, config, rng)
             self.draws += 1
         return self.features[key]

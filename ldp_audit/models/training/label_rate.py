@@ -9,11 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ... import streams
 from ...seeding import rng_for
-from .runtime import Stream
 
-#: Sub-stream of Stream.LABELS that orders the training nodes (the label reports use Stream.LABELS itself).
-SUBSET_STREAM = 1
 
 
 def labelled_training_nodes(train: np.ndarray, train_fraction: float, seed: int) -> np.ndarray:
@@ -21,5 +19,5 @@ def labelled_training_nodes(train: np.ndarray, train_fraction: float, seed: int)
     if train_fraction == 1.0:
         return train
     keep = max(1, int(round(train_fraction * train.size)))
-    order = rng_for(seed, Stream.LABELS, SUBSET_STREAM).permutation(train.size)
+    order = rng_for(seed, *streams.LABEL_SUBSET.key()).permutation(train.size)
     return np.sort(train[order[:keep]])

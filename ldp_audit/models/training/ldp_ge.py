@@ -30,6 +30,7 @@ from typing import Callable, ClassVar
 import numpy as np
 from scipy.stats import rankdata
 
+from ... import streams
 from ...seeding import rng_for
 from .. import data as datasets
 from ..perturbation import as_dense, server_estimates, unit_box_mechanism
@@ -37,7 +38,6 @@ from ..propagation import PPR, ppr_matched
 from . import runtime
 from .config import TrainingConfig
 from .ldp_ge_models import DOWNSTREAMS, link_model, node_model
-from .runtime import Stream
 from .store import RunResult
 
 TASKS = ("node", "link")
@@ -338,14 +338,14 @@ def train_on_reports(graph: datasets.Graph, reports: np.ndarray, config: LdpGeCo
     import torch
 
     reports = conditioned(reports, config)
-    torch_rng = torch.Generator().manual_seed(runtime.torch_seed(config.seed, Stream.INIT))
-    torch.manual_seed(runtime.torch_seed(config.seed, Stream.INIT, 1))
+    torch_rng = torch.Generator().manual_seed(runtime.torch_seed(config.seed, *streams.INIT.key()))
+    torch.manual_seed(runtime.torch_seed(config.seed, *streams.INIT_LINK.key()))
     if config.task == "node":
         z = server_embedding(reports, graph.adjacency, config, info)
         return _train_node(z, graph, config, torch_rng, device)
     split = datasets.edge_split(graph, config.split_seed)
     z = server_embedding(reports, split.train_graph.adjacency, config, info)
-    return _train_link(z, split, graph.num_nodes, config, torch_rng, rng_for(config.seed, Stream.LABELS), device)
+    return _train_link(z, split, graph.num_nodes, config, torch_rng, rng_for(config.seed, *streams.LABELS.key()), device)
 
 
 def run_ldp_ge(config: LdpGeConfig, graph: datasets.Graph | None = None, data_dir=None, cache_dir=None,
@@ -357,7 +357,7 @@ def run_ldp_ge(config: LdpGeConfig, graph: datasets.Graph | None = None, data_di
     graph = graph if graph is not None else datasets.load(config.dataset, data_dir, cache_dir)
     if graph.x is None:
         raise ValueError(f"dataset {graph.name!r} has no features: {graph.missing_features}")
-    reports = client_reports(graph, config, rng_for(config.seed, Stream.FEATURES))
+    reports = client_reports(graph, config, rng_for(config.seed, *streams.FEATURES.key()))
     info: dict = {}
     metrics, curves = train_on_reports(replace(graph, x=None), reports, config, device, info)
     extra = {"propagation": info.pop("method"), "propagation_detail": info, "k": config.sampled(reports.shape[1]),

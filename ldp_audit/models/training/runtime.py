@@ -2,21 +2,12 @@
 from __future__ import annotations
 
 import os
-from enum import IntEnum
 
 from ...seeding import rng_for
 
 
-class Stream(IntEnum):
-    """Names of a run's random streams: each is ``ldp_audit.seeding.rng_for(seed, stream)``."""
-
-    FEATURES = 1  # LDP feature reports, random features
-    LABELS = 2  # randomized response on labels
-    INIT = 3  # weight initialisation and dropout (torch generator seed)
-
-
 def torch_seed(seed: int, *key: int) -> int:
-    """A 63-bit torch seed drawn from the stream ``(seed, *key)``."""
+    """A 63-bit torch seed drawn from the stream ``(seed, *key)`` (a run's keys: ``ldp_audit.streams``, training)."""
     return int(rng_for(seed, *key).integers(0, 2**63 - 1))
 
 

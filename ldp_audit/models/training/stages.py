@@ -14,13 +14,13 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from ... import streams
 from ...mechanisms import available, make
 from ...seeding import rng_for
 from .. import data as datasets
 from ..perturbation import as_dense, server_estimates
 from ..propagation import FlexProp, KProp, Propagation, StepPropagation, flexprop_weights
 from .config import RunConfig
-from .runtime import Stream
 
 
 # ----------------------------------------------------------------------------------------------- features
@@ -108,9 +108,6 @@ class DegreeFeatures(Features):
 #: Algorithm 3 as printed, corrected (spec C10-C11), and PPM* (Laplace inside MLR, Fig. 4 right).
 PERSONALISED_MODES = {"ppm": ("paper", "mlr"), "ppm_corrected": ("corrected", "mlr"),
                       "ppm_star": ("paper", "ppm_star")}
-#: Sub-stream of Stream.FEATURES for the users' levels and their ESW reports: the feature stage and FlexProp draw
-#: the same levels from it without passing them around.
-LEVEL_STREAM = 1
 
 
 def personalised_mechanism(config: RunConfig, d: int):
@@ -147,7 +144,7 @@ def personalised_levels(mechanism, num_nodes: int, seed: int, distribution: str 
                         ) -> tuple[np.ndarray, np.ndarray]:
     """(tau, tau'): levels drawn by ``distribution`` (:func:`draw_levels`) and their ESW reports, from the run's
     level stream."""
-    rng = rng_for(seed, Stream.FEATURES, LEVEL_STREAM)
+    rng = rng_for(seed, *streams.FEATURE_LEVELS.key())
     tau = draw_levels(distribution, mechanism.h, num_nodes, rng)
     return tau, mechanism.perturb_levels(tau, rng)
 
