@@ -209,7 +209,7 @@ def _fields(mechanism) -> dict:
     return {f.name: getattr(mechanism, f.name) for f in fields(mechanism)}
 
 
-# ----- graph-pipeline mutants (wrappers of a correct mechanism), used by tests/audits/test_graph_bounds.py -----
+# ----- graph-pipeline mutants (wrappers of a correct mechanism), used by tests/audits/graph/test_graph_bounds.py -----
 
 class WrongRectifier:
     """A mechanism whose server-side rectifier uses the wrong scale (a common implementation bug)."""

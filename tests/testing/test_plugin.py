@@ -121,7 +121,7 @@ def test_the_docs_example_runs_as_written(inner):
     result.assert_outcomes(passed=2)
 
 
-# ----- the engine option: CI audits on a process pool or a Dask cluster (the helpers: tests/audits/test_engines.py)
+# ----- the engine option: CI audits on a process pool or a Dask cluster (the helpers: tests/audits/kernel/test_engines.py)
 ENGINE_TEST = """
 import numpy as np
 

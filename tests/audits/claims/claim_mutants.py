@@ -1,6 +1,6 @@
 """Claim mutants: wrong formulas, wrong samplers and printed errata that claims rows must catch.
 
-One catalogue for the claims tests (tests/audits/test_claims_*.py). Each entry of ``MUTANTS`` names the row it
+One catalogue for the claims tests (tests/audits/claims/test_claims_*.py). Each entry of ``MUTANTS`` names the row it
 targets, what is broken, and how to break it: ``apply(monkeypatch)`` patches the printed formula (``papers``)
 or the mechanism factory a claims module uses. Mechanism-level mutants (wrong samplers of the mechanisms
 themselves, used by ``verify``) live in tests/mutants.py.

@@ -8,7 +8,7 @@ from ldp_audit.papers import claim_catalogue as catalogue
 from ldp_audit.audits.claims import registry as claims
 from ldp_audit.audits.kernel.result import CheckResult, Status
 
-SPECS = Path(__file__).resolve().parents[3] / "shared" / "specs"
+SPECS = Path(__file__).resolve().parents[4] / "shared" / "specs"
 
 
 @pytest.mark.skipif(not SPECS.is_dir(), reason="the specs are not next to this checkout")

@@ -86,7 +86,7 @@ def test_stored_results_are_read_from_the_environment_or_the_committed_benchmark
     monkeypatch.setenv("LDP_AUDIT_TEST_RESULTS", str(tmp_path))
     assert results_folder("lpgnn", "LDP_AUDIT_TEST_RESULTS") == ("env", tmp_path)
     monkeypatch.delenv("LDP_AUDIT_TEST_RESULTS")
-    committed = Path(__file__).resolve().parents[2] / "benchmarks" / "results" / "lpgnn"
+    committed = Path(__file__).resolve().parents[3] / "benchmarks" / "results" / "lpgnn"
     mode, folder = results_folder("lpgnn", "LDP_AUDIT_TEST_RESULTS")
     if (committed / "quick").is_dir() or (committed / "full").is_dir():
         assert mode in ("full", "quick") and folder == committed / mode

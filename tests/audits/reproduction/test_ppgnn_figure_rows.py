@@ -130,7 +130,7 @@ def test_the_command_reports_a_figure_from_its_stored_quick_runs(tmp_path, capsy
     import shutil
     from pathlib import Path
 
-    stored = Path(__file__).resolve().parents[2] / "benchmarks" / "results" / "ppgnn" / "fig8-quick-cpu" / "cora"
+    stored = Path(__file__).resolve().parents[3] / "benchmarks" / "results" / "ppgnn" / "fig8-quick-cpu" / "cora"
     shutil.copytree(stored, tmp_path / "runs" / "cora")
     plot = tmp_path / "fig8.png"
     code = main(["reproduce", "ppgnn", "--tables", "fig8", "--quick", "--max-runs", "0", "--results",
