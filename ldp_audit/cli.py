@@ -12,6 +12,8 @@ import os
 import signal
 import sys
 
+from . import __version__
+
 #: Sub-command modules, in the order ``ldp-audit --help`` lists them.
 COMMANDS = ("verify", "list", "compare", "claims", "account", "bounds", "data", "attack", "train", "reproduce")
 
@@ -43,7 +45,7 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="ldp-audit", description="Audit local differential privacy mechanisms and the claims "
                                                    "of five LDP / DP graph-learning papers.")
-    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
     for name in COMMANDS:
@@ -55,15 +57,6 @@ def build_parser() -> argparse.ArgumentParser:
             raise
         module.register(sub)
     return parser
-
-
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("ldp-audit")
-    except PackageNotFoundError:  # pragma: no cover - running from a source tree that is not installed
-        return "unknown"
 
 
 def _console():

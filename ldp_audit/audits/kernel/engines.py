@@ -45,12 +45,9 @@ def installed_versions() -> dict[str, str]:
     """The versions that must agree between the driver and every worker for results to be identical."""
     import numpy
 
-    from importlib.metadata import PackageNotFoundError, version
-    try:
-        ours = version("ldp-audit")
-    except PackageNotFoundError:  # pragma: no cover - a source tree that is not installed
-        ours = "unknown"
-    return {"ldp-audit": ours, "numpy": numpy.__version__}
+    from ... import __version__
+
+    return {"ldp-audit": __version__, "numpy": numpy.__version__}
 
 
 def _report_versions() -> dict[str, str]:
