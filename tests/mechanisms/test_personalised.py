@@ -71,7 +71,7 @@ def _joint_max_ratio(ppm):
     inputs = [(x, t) for x in itertools.product((-1.0, 1.0), repeat=d) for t in ppm.levels]
     table = []
     for x, t in inputs:
-        esw = ppm.level_law(int(t)).pmf(outputs.astype(float))
+        esw = ppm.level_law(int(t)).atom_mass(outputs.astype(float))
         probs = []
         for g, pg in zip(outputs, esw):
             m = ppm.sampled_count(int(t), int(g))

@@ -19,7 +19,7 @@ from .registry import ClaimSettings, audited_row, claim_row
 from ..verify.compare import crossings, figure1_curves
 from ..graph.feature_guard import RawFeatureAccess, RawFeatureGuard
 from ..graph.bounds import BoundSetting, check_eps_rate, check_error_bound, check_pi_properties, check_push
-from ..privacy.checks import whitebox_privacy
+from ..privacy.white_box import whitebox_privacy
 from ..kernel.result import CheckResult, Status
 
 #: Monte Carlo claim rows below; each gets alpha / _AUDITED of the family-wise rate.

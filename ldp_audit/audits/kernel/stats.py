@@ -14,6 +14,10 @@ from scipy import stats
 from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import proportion_confint
 
+#: Relative slack when a computed log ratio (exact, or a confidence bound) is compared with a claimed one:
+#: floating-point round-off only, far below any real excess.
+RATIO_RTOL = 1e-9
+
 
 def clopper_pearson(count, n, alpha: float):
     """Two-sided exact (Clopper-Pearson) interval at level 1 - alpha for ``count`` successes out of ``n``: the

@@ -10,7 +10,7 @@ both likelihoods). From these and the declared ``report_loglik``:
   ordered pairs of ``privacy_inputs`` must not exceed eps (an output possible under x1 only is an infinite loss);
 * ``law_ceiling``: the best lower bound n draws per input could certify at level alpha if the mechanism follows
   this law exactly (the law's best likelihood-ratio event, counts at their expectations), as
-  ``privacy.law_ceiling`` gives for one-coordinate laws;
+  ``black_box.law_ceiling`` gives for one-coordinate laws;
 * ``planned_candidates``: that event, for each ordered input pair of the black-box search, as a candidate fixed
   before any sampling ("the declared log likelihood ratio is at least t", t cut on the enumerated classes), so the
   search counts it on every draw and gives it the planned share of alpha (``search.PLANNED_SHARE``).
@@ -27,10 +27,8 @@ from scipy.special import logsumexp
 
 from ..kernel.result import CheckResult, Status
 from .search import Candidate, ScoreOf
-from ..kernel.stats import expected_ratio_lower_bound
+from ..kernel.stats import RATIO_RTOL, expected_ratio_lower_bound
 
-#: Relative slack of the exact comparison of a float64 log ratio with eps (at least; see ``_ULPS``).
-_EXACT_TOL = 1e-9
 #: Largest |mass - 1| accepted (sums of up to ~1e5 float64 terms).
 _MASS_TOL = 1e-9
 #: Round-off allowed in a difference of two log likelihoods, in units of float64's eps times their magnitude.
@@ -95,7 +93,7 @@ def whitebox_report_law(mechanism) -> list[CheckResult]:
             explanation=(f"the law sums to 1 over its output classes (up to {classes} classes per input pair)" if ok
                          else f"the law sums to 1 {'+' if mass_error > 0 else ''}{mass_error:.3g} over its classes"),
             details={"pairs": len(_pairs(mechanism)), "classes": classes}))
-    tolerance = max(eps * _EXACT_TOL, slack)
+    tolerance = max(eps * RATIO_RTOL, slack)
     ok = worst <= eps + tolerance
     how = ("at the representatives that attain the supremum of a continuous law" if continuous
            else f"over every output class (up to {classes} per pair)")

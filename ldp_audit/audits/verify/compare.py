@@ -16,7 +16,7 @@ from scipy import optimize, stats
 from ...mechanisms import make
 from ...mechanisms.constants import coth_half
 from .moments import law_shapes, skewed_variance_p
-from ..privacy.checks import is_sampled
+from ..privacy.white_box import is_sampled
 from ..kernel.result import AuditReport, CheckResult, Status
 from ..kernel.sampling import map_reduce
 from ..kernel.stats import Moments
