@@ -93,12 +93,10 @@ def _given(argv: list[str], option: str) -> bool:
 def _check_engine(args, argv: list[str]) -> None:
     """Before any work: --scheduler and --workers only where the chosen engine reads them (every command that
     has them, whether or not this run ends up building an engine: a one-run train or a --plan builds none)."""
-    engine, scheduler, workers = (getattr(args, name, None) for name in ("engine", "scheduler", "workers"))
-    if scheduler and engine != "dask":
-        raise ValueError(f"--scheduler needs --engine dask (got --engine {engine or 'left out'})")
-    if engine == "local" and workers is not None and workers > 1 and _given(argv, "--workers"):
-        raise ValueError(f"--workers {workers} needs --engine processes or dask: --engine local runs every chunk "
-                         "in this process")
+    from .audits.kernel.engines import check_engine_options
+
+    check_engine_options(getattr(args, "engine", None), getattr(args, "workers", None),
+                         getattr(args, "scheduler", None), workers_given=_given(argv, "--workers"))
 
 
 def _check_outputs(args, errors) -> None:

@@ -27,7 +27,7 @@ import time
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor
 from concurrent.futures import wait as wait_futures
 from concurrent.futures.process import BrokenProcessPool
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from typing import Any, Callable, Iterable
 
 ENGINES = ("local", "processes", "dask")
@@ -342,17 +342,43 @@ class DaskEngine(Engine):
             self._cluster.close()
 
 
+def check_engine_options(name: str | None, workers: int | None = 1, scheduler: str | None = None,
+                         workers_given: bool = False) -> None:
+    """The rules of ``--engine``, ``--workers`` and ``--scheduler``, checked before anything starts (an
+    :class:`EngineError` naming the option): a known engine (None: chosen from ``workers``), a scheduler only for
+    ``dask``, and, when the caller asked for them (``workers_given``), more than one worker only where there are
+    workers."""
+    if name is not None and name not in ENGINES:
+        raise EngineError(f"--engine must be one of {', '.join(ENGINES)}, got {name!r}")
+    if scheduler and name != "dask":
+        raise EngineError(f"--scheduler needs --engine dask (got --engine {name or 'left out'})")
+    if name == "local" and workers_given and workers is not None and workers > 1:
+        raise EngineError(f"--workers {workers} needs --engine processes or dask: --engine local runs every chunk "
+                          "in this process")
+
+
 def make_engine(name: str | None, workers: int = 1, scheduler: str | None = None,
                 block: int | None = None, start_method: str | None = None) -> Engine:
     """The engine for ``--engine NAME`` (None: ``processes`` for more than one worker, else ``local``);
     ``start_method`` goes to a process pool (:class:`ProcessEngine`)."""
+    check_engine_options(name, workers, scheduler)
     name = name or ("processes" if workers > 1 else "local")
-    if name not in ENGINES:
-        raise EngineError(f"--engine must be one of {', '.join(ENGINES)}, got {name!r}")
-    if scheduler and name != "dask":
-        raise EngineError(f"--scheduler needs --engine dask (got --engine {name})")
     if name == "dask":
         return DaskEngine(scheduler, workers, block)
     if name == "processes":
         return ProcessEngine(workers, block, start_method)
     return LocalEngine(block)
+
+
+@contextmanager
+def open_engine(engine: "Engine | str | None", workers: int = 1, scheduler: str | None = None, subject: Any = None,
+                start_method: str | None = None):
+    """The one set-up of an engine for a block of work: ``engine`` itself when it is an :class:`Engine` (the
+    caller's, left open), else :func:`make_engine` of that name, ``workers`` and ``scheduler``, closed with its
+    workers on the way out (at once when the block is left by an exception, Ctrl-C included). A Dask engine first
+    checks that its workers can load ``subject`` (a mechanism, say)."""
+    with (nullcontext(engine) if isinstance(engine, Engine)
+          else make_engine(engine, workers, scheduler, start_method=start_method)) as running:
+        if subject is not None and hasattr(running, "require"):
+            running.require(subject)
+        yield running

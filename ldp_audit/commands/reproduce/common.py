@@ -8,7 +8,6 @@ from __future__ import annotations
 import heapq
 import os
 import time
-from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -39,15 +38,12 @@ def add_sweep_options(parser, workers: int) -> None:
                              f"(default {workers})")
 
 
-@contextmanager
 def sweep_engine(args):
-    """The engine of --engine/--scheduler/--workers; a process pool's workers are spawned (the driver may have
-    started CUDA or torch's threads, which a forked worker cannot use). Closed, with its workers, on the way out
-    (at once when the block is left by Ctrl-C)."""
-    from ...audits.kernel.engines import make_engine
+    """The engine of --engine/--scheduler/--workers (``engines.open_engine``); a process pool's workers are spawned
+    (the driver may have started CUDA or torch's threads, which a forked worker cannot use)."""
+    from ...audits.kernel.engines import open_engine
 
-    with make_engine(args.engine, args.workers, args.scheduler, start_method="spawn") as engine:
-        yield engine
+    return open_engine(args.engine, args.workers, args.scheduler, start_method="spawn")
 
 
 def check_paths(args, results: Path) -> None:
