@@ -152,6 +152,16 @@ class Mechanism(ABC):
         return None
 
     @property
+    def discrete_input(self) -> bool:
+        """True when inputs are categories (integers) rather than reals."""
+        return False
+
+    @property
+    def audit_inputs(self) -> np.ndarray:
+        """Inputs at which the audits probe the mechanism (``probe_points`` of its domain)."""
+        return probe_points(*self.domain)
+
+    @property
     def moment_claims(self) -> dict[str, tuple[bool, bool]]:
         """Mean and variance formulas of the estimate, and of the raw report when the estimate differs from it."""
         both = (True, True)
@@ -231,15 +241,6 @@ class ScalarMechanism(Mechanism):
     def delta(self) -> float:
         """The delta of (eps, delta)-LDP; 0 for pure eps-LDP mechanisms."""
         return 0.0
-
-    @property
-    def discrete_input(self) -> bool:
-        """True when inputs are categories (integers) rather than reals."""
-        return False
-
-    @property
-    def audit_inputs(self) -> np.ndarray:
-        return probe_points(*self.domain)
 
     # ----- client side -------------------------------------------------------------------------------
     def perturb(self, x, rng, *, clip: bool = False) -> np.ndarray:
