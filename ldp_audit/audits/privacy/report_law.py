@@ -27,10 +27,9 @@ from scipy.special import logsumexp
 
 from ..kernel.result import CheckResult, Status
 from .search import Candidate, ScoreOf
+from .white_box import MASS_TOL
 from ..kernel.stats import RATIO_RTOL, expected_ratio_lower_bound
 
-#: Largest |mass - 1| accepted (sums of up to ~1e5 float64 terms).
-_MASS_TOL = 1e-9
 #: Round-off allowed in a difference of two log likelihoods, in units of float64's eps times their magnitude.
 _ULPS = 64
 #: Log ratios within this distance of a cut count as on it (the score and the classes add terms in other orders).
@@ -86,10 +85,10 @@ def whitebox_report_law(mechanism) -> list[CheckResult]:
             worst, worst_pair = ratio, (x1, x0)
     results = []
     if not continuous:
-        ok = mass_error <= _MASS_TOL
+        ok = mass_error <= MASS_TOL
         results.append(CheckResult(
             "law.mass", f"{ref}: the report law is a probability distribution", Status.PASS if ok else Status.FAIL,
-            mass_error, "max |mass - 1|", threshold=_MASS_TOL,
+            mass_error, "max |mass - 1|", threshold=MASS_TOL,
             explanation=(f"the law sums to 1 over its output classes (up to {classes} classes per input pair)" if ok
                          else f"the law sums to 1 {'+' if mass_error > 0 else ''}{mass_error:.3g} over its classes"),
             details={"pairs": len(_pairs(mechanism)), "classes": classes}))

@@ -17,6 +17,8 @@ from ...mechanisms.laws import Law, Smooth, window_widths
 from ..kernel.result import CheckResult, Status
 from ..kernel.stats import RATIO_RTOL
 
+#: Largest |mass - 1| a law may show and still be a probability distribution (sums of up to ~1e5 float64 terms).
+MASS_TOL = 1e-9
 #: Input grid size of the white-box audit of continuous domains (ldp-ge C1(a) uses 201).
 _INPUT_GRID = 201
 #: Most pieces the hockey-stick integral is cut into (between breakpoints; quad adapts inside each).
@@ -129,10 +131,10 @@ def whitebox_privacy(mechanism) -> list[CheckResult]:
     laws = [coordinate.law(z) for z in grid]
     masses = np.array([coordinate.law(z).total_mass() for z in coordinate.audit_inputs])
     mass_error = float(np.max(np.abs(masses - 1.0)))
-    mass_ok = mass_error <= 1e-9
+    mass_ok = mass_error <= MASS_TOL
     results = [CheckResult(
         "law.mass", f"{mechanism.reference}: the output law is a probability distribution",
-        Status.PASS if mass_ok else Status.FAIL, mass_error, "max |mass - 1|", threshold=1e-9,
+        Status.PASS if mass_ok else Status.FAIL, mass_error, "max |mass - 1|", threshold=MASS_TOL,
         explanation=(f"every law integrates to 1 over {len(masses)} inputs" if mass_ok else
                      f"a law integrates to {masses[np.argmax(np.abs(masses - 1.0))]:.10g} instead of 1"),
         details={"inputs": len(masses)})]
