@@ -71,6 +71,13 @@ class Sampling:
         return lo + (np.asarray(x, dtype=np.float64) - self.alpha) * ((hi - lo) / (self.beta - self.alpha))
 
 
+def coordinate_of(mechanism) -> tuple:
+    """The one-dimensional mechanism whose law a privacy audit analyses, and how many of it a report holds:
+    ``mechanism.sampling``'s coordinate and k, or the mechanism itself once when it samples nothing."""
+    sampling = mechanism.sampling
+    return (sampling.coordinate, sampling.k) if sampling is not None else (mechanism, 1)
+
+
 class Auditable(Protocol):
     """The one interface the audit engine reads (DESIGN.md "One audit interface").
 

@@ -20,6 +20,7 @@ from typing import Callable
 
 import numpy as np
 
+from ...mechanisms.base import coordinate_of
 from ...mechanisms.laws import Law, window_widths
 from ..kernel.result import CheckResult, Status
 from ..kernel.sampling import Plan, run_plan
@@ -146,8 +147,7 @@ class LawEvent:
 def _law_plans(mechanism, inputs, pair_ids, n: int, alpha: float) -> list[tuple[int, int, PlannedTest]]:
     """The law's likelihood-ratio event for each ordered pair of the search's inputs (chosen before sampling)."""
     sampling = mechanism.sampling
-    coordinate = sampling.coordinate if sampling else mechanism
-    copies = sampling.k if sampling else 1
+    coordinate, copies = coordinate_of(mechanism)
     to_coordinate = (lambda x: float(sampling.to_coordinate(np.asarray(x).ravel()[0]))) if sampling else (lambda x: x)
     plans = []
     for i1, i0 in pair_ids:

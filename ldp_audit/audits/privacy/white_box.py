@@ -13,6 +13,7 @@ import math
 import numpy as np
 from scipy import integrate
 
+from ...mechanisms.base import coordinate_of
 from ...mechanisms.laws import Law, Smooth, window_widths
 from ..kernel.result import CheckResult, Status
 from ..kernel.stats import RATIO_RTOL
@@ -23,18 +24,6 @@ MASS_TOL = 1e-9
 _INPUT_GRID = 201
 #: Most pieces the hockey-stick integral is cut into (between breakpoints; quad adapts inside each).
 _HOCKEY_PIECES = 64
-
-
-def is_sampled(mechanism) -> bool:
-    """Whether the mechanism declares the sampled-coordinate structure (``mechanism.sampling``)."""
-    return mechanism.sampling is not None
-
-
-def coordinate_of(mechanism):
-    """The one-dimensional mechanism whose law the privacy audit analyses, and how many of it a report holds."""
-    if is_sampled(mechanism):
-        return mechanism.sampling.coordinate, mechanism.sampling.k
-    return mechanism, 1
 
 
 def _input_grid(mechanism) -> np.ndarray:

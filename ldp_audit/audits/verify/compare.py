@@ -16,7 +16,6 @@ from scipy import optimize, stats
 from ...mechanisms import make
 from ...mechanisms.constants import coth_half
 from .moments import law_shapes, skewed_variance_p
-from ..privacy.white_box import is_sampled
 from ..kernel.result import AuditReport, CheckResult, Status
 from ..kernel.sampling import map_reduce
 from ..kernel.stats import Moments
@@ -60,7 +59,7 @@ class _EstimateMoments:
 
     def __call__(self, size, rng):
         m = self.mechanism
-        if is_sampled(m):
+        if m.sampling is not None:
             est = m.estimate(m.perturb(np.full((size, m.d), self.x), rng))[:, 0]
         else:
             x = np.full(size, self.x)
