@@ -50,7 +50,7 @@ def test_a_name_left_out_picks_from_the_workers():
 
 
 @pytest.mark.parametrize("args, words", [
-    (("spark", 1, None), "--engine must be one of local, processes, dask, got 'spark'"),
+    (("spark", 1, None), "engine must be one of local, processes, dask (or an Engine, or None), got 'spark'"),
     (("processes", 2, "tcp://h:1"), "--scheduler needs --engine dask (got --engine processes)"),
     ((None, 1, "tcp://h:1"), "--scheduler needs --engine dask (got --engine left out)"),
 ])

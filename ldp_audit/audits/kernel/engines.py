@@ -349,7 +349,7 @@ def check_engine_options(name: str | None, workers: int | None = 1, scheduler: s
     ``dask``, and, when the caller asked for them (``workers_given``), more than one worker only where there are
     workers."""
     if name is not None and name not in ENGINES:
-        raise EngineError(f"--engine must be one of {', '.join(ENGINES)}, got {name!r}")
+        raise EngineError(f"engine must be one of {', '.join(ENGINES)} (or an Engine, or None), got {name!r}")
     if scheduler and name != "dask":
         raise EngineError(f"--scheduler needs --engine dask (got --engine {name or 'left out'})")
     if name == "local" and workers_given and workers is not None and workers > 1:
