@@ -115,7 +115,7 @@ def test_bad_levels_are_rejected():
 
 
 @pytest.mark.parametrize("mode", ["paper", "corrected"])
-def test_server_estimate_uses_public_inputs_only_and_matches_each_users_mechanism(mode):
+def test_ppm_estimate_uses_public_inputs_only_and_matches_each_users_mechanism(mode):
     ppm = PPM(2.0, 5, mode=mode)
     tau = np.tile(np.arange(1, 6), 8)
     reports = ppm.perturb(np.random.default_rng(3).uniform(-1, 1, (40, 5)), tau, np.random.default_rng(4))
