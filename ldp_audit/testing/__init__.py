@@ -18,7 +18,7 @@ from dataclasses import replace
 from typing import Callable
 
 from ..commands.render import to_markdown
-from ..audits.kernel.engines import Engine, open_engine
+from ..audits.kernel.engines import Engine, engine_name, open_engine
 from ..audits.kernel.result import AuditReport, Status
 from ..audits.kernel.sampling import using
 from ..audits.verify.orchestrator import DEFAULT_SEED, AuditSettings, verify
@@ -38,7 +38,7 @@ __all__ = ["assert_ldp", "assert_moments", "audit", "failure_message", "DEFAULT_
 def _settings(samples, seed, alpha, workers, engine, require_seeded=False) -> AuditSettings:
     check_int(workers, "workers", 1)  # 0 or -1 used to become 1 silently
     # the pickle check of a process pool; Dask ships closures too (cloudpickle) and checks its workers itself
-    pool = engine == "processes" or (engine is None and workers > 1)
+    pool = engine_name(engine, workers) == "processes"
     return AuditSettings(samples=samples, seed=seed, alpha=alpha, workers=workers if pool else 1,
                          require_seeded=require_seeded)
 

@@ -8,7 +8,7 @@ import pytest
 
 from ldp_audit.audits.kernel import engines
 from ldp_audit.audits.kernel.engines import (EngineError, LocalEngine, ProcessEngine, check_engine_options,
-                                             open_engine)
+                                             engine_name, open_engine)
 
 
 class _Spy(LocalEngine):
@@ -68,3 +68,8 @@ def test_local_with_workers_is_refused_only_when_asked_for():
     with pytest.raises(EngineError, match="--workers 4 needs --engine processes or dask"):
         check_engine_options("local", 4, workers_given=True)
     check_engine_options("processes", 4, workers_given=True)
+
+
+def test_a_name_left_out_is_processes_for_several_workers_else_local():
+    assert engine_name(None, 1) == "local" and engine_name(None, 3) == "processes"
+    assert engine_name("dask", 1) == "dask" and engine_name("local", 4) == "local"

@@ -357,12 +357,18 @@ def check_engine_options(name: str | None, workers: int | None = 1, scheduler: s
                           "in this process")
 
 
+def engine_name(name: str | None, workers: int = 1) -> str:
+    """The engine ``--engine NAME`` runs on: NAME, or, left out, ``processes`` for more than one worker, else
+    ``local``."""
+    return name or ("processes" if workers > 1 else "local")
+
+
 def make_engine(name: str | None, workers: int = 1, scheduler: str | None = None,
                 block: int | None = None, start_method: str | None = None) -> Engine:
-    """The engine for ``--engine NAME`` (None: ``processes`` for more than one worker, else ``local``);
-    ``start_method`` goes to a process pool (:class:`ProcessEngine`)."""
+    """The engine for ``--engine NAME`` (:func:`engine_name`); ``start_method`` goes to a process pool
+    (:class:`ProcessEngine`)."""
     check_engine_options(name, workers, scheduler)
-    name = name or ("processes" if workers > 1 else "local")
+    name = engine_name(name, workers)
     if name == "dask":
         return DaskEngine(scheduler, workers, block)
     if name == "processes":

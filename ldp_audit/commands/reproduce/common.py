@@ -404,10 +404,11 @@ def run_or_plan(args, console, title: str, configs: list, store, device: str, sh
     """Train the configs on the chosen engine (resuming from ``store``) and return ``{config: result}``; with
     --plan print the plan instead and return None (nothing is stored). ``stacked``: ``run_batch`` trains a task
     as one stacked model (see :func:`probe_costs`)."""
+    from ...audits.kernel.engines import engine_name
     from ...models.training import sweep
 
     if args.plan:
-        engine = args.engine or ("processes" if args.workers > 1 else "local")
+        engine = engine_name(args.engine, args.workers)
         workers = 1 if engine == "local" else args.workers
         plan, stored = sweep.plan_sweep(configs, store, args.max_runs, batch_key, workers)
         costs = probe_costs(plan.groups, shape_of, run_batch, device, args.data_dir, args.cache_dir, stacked,
