@@ -15,7 +15,7 @@ import time
 from rich.console import Console
 from rich.table import Table
 
-from ldp_audit.audits.privacy.checks import blackbox_privacy
+from ldp_audit.audits.privacy.black_box import blackbox_privacy
 from ldp_audit.audits.verify.orchestrator import AuditSettings, verify
 from ldp_audit.mechanisms import available, make
 

@@ -28,7 +28,7 @@ from rich.table import Table
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from ldp_audit.audits.privacy.checks import law_ceiling  # noqa: E402
+from ldp_audit.audits.privacy.black_box import law_ceiling  # noqa: E402
 from ldp_audit.audits.verify.orchestrator import AuditSettings, verify  # noqa: E402
 from ldp_audit.external import adapted  # noqa: E402
 from ldp_audit.mechanisms import make  # noqa: E402

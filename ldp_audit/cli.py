@@ -12,6 +12,8 @@ import os
 import signal
 import sys
 
+from . import __version__
+
 #: Sub-command modules, in the order ``ldp-audit --help`` lists them.
 COMMANDS = ("verify", "list", "compare", "claims", "account", "bounds", "data", "attack", "train", "reproduce")
 
@@ -43,7 +45,7 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="ldp-audit", description="Audit local differential privacy mechanisms and the claims "
                                                    "of five LDP / DP graph-learning papers.")
-    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
     for name in COMMANDS:
@@ -55,15 +57,6 @@ def build_parser() -> argparse.ArgumentParser:
             raise
         module.register(sub)
     return parser
-
-
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("ldp-audit")
-    except PackageNotFoundError:  # pragma: no cover - running from a source tree that is not installed
-        return "unknown"
 
 
 def _console():
@@ -100,12 +93,10 @@ def _given(argv: list[str], option: str) -> bool:
 def _check_engine(args, argv: list[str]) -> None:
     """Before any work: --scheduler and --workers only where the chosen engine reads them (every command that
     has them, whether or not this run ends up building an engine: a one-run train or a --plan builds none)."""
-    engine, scheduler, workers = (getattr(args, name, None) for name in ("engine", "scheduler", "workers"))
-    if scheduler and engine != "dask":
-        raise ValueError(f"--scheduler needs --engine dask (got --engine {engine or 'left out'})")
-    if engine == "local" and workers is not None and workers > 1 and _given(argv, "--workers"):
-        raise ValueError(f"--workers {workers} needs --engine processes or dask: --engine local runs every chunk "
-                         "in this process")
+    from .audits.kernel.engines import check_engine_options
+
+    check_engine_options(getattr(args, "engine", None), getattr(args, "workers", None),
+                         getattr(args, "scheduler", None), workers_given=_given(argv, "--workers"))
 
 
 def _check_outputs(args, errors) -> None:

@@ -34,14 +34,12 @@ def add_engine_options(parser: argparse.ArgumentParser) -> None:
 
 @contextmanager
 def engine_for(args: argparse.Namespace, subject=None):
-    """The engine chosen by --engine/--scheduler/--workers, active for every map_reduce in the block (a Dask
-    engine first checks that its workers can load ``subject``); closed, with its workers, on the way out."""
-    from ..audits.kernel.engines import make_engine
+    """The engine chosen by --engine/--scheduler/--workers (``engines.open_engine``), active for every map_reduce
+    in the block."""
+    from ..audits.kernel.engines import open_engine
     from ..audits.kernel.sampling import using
 
-    with make_engine(args.engine, args.workers, args.scheduler) as engine, using(engine):
-        if subject is not None and hasattr(engine, "require"):
-            engine.require(subject)
+    with open_engine(args.engine, args.workers, args.scheduler, subject) as engine, using(engine):
         yield engine
 
 

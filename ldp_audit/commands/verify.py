@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 from dataclasses import replace
 
+from ..audits.kernel.engines import engine_name
 from ..audits.kernel.result import Status
 from ..audits.kernel.sampling import CHUNK
 from ..audits.verify.orchestrator import CHECKS, DEFAULT_ALPHA, DEFAULT_SAMPLES, DEFAULT_SEED, AuditSettings, parse_checks, verify
@@ -101,10 +102,10 @@ def run(args, console) -> int:
         if key in params:
             params[key] = _k_value(params[key])
     params.update(_extra_params(args.param, params))
-    engine_name = args.engine or ("processes" if args.workers > 1 else "local")
     # the pickle check of a process pool; Dask ships closures too (cloudpickle) and checks its workers itself
+    pool = engine_name(args.engine, args.workers) == "processes"
     settings = AuditSettings(args.samples, args.seed, round(1.0 - args.confidence, 12),
-                             args.workers if engine_name == "processes" else 1, args.require_seeded)
+                             args.workers if pool else 1, args.require_seeded)
     if ":" in args.mechanism:
         from ..external import adapted, load_external
 

@@ -71,6 +71,13 @@ class Sampling:
         return lo + (np.asarray(x, dtype=np.float64) - self.alpha) * ((hi - lo) / (self.beta - self.alpha))
 
 
+def coordinate_of(mechanism) -> tuple:
+    """The one-dimensional mechanism whose law a privacy audit analyses, and how many of it a report holds:
+    ``mechanism.sampling``'s coordinate and k, or the mechanism itself once when it samples nothing."""
+    sampling = mechanism.sampling
+    return (sampling.coordinate, sampling.k) if sampling is not None else (mechanism, 1)
+
+
 class Auditable(Protocol):
     """The one interface the audit engine reads (DESIGN.md "One audit interface").
 
@@ -152,6 +159,16 @@ class Mechanism(ABC):
         return None
 
     @property
+    def discrete_input(self) -> bool:
+        """True when inputs are categories (integers) rather than reals."""
+        return False
+
+    @property
+    def audit_inputs(self) -> np.ndarray:
+        """Inputs at which the audits probe the mechanism (``probe_points`` of its domain)."""
+        return probe_points(*self.domain)
+
+    @property
     def moment_claims(self) -> dict[str, tuple[bool, bool]]:
         """Mean and variance formulas of the estimate, and of the raw report when the estimate differs from it."""
         both = (True, True)
@@ -231,15 +248,6 @@ class ScalarMechanism(Mechanism):
     def delta(self) -> float:
         """The delta of (eps, delta)-LDP; 0 for pure eps-LDP mechanisms."""
         return 0.0
-
-    @property
-    def discrete_input(self) -> bool:
-        """True when inputs are categories (integers) rather than reals."""
-        return False
-
-    @property
-    def audit_inputs(self) -> np.ndarray:
-        return probe_points(*self.domain)
 
     # ----- client side -------------------------------------------------------------------------------
     def perturb(self, x, rng, *, clip: bool = False) -> np.ndarray:

@@ -140,29 +140,31 @@ def _rappor(eps, k=8, h=2, cohorts=8, prr=None):
 
 
 # ----- high-dimensional: instances of the sampled composition ------------------------------------------------
-def _sampled_k(k, eps, d, build_for_k, unbiased=True):
-    """Resolve k (an integer or a rule) with the worst-case variance of the mechanism each k would build."""
-    variance = (lambda kk: build_for_k(kk).worst_case_variance()) if unbiased else None
-    return resolve_k(k, eps, d, variance)
+def _sampled(name: str, coordinate, eps, d, k, unbiased: bool = True, scaled_by_client: bool = False, **options):
+    """The registered ``name``: ``coordinate(eps / k)`` on k of d coordinates (``SampledMechanism``), k an integer
+    or a rule resolved with the worst-case variance of the mechanism each k would build (``resolve_k``; a biased
+    mechanism's rules go without it). ``scaled_by_client``: the client multiplies each report by d/k (MLR, PPM*)."""
+    eps, d = check_eps(eps), check_int(d, "d", 1)
+    reference = _REGISTRY[name].info.reference
+
+    def build(kk):
+        scale = {"client_scale": d / kk} if scaled_by_client else {}
+        return SampledMechanism(name, reference, eps, d, kk, coordinate(eps / kk), **scale, **options)
+
+    variance = (lambda kk: build(kk).worst_case_variance()) if unbiased else None
+    return build(resolve_k(k, eps, d, variance))
 
 
 @_register("hds", "HDS: Square Wave at eps/k on k of d coordinates, not debiased", "ldp-ge M2 (Algorithm 2, Lemma 1)",
            (_EPS, _D, _k_param(2)), high_dimensional=True)
 def _hds(eps, d=8, k=2):
-    eps, d = check_eps(eps), check_int(d, "d", 1)
-    def build(kk):
-        return SampledMechanism("hds", "ldp-ge M2 (Algorithm 2, Lemma 1)", eps, d, kk, SquareWave(eps / kk),
-                                rescale=False)
-    return build(_sampled_k(k, eps, d, build, unbiased=False))
+    return _sampled("hds", SquareWave, eps, d, k, unbiased=False, rescale=False)
 
 
 @_register("piecewise_hd", "Piecewise at eps/k on k of d coordinates, rescaled by d/k", "ldp-ge M5 (Eqs. 4-5)",
            (_EPS, _D, _k_param("optimal")), high_dimensional=True)
 def _piecewise_hd(eps, d=8, k="optimal"):
-    eps, d = check_eps(eps), check_int(d, "d", 1)
-    def build(kk):
-        return SampledMechanism("piecewise_hd", "ldp-ge M5 (Eqs. 4-5)", eps, d, kk, Piecewise(eps / kk))
-    return build(_sampled_k(k, eps, d, build))
+    return _sampled("piecewise_hd", Piecewise, eps, d, k)
 
 
 @_register("laplace_hd", "Laplace at eps/d on every coordinate", "ldp-ge M3; ppgnn M1 (d-dimensional)",
@@ -202,30 +204,21 @@ def _analytic_gaussian(eps, delta=1e-4, d=8, alpha=0.0, beta=1.0):
            (_EPS, _D, _k_param("lpgnn"), Param("alpha", 0.0, "finite, < beta"), Param("beta", 1.0, "finite, > alpha")),
            high_dimensional=True)
 def _multibit(eps, d=8, k="lpgnn", alpha=0.0, beta=1.0):
-    eps, d = check_eps(eps), check_int(d, "d", 1)
+    eps, d = check_eps(eps), check_int(d, "d", 1)  # in the order the parameters are listed
     alpha, beta = check_range(alpha, beta)
-    def build(kk):
-        return SampledMechanism("multibit", "lpgnn M1-M2 (Algorithm 1, Eq. 4); ldp-ge M7", eps, d, kk,
-                                OneBit(eps / kk), alpha=alpha, beta=beta)
-    return build(_sampled_k(k, eps, d, build))
+    return _sampled("multibit", OneBit, eps, d, k, alpha=alpha, beta=beta)
 
 
 @_register("mlr", "MLR: Duchi at eps/m on m of d coordinates, scaled by d/m on the client", "ppgnn A2 (Algorithm 2)",
            (_EPS, _D, _k_param("ppgnn")), high_dimensional=True)
 def _mlr(eps, d=8, k="ppgnn"):
-    eps, d = check_eps(eps), check_int(d, "d", 1)
-    def build(kk):
-        return SampledMechanism("mlr", "ppgnn A2 (Algorithm 2)", eps, d, kk, Duchi(eps / kk), client_scale=d / kk)
-    return build(_sampled_k(k, eps, d, build))
+    return _sampled("mlr", Duchi, eps, d, k, scaled_by_client=True)
 
 
 @_register("ppm_star", "PPM*: Laplace at eps/m on m of d coordinates, scaled by d/m", "ppgnn A7 (Fig. 4 right)",
            (_EPS, _D, _k_param("optimal")), high_dimensional=True)
 def _ppm_star(eps, d=8, k="optimal"):
-    eps, d = check_eps(eps), check_int(d, "d", 1)
-    def build(kk):
-        return SampledMechanism("ppm_star", "ppgnn A7 (Fig. 4 right)", eps, d, kk, Laplace(eps / kk), client_scale=d / kk)
-    return build(_sampled_k(k, eps, d, build))
+    return _sampled("ppm_star", Laplace, eps, d, k, scaled_by_client=True)
 
 
 # ----- public face -------------------------------------------------------------------------------------------

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import sparse
 
-from .base import Mechanism, Sampling, ScalarMechanism, probe_points
+from .base import Mechanism, Sampling, ScalarMechanism
 from .laws import Law, Mixture, point_mass
 from .validation import as_input_array, check_int, check_rng
 
@@ -87,14 +87,6 @@ class SampledMechanism(Mechanism):
     @property
     def domain(self) -> tuple[float, float]:
         return self.alpha, self.beta
-
-    @property
-    def discrete_input(self) -> bool:
-        return False
-
-    @property
-    def audit_inputs(self) -> np.ndarray:
-        return probe_points(*self.domain)
 
     @property
     def sampling(self) -> Sampling:

@@ -18,7 +18,7 @@ from dataclasses import replace
 from typing import Callable
 
 from ..commands.render import to_markdown
-from ..audits.kernel.engines import ENGINES, Engine, make_engine
+from ..audits.kernel.engines import Engine, engine_name, open_engine
 from ..audits.kernel.result import AuditReport, Status
 from ..audits.kernel.sampling import using
 from ..audits.verify.orchestrator import DEFAULT_SEED, AuditSettings, verify
@@ -38,30 +38,18 @@ __all__ = ["assert_ldp", "assert_moments", "audit", "failure_message", "DEFAULT_
 def _settings(samples, seed, alpha, workers, engine, require_seeded=False) -> AuditSettings:
     check_int(workers, "workers", 1)  # 0 or -1 used to become 1 silently
     # the pickle check of a process pool; Dask ships closures too (cloudpickle) and checks its workers itself
-    pool = engine == "processes" or (engine is None and workers > 1)
+    pool = engine_name(engine, workers) == "processes"
     return AuditSettings(samples=samples, seed=seed, alpha=alpha, workers=workers if pool else 1,
                          require_seeded=require_seeded)
 
 
 @contextmanager
 def _engine(engine, workers: int, scheduler: str | None, mechanism):
-    """The engine an assertion runs on: an :class:`~ldp_audit.audits.kernel.engines.Engine` given by the caller (left
-    open, e.g. the plugin's one cluster for the whole session), or one made from ``engine`` / ``workers`` /
-    ``scheduler`` for this call (closed after it). A Dask engine first checks its workers can load the mechanism."""
-    if isinstance(engine, Engine):
-        made = None
-    elif engine is None or engine in ENGINES:
-        made = engine = make_engine(engine, workers, scheduler)
-    else:
-        raise ValueError(f"engine must be one of {', '.join(ENGINES)}, an Engine or None, got {engine!r}")
-    try:
-        with using(engine):
-            if hasattr(engine, "require"):
-                engine.require(mechanism)
-            yield engine
-    finally:
-        if made is not None:
-            made.close()
+    """The engine an assertion runs on (``engines.open_engine``): an :class:`~ldp_audit.audits.kernel.engines.Engine`
+    given by the caller (left open, e.g. the plugin's one cluster for the whole session), or one made from
+    ``engine`` / ``workers`` / ``scheduler`` for this call (closed after it)."""
+    with open_engine(engine, workers, scheduler, mechanism) as running, using(running):
+        yield running
 
 
 def _run(mech, samples, seed, alpha, workers, engine, scheduler, progress=None, checks="all",

@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from ldp_audit.audits.privacy.checks import ratio_tolerance
+from ldp_audit.audits.privacy.white_box import ratio_tolerance
 from ldp_audit.testing import audit
 
 

@@ -71,7 +71,7 @@ def _joint_max_ratio(ppm):
     inputs = [(x, t) for x in itertools.product((-1.0, 1.0), repeat=d) for t in ppm.levels]
     table = []
     for x, t in inputs:
-        esw = ppm.level_law(int(t)).pmf(outputs.astype(float))
+        esw = ppm.level_law(int(t)).atom_mass(outputs.astype(float))
         probs = []
         for g, pg in zip(outputs, esw):
             m = ppm.sampled_count(int(t), int(g))
@@ -115,7 +115,7 @@ def test_bad_levels_are_rejected():
 
 
 @pytest.mark.parametrize("mode", ["paper", "corrected"])
-def test_server_estimate_uses_public_inputs_only_and_matches_each_users_mechanism(mode):
+def test_ppm_estimate_uses_public_inputs_only_and_matches_each_users_mechanism(mode):
     ppm = PPM(2.0, 5, mode=mode)
     tau = np.tile(np.arange(1, 6), 8)
     reports = ppm.perturb(np.random.default_rng(3).uniform(-1, 1, (40, 5)), tau, np.random.default_rng(4))

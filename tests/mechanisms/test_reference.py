@@ -218,8 +218,8 @@ def test_lpgnn_b2_randomized_response(c):
     for eps, (p, q) in zip((0.5, 1.0, 2.0, 3.0), GRR_TABLE[c]):
         m = make("grr", eps=eps, c=c)
         law = m.law(c - 1)
-        assert digits(float(law.pmf(c - 1)), p, 6) and digits(float(law.pmf(0)), q, 6)
-        assert law.pmf(c - 1) / law.pmf(0) == pytest.approx(math.exp(eps), rel=1e-12)
+        assert digits(float(law.atom_mass(c - 1)), p, 6) and digits(float(law.atom_mass(0)), q, 6)
+        assert law.atom_mass(c - 1) / law.atom_mass(0) == pytest.approx(math.exp(eps), rel=1e-12)
         assert np.sum(law.atoms[1]) == pytest.approx(1.0, abs=1e-15)
 
 
@@ -239,7 +239,7 @@ def test_ppgnn_esw_pmf_sums_to_one_and_ratio(f):
     for eps in (0.01, 0.05, 0.5, 1.0, 2.0, 4.0):
         m = make("esw", eps=eps, f=f)
         b = m.half_width
-        table = np.array([m.law(g).pmf(np.arange(1, f + 2 * b + 1)) for g in range(1, f + 1)])
+        table = np.array([m.law(g).atom_mass(np.arange(1, f + 2 * b + 1)) for g in range(1, f + 1)])
         assert np.allclose(table.sum(axis=1), 1.0, rtol=0, atol=1e-14)
         assert table.max(axis=0).max() / table.min() == pytest.approx(math.exp(eps), rel=1e-12)
         assert np.all((table > table.min() * 1.0000001).sum(axis=1) == 2 * b + 1)

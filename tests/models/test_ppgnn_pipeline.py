@@ -83,12 +83,12 @@ def test_gamma_to_zero_makes_the_reported_level_uninformative():
     near_zero = PersonalisedMechanism(1.0, 10, h=5, gamma=1e-9)
     laws = [near_zero.level_law(t) for t in range(1, 6)]
     support = np.arange(1, 5 + 2 * near_zero.level_mechanism(1).half_width + 1)
-    table = np.array([[law.pmf(float(v)) for v in support] for law in laws])
+    table = np.array([[law.atom_mass(float(v)) for v in support] for law in laws])
     assert np.abs(table - table[0]).max() < 1e-8  # every level gives tau' the same law
     bayes = table.max(axis=0).sum() / 5  # accuracy of the best guess of tau from tau'
     assert bayes == pytest.approx(0.2, abs=1e-8)
     informative = PersonalisedMechanism(1.0, 10, h=5, gamma=0.5)
-    table = np.array([[informative.level_law(t).pmf(float(v)) for v in support] for t in range(1, 6)])
+    table = np.array([[informative.level_law(t).atom_mass(float(v)) for v in support] for t in range(1, 6)])
     assert table.max(axis=0).sum() / 5 > 0.3
 
 

@@ -88,7 +88,7 @@ def test_one_level_gives_every_user_mbs_budget():
     assert (tau == 1).all() and (tau_prime == 1).all()
     assert float(mechanism.budget(tau).max()) == config.eps_x == ppgnn.ppgnn_config("csbm", "MB", 1.0, 2, 0).eps_x
     assert stages.mean_feature_budget(config, 300) == pytest.approx((1 - config.ppm_gamma) * config.eps_x)
-    assert mechanism.level_law(1).pmf(1.0) == 1.0
+    assert mechanism.level_law(1).atom_mass(1.0) == 1.0
     with pytest.raises(ValueError, match="single level"):
         mechanism.level_mechanism(1)
     # FlexProp over equal reported levels is the mean over A + I

@@ -35,7 +35,7 @@ def _tables(ppm: PersonalisedMechanism):
     count m, the magnitude class (index of the (m, magnitude) pair in the paper mode, 0 when corrected) and a."""
     b_max = max(ppm.level_mechanism(t).half_width for t in ppm.levels)
     outputs = np.arange(1, ppm.h + 2 * b_max + 1)
-    esw = np.array([ppm.level_law(int(t)).pmf(outputs.astype(float)) for t in ppm.levels])
+    esw = np.array([ppm.level_law(int(t)).atom_mass(outputs.astype(float)) for t in ppm.levels])
     if ppm.mode == "paper":
         pairs = [(ppm.sampled_count(int(t)), round(ppm.magnitude(int(t)), 9)) for t in ppm.levels]
         classes = [sorted(set(pairs)).index(p) for p in pairs]

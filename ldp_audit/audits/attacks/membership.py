@@ -16,17 +16,10 @@ import math
 from dataclasses import replace
 
 import numpy as np
-from scipy.stats import beta
 
 from ...seeding import rng_for
 from ..kernel.result import CheckResult, Status
-
-
-def clopper_pearson(hits: int, n: int, alpha: float) -> tuple[float, float]:
-    """One-sided (1 - alpha) Clopper-Pearson lower and upper bounds for a binomial proportion."""
-    low = 0.0 if hits == 0 else float(beta.ppf(alpha, hits, n - hits + 1))
-    high = 1.0 if hits == n else float(beta.ppf(1 - alpha, hits + 1, n - hits))
-    return low, high
+from ..kernel.stats import one_sided_bounds
 
 
 def toy_worlds(num_nodes: int = 20, num_edges: int = 40, seed: int = 7):
@@ -78,8 +71,8 @@ def membership_audit(config, runs: int, alpha: float = 1e-3, delta: float = 1e-5
     if claimed_eps is None:
         claimed_eps = paper_accountant().epsilon(config.batch_size / len(graphs[0]), config.sigma, delta,
                                                  config.steps)
-    lb, _ = clopper_pearson(hits[0], runs, alpha / 2)
-    _, ub = clopper_pearson(hits[1], runs, alpha / 2)
+    lb, _ = one_sided_bounds(hits[0], runs, alpha / 2)
+    _, ub = one_sided_bounds(hits[1], runs, alpha / 2)
     eps_lb = math.log((lb - delta) / ub) if lb > delta else -math.inf
     delta_emp = lb - math.exp(claimed_eps) * ub
     violated = eps_lb > claimed_eps

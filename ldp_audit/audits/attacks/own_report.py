@@ -32,23 +32,14 @@ from .bayes import attack_row, bayes_accuracy, count_correct, exact_row, ldp_cei
 CLAIM = "lpgnn C12 / ppgnn C10: attribute inference from one's own report is bounded by e^eps/(1+e^eps)"
 
 
-def _atom_mass(values, probs, y) -> np.ndarray:
-    """P(report == y) for each y, matching atoms to 1e-12 relative."""
-    y = np.asarray(y, dtype=np.float64)
-    if values.size == 0:
-        return np.zeros(y.shape)
-    idx = np.clip(np.searchsorted(values, y), 0, values.size - 1)
-    best = np.zeros(y.shape)
-    for candidate in (np.maximum(idx - 1, 0), idx):
-        hit = np.abs(values[candidate] - y) <= 1e-12 * np.maximum(1.0, np.abs(y))
-        best = np.where(hit, probs[candidate], best)
-    return best
+#: Relative distance within which a report matches an atom of the law (a report may be computed along another
+#: float path than the law's atoms).
+MATCH_RTOL = 1e-12
 
 
 def log_likelihood(law, y) -> np.ndarray:
     """log P(y) for atoms; for values no atom explains, log density - 1e6 (atoms dominate any density)."""
-    values, probs = law.atoms
-    mass = _atom_mass(values, probs, y)
+    mass = law.atom_mass(y, rtol=MATCH_RTOL)
     with np.errstate(divide="ignore"):
         density = np.log(np.asarray(law.density(y), dtype=np.float64)) - 1e6
         return np.where(mass > 0, np.log(np.maximum(mass, 1e-300)), density)
@@ -56,10 +47,8 @@ def log_likelihood(law, y) -> np.ndarray:
 
 def total_variation(law0, law1) -> float:
     """TV distance: half the atom differences plus half the integral of |f1 - f0| between breakpoints."""
-    v0, p0 = law0.atoms
-    v1, p1 = law1.atoms
-    values = np.union1d(v0, v1)
-    atoms = np.abs(_atom_mass(v1, p1, values) - _atom_mass(v0, p0, values)).sum()
+    values = np.union1d(law0.atoms[0], law1.atoms[0])
+    atoms = np.abs(law1.atom_mass(values, rtol=MATCH_RTOL) - law0.atom_mass(values, rtol=MATCH_RTOL)).sum()
     lo = min(law0.support[0], law1.support[0])
     hi = max(law0.support[1], law1.support[1])
     cuts = np.union1d(law0.breakpoints, law1.breakpoints)
@@ -94,7 +83,7 @@ def exact_whole_vector(mechanism) -> float | None:
     if law0.continuous_integral() > 0 or law1.continuous_integral() > 0:
         return None
     values = np.union1d(law0.atoms[0], law1.atoms[0])
-    q0, q1 = _atom_mass(*law0.atoms, values), _atom_mass(*law1.atoms, values)
+    q0, q1 = law0.atom_mass(values, rtol=MATCH_RTOL), law1.atom_mass(values, rtol=MATCH_RTOL)
     k = mechanism.k
     if values.size == 2:  # the count of the larger value is binomial under each secret
         counts = np.arange(k + 1)
@@ -148,7 +137,7 @@ def exact_categorical(mechanism) -> float:
     """(1/c) sum_y max_s P(y | s) over the c categories of a categorical mechanism."""
     laws = [mechanism.law(float(s)) for s in _categories(mechanism)]
     outputs = np.unique(np.concatenate([law.atoms[0] for law in laws]))
-    return bayes_accuracy([_atom_mass(*law.atoms, outputs) for law in laws])
+    return bayes_accuracy([law.atom_mass(outputs, rtol=MATCH_RTOL) for law in laws])
 
 
 def _categorical_batch(mechanism, n: int, rng) -> int:

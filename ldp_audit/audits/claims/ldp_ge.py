@@ -21,7 +21,7 @@ from .registry import ClaimSettings, audited_row, checks, claim, claim_row
 from ..verify.compare import crossings, figure1_curves
 from ..graph.feature_guard import RawFeatureAccess, RawFeatureGuard
 from ..graph.bounds import BoundSetting, check_eps_rate, check_error_bound, check_pi_properties, check_push
-from ..privacy.checks import whitebox_privacy
+from ..privacy.white_box import whitebox_privacy
 from ..kernel.result import CheckResult, Status
 
 #: Monte Carlo claim rows checked by the whole ``verify`` audit or sampled here; each gets alpha / _AUDITED.

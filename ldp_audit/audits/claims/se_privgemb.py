@@ -528,11 +528,11 @@ def check_stop_rule() -> list[CheckResult]:
 def detection_power(runs: int, hit_rate: float, claimed_eps: float, alpha: float, delta: float = 1e-5) -> float:
     """Probability that the membership audit flags a violation when the event has probability ``hit_rate`` in G
     and 0 in G' (sum of binomial probabilities of the hit counts whose eps lower bound exceeds the claim)."""
-    from ..attacks.membership import clopper_pearson
+    from ..kernel.stats import one_sided_bounds
 
-    _, upper = clopper_pearson(0, runs, alpha / 2)
+    _, upper = one_sided_bounds(0, runs, alpha / 2)
     hits = np.arange(runs + 1)
-    lower = np.array([clopper_pearson(int(h), runs, alpha / 2)[0] for h in hits])
+    lower, _ = one_sided_bounds(hits, runs, alpha / 2)
     flagged = (lower > delta) & (np.log(np.maximum(lower - delta, 1e-300) / upper) > claimed_eps)
     return float(stats.binom.pmf(hits[flagged], runs, hit_rate).sum())
 

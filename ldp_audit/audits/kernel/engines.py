@@ -28,7 +28,7 @@ import time
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor
 from concurrent.futures import wait as wait_futures
 from concurrent.futures.process import BrokenProcessPool
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from typing import Any, Callable, Iterable
 
 ENGINES = ("local", "processes", "dask")
@@ -46,12 +46,9 @@ def installed_versions() -> dict[str, str]:
     """The versions that must agree between the driver and every worker for results to be identical."""
     import numpy
 
-    from importlib.metadata import PackageNotFoundError, version
-    try:
-        ours = version("ldp-audit")
-    except PackageNotFoundError:  # pragma: no cover - a source tree that is not installed
-        ours = "unknown"
-    return {"ldp-audit": ours, "numpy": numpy.__version__}
+    from ... import __version__
+
+    return {"ldp-audit": __version__, "numpy": numpy.__version__}
 
 
 def _report_versions() -> dict[str, str]:
@@ -378,17 +375,49 @@ class DaskEngine(Engine):
             self._cluster.close()
 
 
+def check_engine_options(name: str | None, workers: int | None = 1, scheduler: str | None = None,
+                         workers_given: bool = False) -> None:
+    """The rules of ``--engine``, ``--workers`` and ``--scheduler``, checked before anything starts (an
+    :class:`EngineError` naming the option): a known engine (None: chosen from ``workers``), a scheduler only for
+    ``dask``, and, when the caller asked for them (``workers_given``), more than one worker only where there are
+    workers."""
+    if name is not None and name not in ENGINES:
+        raise EngineError(f"engine must be one of {', '.join(ENGINES)} (or an Engine, or None), got {name!r}")
+    if scheduler and name != "dask":
+        raise EngineError(f"--scheduler needs --engine dask (got --engine {name or 'left out'})")
+    if name == "local" and workers_given and workers is not None and workers > 1:
+        raise EngineError(f"--workers {workers} needs --engine processes or dask: --engine local runs every chunk "
+                          "in this process")
+
+
+def engine_name(name: str | None, workers: int = 1) -> str:
+    """The engine ``--engine NAME`` runs on: NAME, or, left out, ``processes`` for more than one worker, else
+    ``local``."""
+    return name or ("processes" if workers > 1 else "local")
+
+
 def make_engine(name: str | None, workers: int = 1, scheduler: str | None = None,
                 block: int | None = None, start_method: str | None = None) -> Engine:
-    """The engine for ``--engine NAME`` (None: ``processes`` for more than one worker, else ``local``);
-    ``start_method`` goes to a process pool (:class:`ProcessEngine`)."""
-    name = name or ("processes" if workers > 1 else "local")
-    if name not in ENGINES:
-        raise EngineError(f"--engine must be one of {', '.join(ENGINES)}, got {name!r}")
-    if scheduler and name != "dask":
-        raise EngineError(f"--scheduler needs --engine dask (got --engine {name})")
+    """The engine for ``--engine NAME`` (:func:`engine_name`); ``start_method`` goes to a process pool
+    (:class:`ProcessEngine`)."""
+    check_engine_options(name, workers, scheduler)
+    name = engine_name(name, workers)
     if name == "dask":
         return DaskEngine(scheduler, workers, block)
     if name == "processes":
         return ProcessEngine(workers, block, start_method)
     return LocalEngine(block)
+
+
+@contextmanager
+def open_engine(engine: "Engine | str | None", workers: int = 1, scheduler: str | None = None, subject: Any = None,
+                start_method: str | None = None):
+    """The one set-up of an engine for a block of work: ``engine`` itself when it is an :class:`Engine` (the
+    caller's, left open), else :func:`make_engine` of that name, ``workers`` and ``scheduler``, closed with its
+    workers on the way out (at once when the block is left by an exception, Ctrl-C included). A Dask engine first
+    checks that its workers can load ``subject`` (a mechanism, say)."""
+    with (nullcontext(engine) if isinstance(engine, Engine)
+          else make_engine(engine, workers, scheduler, start_method=start_method)) as running:
+        if subject is not None and hasattr(running, "require"):
+            running.require(subject)
+        yield running

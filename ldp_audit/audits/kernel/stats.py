@@ -14,17 +14,27 @@ from scipy import stats
 from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import proportion_confint
 
-
-def clopper_pearson(count, n, alpha: float) -> tuple[np.ndarray, np.ndarray]:
-    """Two-sided exact (Clopper-Pearson) interval at level 1 - alpha for count successes out of n."""
-    low, high = proportion_confint(np.asarray(count), np.asarray(n), alpha=alpha, method="beta")
-    low = np.where(np.asarray(count) == 0, 0.0, low)
-    high = np.where(np.asarray(count) == np.asarray(n), 1.0, high)
-    return np.asarray(low, dtype=float), np.asarray(high, dtype=float)
+#: Relative slack when a computed log ratio (exact, or a confidence bound) is compared with a claimed one:
+#: floating-point round-off only, far below any real excess.
+RATIO_RTOL = 1e-9
 
 
-def one_sided_bounds(count, n, alpha: float) -> tuple[np.ndarray, np.ndarray]:
-    """(lower, upper) one-sided Clopper-Pearson bounds, each holding with probability >= 1 - alpha."""
+def clopper_pearson(count, n, alpha: float):
+    """Two-sided exact (Clopper-Pearson) interval at level 1 - alpha for ``count`` successes out of ``n``: the
+    alpha/2 and 1 - alpha/2 quantiles of Beta(count, n - count + 1) and Beta(count + 1, n - count), with the
+    closed ends 0 at count = 0 and 1 at count = n. Scalar counts give a pair of floats, arrays a pair of arrays."""
+    count, n = np.asarray(count), np.asarray(n)
+    low, high = proportion_confint(count, n, alpha=alpha, method="beta")
+    low = np.where(count == 0, 0.0, low).astype(float)
+    high = np.where(count == n, 1.0, high).astype(float)
+    if low.ndim == 0:
+        return float(low), float(high)
+    return low, high
+
+
+def one_sided_bounds(count, n, alpha: float):
+    """(lower, upper) one-sided Clopper-Pearson bounds, each holding with probability >= 1 - alpha (floats for
+    scalar counts, arrays for arrays)."""
     return clopper_pearson(count, n, 2.0 * alpha)
 
 

@@ -1,2 +1,3 @@
-"""Privacy checks: white-box log-ratio bounds from exact laws, the black-box event search and its report views,
-exact bounds, and the agreement of central-DP accountants."""
+"""Privacy checks: the white-box ratio bound from exact laws (``white_box``), the black-box lower bound from samples
+(``black_box``, over the event ``search`` and its ``reports`` views), exact bounds of whole-report laws
+(``report_law``, ``exact``), and the agreement of central-DP accountants (``accountants``)."""

@@ -3,7 +3,7 @@
 With a discrete coordinate law, a report y with support T (|T| = k) has probability
 C(d, k)^-1 * prod_{i in T} P(y_i | x_i). Enumerating every output and every corner input gives the exact
 largest likelihood ratio of the whole report, independently of the k-times-per-coordinate argument used by
-``privacy.whitebox_privacy``.
+``white_box.whitebox_privacy``.
 """
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ both likelihoods). From these and the declared ``report_loglik``:
   ordered pairs of ``privacy_inputs`` must not exceed eps (an output possible under x1 only is an infinite loss);
 * ``law_ceiling``: the best lower bound n draws per input could certify at level alpha if the mechanism follows
   this law exactly (the law's best likelihood-ratio event, counts at their expectations), as
-  ``privacy.law_ceiling`` gives for one-coordinate laws;
+  ``black_box.law_ceiling`` gives for one-coordinate laws;
 * ``planned_candidates``: that event, for each ordered input pair of the black-box search, as a candidate fixed
   before any sampling ("the declared log likelihood ratio is at least t", t cut on the enumerated classes), so the
   search counts it on every draw and gives it the planned share of alpha (``search.PLANNED_SHARE``).
@@ -27,12 +27,9 @@ from scipy.special import logsumexp
 
 from ..kernel.result import CheckResult, Status
 from .search import Candidate, ScoreOf
-from ..kernel.stats import expected_ratio_lower_bound
+from .white_box import MASS_TOL
+from ..kernel.stats import RATIO_RTOL, expected_ratio_lower_bound
 
-#: Relative slack of the exact comparison of a float64 log ratio with eps (at least; see ``_ULPS``).
-_EXACT_TOL = 1e-9
-#: Largest |mass - 1| accepted (sums of up to ~1e5 float64 terms).
-_MASS_TOL = 1e-9
 #: Round-off allowed in a difference of two log likelihoods, in units of float64's eps times their magnitude.
 _ULPS = 64
 #: Log ratios within this distance of a cut count as on it (the score and the classes add terms in other orders).
@@ -88,14 +85,14 @@ def whitebox_report_law(mechanism) -> list[CheckResult]:
             worst, worst_pair = ratio, (x1, x0)
     results = []
     if not continuous:
-        ok = mass_error <= _MASS_TOL
+        ok = mass_error <= MASS_TOL
         results.append(CheckResult(
             "law.mass", f"{ref}: the report law is a probability distribution", Status.PASS if ok else Status.FAIL,
-            mass_error, "max |mass - 1|", threshold=_MASS_TOL,
+            mass_error, "max |mass - 1|", threshold=MASS_TOL,
             explanation=(f"the law sums to 1 over its output classes (up to {classes} classes per input pair)" if ok
                          else f"the law sums to 1 {'+' if mass_error > 0 else ''}{mass_error:.3g} over its classes"),
             details={"pairs": len(_pairs(mechanism)), "classes": classes}))
-    tolerance = max(eps * _EXACT_TOL, slack)
+    tolerance = max(eps * RATIO_RTOL, slack)
     ok = worst <= eps + tolerance
     how = ("at the representatives that attain the supremum of a continuous law" if continuous
            else f"over every output class (up to {classes} per pair)")

@@ -17,7 +17,6 @@ from ... import streams
 from ...mechanisms import make
 from ...mechanisms.constants import coth_half
 from .moments import law_shapes, skewed_variance_p
-from ..privacy.checks import is_sampled
 from ..kernel.result import AuditReport, CheckResult, Status
 from ..kernel.sampling import map_reduce
 from ..kernel.stats import Moments
@@ -61,7 +60,7 @@ class _EstimateMoments:
 
     def __call__(self, size, rng):
         m = self.mechanism
-        if is_sampled(m):
+        if m.sampling is not None:
             est = m.estimate(m.perturb(np.full((size, m.d), self.x), rng))[:, 0]
         else:
             x = np.full(size, self.x)

@@ -17,7 +17,6 @@ from scipy import stats
 
 from .moments import MAX_COORDINATES, probe_vector
 from ... import streams
-from ..privacy.checks import atoms_between
 from ..kernel.result import CheckResult, Status
 from ..kernel.sampling import Announce, Draws, Plan, run_plan
 from ..kernel.stats import bonferroni_reject
@@ -40,7 +39,7 @@ def law_cells(law) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             qs = np.linspace(0.0, 1.0, GOF_CELLS + 1)[1:-1]
             edges = np.unique(np.concatenate([[-math.inf, math.inf], law.continuous_quantiles(qs)]))
         cum = np.asarray(law.cdf(edges), dtype=float)
-        probs.append(np.maximum(np.diff(cum) - atoms_between(law, edges), 0.0))
+        probs.append(np.maximum(np.diff(cum) - law.atom_mass_between(edges), 0.0))
     return atoms, edges, np.concatenate(probs)
 
 

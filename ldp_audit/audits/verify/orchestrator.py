@@ -31,7 +31,8 @@ from typing import Callable, Iterable
 
 from .distribution import distribution_plan
 from .moments import moment_plan
-from ..privacy.checks import blackbox_plan, whitebox_privacy
+from ..privacy.black_box import blackbox_plan
+from ..privacy.white_box import whitebox_privacy
 from ..privacy.report_law import declares_report_law, whitebox_report_law
 from ..kernel.result import AuditReport, CheckResult
 from ..kernel.sampling import Plan, run_plans

@@ -8,7 +8,6 @@ from __future__ import annotations
 import heapq
 import os
 import time
-from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -39,15 +38,12 @@ def add_sweep_options(parser, workers: int) -> None:
                              f"(default {workers})")
 
 
-@contextmanager
 def sweep_engine(args):
-    """The engine of --engine/--scheduler/--workers; a process pool's workers are spawned (the driver may have
-    started CUDA or torch's threads, which a forked worker cannot use). Closed, with its workers, on the way out
-    (at once when the block is left by Ctrl-C)."""
-    from ...audits.kernel.engines import make_engine
+    """The engine of --engine/--scheduler/--workers (``engines.open_engine``); a process pool's workers are spawned
+    (the driver may have started CUDA or torch's threads, which a forked worker cannot use)."""
+    from ...audits.kernel.engines import open_engine
 
-    with make_engine(args.engine, args.workers, args.scheduler, start_method="spawn") as engine:
-        yield engine
+    return open_engine(args.engine, args.workers, args.scheduler, start_method="spawn")
 
 
 def check_paths(args, results: Path) -> None:
@@ -408,10 +404,11 @@ def run_or_plan(args, console, title: str, configs: list, store, device: str, sh
     """Train the configs on the chosen engine (resuming from ``store``) and return ``{config: result}``; with
     --plan print the plan instead and return None (nothing is stored). ``stacked``: ``run_batch`` trains a task
     as one stacked model (see :func:`probe_costs`)."""
+    from ...audits.kernel.engines import engine_name
     from ...models.training import sweep
 
     if args.plan:
-        engine = args.engine or ("processes" if args.workers > 1 else "local")
+        engine = engine_name(args.engine, args.workers)
         workers = 1 if engine == "local" else args.workers
         plan, stored = sweep.plan_sweep(configs, store, args.max_runs, batch_key, workers)
         costs = probe_costs(plan.groups, shape_of, run_batch, device, args.data_dir, args.cache_dir, stacked,

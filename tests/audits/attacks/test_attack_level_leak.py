@@ -20,7 +20,7 @@ def test_exact_numbers_of_E4():
 def test_level_from_tau_prime_by_direct_enumeration():
     ppm = PPM(0.1, 16)
     outputs = np.arange(1, 5 + 2 * max(ppm.level_mechanism(t).half_width for t in ppm.levels) + 1)
-    lik = [ppm.level_law(int(t)).pmf(outputs.astype(float)) for t in ppm.levels]
+    lik = [ppm.level_law(int(t)).atom_mass(outputs.astype(float)) for t in ppm.levels]
     assert np.allclose(np.sum(lik, axis=1), 1.0)
     # levels 1-3 have b = 2 (outputs up to 9), levels 4-5 b = 1: outputs 8, 9 prove tau <= 3 (E4)
     assert all(l[7] > 0 for l in lik[:3]) and all(l[7] == 0 for l in lik[3:])

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from ldp_audit.audits.privacy.checks import blackbox_privacy, whitebox_privacy
+from ldp_audit.audits.privacy.black_box import blackbox_privacy
+from ldp_audit.audits.privacy.white_box import whitebox_privacy
 from ldp_audit.audits.privacy.reports import as_rows
 from ldp_audit.audits.privacy.search import ceiling
 from ldp_audit.audits.verify.orchestrator import AuditSettings, parse_checks, verify

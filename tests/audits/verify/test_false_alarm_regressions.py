@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from ldp_audit.audits.privacy.checks import whitebox_privacy
+from ldp_audit.audits.privacy.white_box import whitebox_privacy
 from ldp_audit.audits.verify.orchestrator import DEFAULT_SAMPLES, AuditSettings, verify
 from ldp_audit.cli import main
 from ldp_audit.mechanisms import make, names

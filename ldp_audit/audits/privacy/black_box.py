@@ -1,13 +1,6 @@
-"""Privacy audits of the LDP ratio bound: white-box from the exact law, black-box from samples.
+"""Black-box privacy audit: a lower bound on the eps a mechanism really spends, from its own samples.
 
-White-box (exact): the largest log density ratio max_{x, x', y} log f(y|x)/f(y|x') over a grid of inputs
-(domain ends included) and every output where a density changes, and the total mass of each law. For a
-sampled mechanism the whole report's ratio is k times the coordinate's (the subset S is independent of x and
-the k coordinate reports are independent). For (eps, delta) mechanisms: the hockey-stick divergence of the
-extreme input pair at the claimed eps, integrated numerically from the laws.
-
-Black-box (samples): pairs of inputs and events whose probabilities are compared with Clopper-Pearson
-bounds, giving a lower bound on the eps the mechanism really spends:
+Pairs of inputs and events whose probabilities are compared with Clopper-Pearson bounds:
 
 * always, the data-driven search of :mod:`ldp_audit.audits.privacy.search` on the mechanism's own samples, for reports
   of any shape (events chosen on a pilot sample, bounded on fresh draws);
@@ -26,187 +19,17 @@ from dataclasses import dataclass, replace
 from typing import Callable
 
 import numpy as np
-from scipy import integrate
 
-from ...mechanisms.laws import Law, Smooth
+from ...mechanisms.base import coordinate_of
+from ...mechanisms.laws import Law, window_widths
 from ..kernel.result import CheckResult, Status
 from ..kernel.sampling import Plan, run_plan
+from ..kernel.stats import RATIO_RTOL, expected_ratio_lower_bound, ratio_upper_bound
 from .reports import ReportFormat
 from .report_law import declares_report_law, planned_candidates
 from .search import PLANNED_SHARE, Candidate, KeyEvent, ScoreOf, ceiling, pilot_pairs, search_plan
-from ..kernel.stats import expected_ratio_lower_bound, ratio_upper_bound
-
-#: Relative slack for exact comparisons of a computed ratio with e^eps (floating point only).
-_EXACT_TOL = 1e-9
-#: Input grid size of the white-box audit of continuous domains (ldp-ge C1(a) uses 201).
-_INPUT_GRID = 201
-#: Most pieces the hockey-stick integral is cut into (between breakpoints; quad adapts inside each).
-_HOCKEY_PIECES = 64
 
 
-def is_sampled(mechanism) -> bool:
-    """Whether the mechanism declares the sampled-coordinate structure (``mechanism.sampling``)."""
-    return mechanism.sampling is not None
-
-
-def coordinate_of(mechanism):
-    """The one-dimensional mechanism whose law the privacy audit analyses, and how many of it a report holds."""
-    if is_sampled(mechanism):
-        return mechanism.sampling.coordinate, mechanism.sampling.k
-    return mechanism, 1
-
-
-def _input_grid(mechanism) -> np.ndarray:
-    lo, hi = mechanism.domain
-    if mechanism.discrete_input:
-        return np.arange(lo, hi + 1.0)
-    return np.unique(np.concatenate([np.linspace(lo, hi, _INPUT_GRID), mechanism.audit_inputs]))
-
-
-# ----- white-box ---------------------------------------------------------------------------------------------
-def _evaluation_points(laws: list[Law]) -> np.ndarray:
-    """Outputs at which every density is evaluated: at, between and beyond all breakpoints (piecewise-constant and
-    Laplace log-densities are monotone or constant between them, so the maximum ratio is attained there; densities
-    are right-continuous, so a breakpoint stands for the piece it opens, even one a single float step wide, whose
-    midpoint rounds onto an edge)."""
-    points = np.unique(np.concatenate([law.breakpoints for law in laws]))
-    points = points[np.isfinite(points)]
-    if points.size == 0:
-        return points
-    span = max(points[-1] - points[0], 1.0)
-    mids = 0.5 * (points[1:] + points[:-1])
-    outside = np.array([points[0] - span, points[-1] + span])
-    return np.unique(np.concatenate([points, mids, outside]))
-
-
-def atom_widths(laws: list[Law], atoms: np.ndarray) -> np.ndarray:
-    """The width each atom stands for (``Law.atom_widths``: 0 for a true point mass), the largest any law gives."""
-    widths = np.zeros(np.shape(atoms))
-    for law in laws:
-        values, own = law.atoms[0], law.atom_widths
-        if values.size:
-            pos = np.clip(np.searchsorted(values, atoms), 0, values.size - 1)
-            widths = np.maximum(widths, np.where(values[pos] == atoms, own[pos], 0.0))
-    return widths
-
-
-def max_log_ratio(laws: list[Law]) -> float:
-    """max over outputs y of log(max_x f(y|x) / min_x f(y|x)) across the given laws (one per input)."""
-    worst = 0.0
-    atoms = np.unique(np.concatenate([law.atoms[0] for law in laws]))
-    if atoms.size:
-        widths = atom_widths(laws, atoms)
-        worst = max(worst, _log_ratio(np.array([_atom_mass(law, atoms, widths) for law in laws])))
-    if any(law.continuous_mass > 0 for law in laws):
-        ys = _evaluation_points(laws)
-        if all(isinstance(law, Smooth) for law in laws):
-            logs = np.array([law.logdensity(ys) for law in laws])
-            worst = max(worst, float(np.max(logs.max(0) - logs.min(0))))
-        else:
-            worst = max(worst, _log_ratio(np.array([law.density(ys) for law in laws])))
-    return worst
-
-
-def _log_ratio(values: np.ndarray) -> float:
-    high, low = values.max(0), values.min(0)
-    if np.any((low <= 0) & (high > 0)):
-        return math.inf
-    positive = high > 0
-    return float(np.max(np.log(high[positive] / low[positive]))) if np.any(positive) else 0.0
-
-
-def hockey_stick(law1: Law, law0: Law, eps: float) -> float:
-    """delta = integral of max(0, f1 - e^eps f0): the smallest delta for which this pair is (eps, delta)-close."""
-    weight = math.exp(eps)
-    delta = 0.0
-    atoms = np.unique(np.concatenate([law1.atoms[0], law0.atoms[0]]))
-    if atoms.size:
-        delta += float(np.sum(np.maximum(0.0, _atom_mass(law1, atoms) - weight * _atom_mass(law0, atoms))))
-    if law1.continuous_mass > 0:
-        lo = min(law1.support[0], law0.support[0])
-        hi = max(law1.support[1], law0.support[1])
-        if not math.isfinite(lo):
-            lo = min(law1.mean(), law0.mean()) - 40.0 * math.sqrt(max(law1.var(), law0.var()))
-            hi = max(law1.mean(), law0.mean()) + 40.0 * math.sqrt(max(law1.var(), law0.var()))
-        points = sorted(set(np.concatenate([law1.breakpoints, law0.breakpoints]).tolist()) | {lo, hi})
-        points = [p for p in points if lo <= p <= hi]
-        if len(points) > _HOCKEY_PIECES + 1:
-            # a smooth law's breakpoints are a fine quantile grid; quad is adaptive inside each piece, so a
-            # coarser grid integrates as exactly at a fraction of the cost
-            keep = np.unique(np.linspace(0, len(points) - 1, _HOCKEY_PIECES + 1).round().astype(int))
-            points = [points[i] for i in keep]
-        excess = lambda y: max(0.0, float(law1.density(y)) - weight * float(law0.density(y)))
-        delta += sum(integrate.quad(excess, a, b, limit=400, epsabs=1e-15, epsrel=1e-10)[0]
-                     for a, b in zip(points[:-1], points[1:]))
-    return delta
-
-
-#: Ulps of the law's float type a log density ratio may be off by: two densities each carry a few rounding
-#: errors, so their log ratio is known only to a few ulp of 1.0 absolute. For float64 that is about 4e-15, which
-#: matters only at tiny eps (at eps = 1e-8 a relative slack alone flagged correct mechanisms, issue 22); a float32
-#: law exactly at its claim is off by about 1e-7 (issue 21). Far below any real excess either way.
-_RATIO_ULPS = 16.0
-_FLOAT64 = float(np.finfo(np.float64).eps)
-
-
-def ratio_tolerance(resolution: float, copies: int = 1) -> float:
-    """Absolute slack on a law's log density ratio for a law computed in a float type of machine epsilon
-    ``resolution``; a sampled report multiplies the coordinate's ratio, and its rounding, by ``copies``."""
-    return _RATIO_ULPS * resolution * copies
-
-
-def whitebox_privacy(mechanism) -> list[CheckResult]:
-    """Exact checks from the law: total mass of every input's law, and the ratio bound (or delta profile)."""
-    coordinate, copies = coordinate_of(mechanism)
-    grid = _input_grid(coordinate)
-    laws = [coordinate.law(z) for z in grid]
-    masses = np.array([coordinate.law(z).total_mass() for z in coordinate.audit_inputs])
-    mass_error = float(np.max(np.abs(masses - 1.0)))
-    mass_ok = mass_error <= 1e-9
-    results = [CheckResult(
-        "law.mass", f"{mechanism.reference}: the output law is a probability distribution",
-        Status.PASS if mass_ok else Status.FAIL, mass_error, "max |mass - 1|", threshold=1e-9,
-        explanation=(f"every law integrates to 1 over {len(masses)} inputs" if mass_ok else
-                     f"a law integrates to {masses[np.argmax(np.abs(masses - 1.0))]:.10g} instead of 1"),
-        details={"inputs": len(masses)})]
-    eps = mechanism.eps
-    if mechanism.delta > 0:
-        lo, hi = coordinate.domain
-        if copies > 1:
-            # one isotropic Gaussian per report: the extreme pair differs by (hi - lo) sqrt(k) in L2
-            shift = (hi - lo) * math.sqrt(copies)
-            base = coordinate.law(lo)
-            delta = hockey_stick(base.affine(1.0, shift), base, eps)
-        else:
-            shift = hi - lo
-            delta = max(hockey_stick(coordinate.law(hi), coordinate.law(lo), eps),
-                        hockey_stick(coordinate.law(lo), coordinate.law(hi), eps))
-        ok = delta <= mechanism.delta * (1.0 + 1e-6)
-        results.append(CheckResult(
-            "privacy.whitebox", f"{mechanism.reference}: ({eps:g}, {mechanism.delta:g})-LDP",
-            Status.PASS if ok else Status.FAIL, delta, "delta(eps)", threshold=mechanism.delta,
-            explanation=(f"hockey-stick divergence of the extreme inputs at eps={eps:g} is {delta:.3e}"
-                         f" {'<=' if ok else '>'} delta={mechanism.delta:g}"),
-            details={"l2_shift_in_coordinate_units": shift}))
-        return results
-    per_coordinate = max_log_ratio(laws)
-    total = copies * per_coordinate
-    slack = ratio_tolerance(mechanism.law_resolution, copies)
-    ok = total <= eps * (1.0 + _EXACT_TOL) + slack
-    results.append(CheckResult(
-        "privacy.whitebox", f"{mechanism.reference}: {eps:g}-LDP",
-        Status.PASS if ok else Status.FAIL, total, "max log ratio", threshold=eps,
-        explanation=(f"largest log density ratio over {len(grid)} inputs is {total:.6g}"
-                     + (f" (= {copies} x {per_coordinate:.6g} per sampled coordinate)" if copies > 1 else "")
-                     + ("" if ok else f", above the claimed eps={eps:g}")
-                     + (f" (compared with tolerance {slack:.2g}: the law is computed in a float type of resolution "
-                        f"{mechanism.law_resolution:.2g})" if mechanism.law_resolution > _FLOAT64 else "")),
-        details={"tightness": total / eps, "per_coordinate": per_coordinate, "copies": copies,
-                 "tolerance": slack}))
-    return results
-
-
-# ----- black-box with law-derived events ---------------------------------------------------------------------
 @dataclass(frozen=True)
 class Event:
     """A union of half-open output intervals (lo, hi] and single output values (atoms)."""
@@ -241,10 +64,10 @@ class Event:
 def _cells(law1: Law, law0: Law, smooth_cells: int = 400):
     """Cells (atoms, then intervals) and both laws' exact probabilities of each, computed from the cdfs."""
     atoms = np.unique(np.concatenate([law1.atoms[0], law0.atoms[0]]))
-    widths = atom_widths([law1, law0], atoms)
+    widths = window_widths([law1, law0], atoms)
     cells = [((), (float(a),)) for a in atoms]
-    p1 = [_atom_mass(law1, atoms, widths)]
-    p0 = [_atom_mass(law0, atoms, widths)]
+    p1 = [law1.atom_mass(atoms, widths)]
+    p0 = [law0.atom_mass(atoms, widths)]
     if law1.continuous_mass > 0 or law0.continuous_mass > 0:
         if not all(math.isfinite(v) for v in law1.support + law0.support):
             qs = np.linspace(0.0, 1.0, smooth_cells + 1)[1:-1]
@@ -257,36 +80,8 @@ def _cells(law1: Law, law0: Law, smooth_cells: int = 400):
         for law, out in ((law1, p1), (law0, p0)):
             # continuous part of each interval: its probability (from the upper tail in the upper half, so that a
             # far tail does not round to 0) minus the atoms inside it
-            out.append(np.maximum(law.prob(edges[:-1], edges[1:]) - atoms_between(law, edges), 0.0))
+            out.append(np.maximum(law.prob(edges[:-1], edges[1:]) - law.atom_mass_between(edges), 0.0))
     return cells, np.concatenate(p1), np.concatenate(p0)
-
-
-def _atom_mass(law: Law, atoms: np.ndarray, widths: np.ndarray | None = None) -> np.ndarray:
-    """The law's point mass at each of ``atoms``: O((m + a) log m), never a loop. Where it has none, 0, or, for an
-    atom standing for a sub-float window of width w (``atom_widths``), the law's density there times w (its
-    left limit at the right end of a support, where the window of the top input lies)."""
-    values, probs = law.atoms
-    spread = np.zeros(np.shape(atoms))
-    if widths is not None and np.any(widths > 0):
-        density = np.asarray(law.density(atoms), dtype=float)
-        density = np.where(density > 0, density, np.asarray(law.density(np.nextafter(atoms, -np.inf)), dtype=float))
-        spread = density * widths
-    if values.size == 0:
-        return spread
-    order = np.argsort(values, kind="stable")
-    values, probs = values[order], probs[order]
-    pos = np.clip(np.searchsorted(values, atoms), 0, values.size - 1)
-    return np.where(values[pos] == atoms, probs[pos], spread)
-
-
-def atoms_between(law: Law, edges: np.ndarray) -> np.ndarray:
-    """The law's atom mass inside each interval (edges[i], edges[i + 1]], from one cumulative sum."""
-    values, probs = law.atoms
-    if values.size == 0:
-        return np.zeros(edges.size - 1)
-    order = np.argsort(values, kind="stable")
-    cum = np.concatenate([[0.0], np.cumsum(probs[order])])
-    return np.diff(cum[np.searchsorted(values[order], edges, side="right")])
 
 
 @dataclass(frozen=True)
@@ -322,7 +117,7 @@ def plan_event(law1: Law, law0: Law, copies: int, n: int, alpha: float, delta: f
     best_j = int(np.argmax(bounds)) + 1
     chosen = [cells[i] for i in order[:best_j]]
     top = ratio[order[0]]
-    tight = bool(np.all(ratio[order[:best_j]] >= top * (1.0 - _EXACT_TOL)))
+    tight = bool(np.all(ratio[order[:best_j]] >= top * (1.0 - RATIO_RTOL)))
     event = Event.of([iv for c in chosen for iv in c[0]], [a for c in chosen for a in c[1]])
     # a law with a density on the whole line (Laplace, Gaussian) gives every interval positive probability; a 0 there
     # is a tail beyond float64 (a Gaussian at eps = 700), not an impossible event
@@ -352,8 +147,7 @@ class LawEvent:
 def _law_plans(mechanism, inputs, pair_ids, n: int, alpha: float) -> list[tuple[int, int, PlannedTest]]:
     """The law's likelihood-ratio event for each ordered pair of the search's inputs (chosen before sampling)."""
     sampling = mechanism.sampling
-    coordinate = sampling.coordinate if sampling else mechanism
-    copies = sampling.k if sampling else 1
+    coordinate, copies = coordinate_of(mechanism)
     to_coordinate = (lambda x: float(sampling.to_coordinate(np.asarray(x).ravel()[0]))) if sampling else (lambda x: x)
     plans = []
     for i1, i0 in pair_ids:
@@ -493,8 +287,8 @@ def _weigh_exact_events(mechanism, inputs, finding):
     for c in finding.candidates:
         if isinstance(c.event, KeyEvent) and c.event.values.size:
             law0 = mechanism.law(inputs[c.i0])
-            widths = atom_widths([law0, mechanism.law(inputs[c.i1])], c.event.values)
-            mass = float(np.sum(_atom_mass(law0, c.event.values, widths)))
+            widths = window_widths([law0, mechanism.law(inputs[c.i1])], c.event.values)
+            mass = float(np.sum(law0.atom_mass(c.event.values, widths)))
             c = replace(c, impossible_under_x0=mass == 0.0)
         marked.append(c)
     return replace(finding, candidates=tuple(marked))
@@ -529,7 +323,7 @@ def _blackbox_row(mechanism, inputs, finding, n, seed, alpha, top: float) -> Che
     lower = max(raw, 0.0)
     c1, c0 = counts(best)
     x1, x0 = _input_label(mechanism, inputs[cand.i1]), _input_label(mechanism, inputs[cand.i0])
-    violated = raw > eps * (1.0 + _EXACT_TOL) or bool(impossible)
+    violated = raw > eps * (1.0 + RATIO_RTOL) or bool(impossible)
     if finding.blind and not violated:  # an event found anyway may still prove a violation; a pass it cannot
         return _blind_row(mechanism, finding, n, seed, alpha, finding.blind)
     where = f"inputs {x1} vs {x0}, {cand.family} event {cand.event.describe()}"
@@ -576,7 +370,7 @@ def _budget_row(mechanism, inputs, finding, tight, n, seed, alpha) -> CheckResul
     j = int(np.argmax(uppers))
     upper, cand = uppers[j], finding.candidates[tight[j]]
     claimed = cand.log_ratio
-    under = upper < claimed * (1.0 - _EXACT_TOL)
+    under = upper < claimed * (1.0 - RATIO_RTOL)
     where = f"the law's tightest event ({cand.event.describe()}, inputs {_show(inputs[cand.i1])} vs {_show(inputs[cand.i0])})"
     return CheckResult(
         "privacy.budget", f"{mechanism.reference}: spends the claimed eps={eps:g}",
