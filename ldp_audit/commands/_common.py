@@ -16,17 +16,18 @@ def add_output_options(parser: argparse.ArgumentParser) -> None:
                                                       "(Markdown if FILE ends in .md, JSON otherwise)")
 
 
-def add_engine_options(parser: argparse.ArgumentParser) -> None:
-    """--workers, --engine and --scheduler of a command whose seeded chunks run on an engine (``engine_for``);
-    none of them changes any number."""
+def add_engine_options(parser: argparse.ArgumentParser, tasks: str = "the seeded chunks", workers: int = 1,
+                       max_workers: int = 64, workers_help: str = "worker processes") -> None:
+    """--workers, --engine and --scheduler of a command whose ``tasks`` run on an engine (``engine_for``, or a
+    training sweep's ``sweep_engine``); none of them changes any number."""
     from ..audits.kernel.engines import ENGINES
     from .options import integer, scheduler
 
-    parser.add_argument("--workers", type=integer(1, 64), default=1,
-                        help="worker processes; results do not depend on it (default %(default)s)")
+    parser.add_argument("--workers", type=integer(1, max_workers), default=workers,
+                        help=f"{workers_help}; results do not depend on it (default %(default)s)")
     parser.add_argument("--engine", choices=ENGINES, default=None,
-                        help="where the seeded chunks run: local, processes (default with --workers > 1) or dask "
-                             "(a LocalCluster of --workers workers, or --scheduler); results do not depend on it")
+                        help=f"where {tasks} run: local, processes (default with --workers > 1) or dask (a "
+                             "LocalCluster of --workers workers, or --scheduler); results do not depend on it")
     parser.add_argument("--scheduler", type=scheduler, default=None, metavar="tcp://HOST:PORT",
                         help="Dask scheduler for --engine dask (default: $DASK_SCHEDULER_ADDRESS, else a "
                              "LocalCluster)")

@@ -24,7 +24,7 @@ from typing import Any, Callable, Generator, Sequence, TypeVar
 import numpy as np
 
 from ...seeding import rng_for
-from .engines import Engine, LocalEngine, ProcessEngine
+from .engines import Engine, make_engine
 
 #: Draws per chunk. Part of the result's definition: changing it changes the random numbers (not their law).
 CHUNK = 1 << 17
@@ -169,7 +169,7 @@ def run_plans(plans: Sequence[Plan], workers: int = 1, progress: Callable[[int],
     engine = _ENGINE.get()
     owned = None
     if engine is None:
-        engine = owned = ProcessEngine(workers) if workers > 1 else LocalEngine()
+        engine = owned = make_engine(None, workers)
     try:
         results = _drive(list(plans), engine, progress, planned)
     except BaseException:

@@ -23,19 +23,10 @@ def user_data_folder() -> Path:
 
 def add_sweep_options(parser, workers: int) -> None:
     """--engine, --scheduler and --workers of a training sweep (the audits' engines; no number depends on them)."""
-    from ...audits.kernel.engines import ENGINES
-    from ..options import integer, scheduler
+    from .._common import add_engine_options
 
-    parser.add_argument("--engine", choices=ENGINES, default=None,
-                        help="where the training tasks (one batch of runs each) run: local, processes (default "
-                             "with --workers > 1) or dask (a LocalCluster of --workers workers, or --scheduler); "
-                             "results do not depend on it")
-    parser.add_argument("--scheduler", type=scheduler, default=None, metavar="tcp://HOST:PORT",
-                        help="Dask scheduler for --engine dask (default: $DASK_SCHEDULER_ADDRESS, else a "
-                             "LocalCluster)")
-    parser.add_argument("--workers", type=integer(1, 1024), default=workers,
-                        help=f"training processes, one torch thread each; on CUDA they share the GPU "
-                             f"(default {workers})")
+    add_engine_options(parser, "the training tasks (one batch of runs each)", workers, 1024,
+                       "training processes, one torch thread each; on CUDA they share the GPU")
 
 
 def sweep_engine(args):
