@@ -38,6 +38,9 @@ def _exit_code(argv) -> int:
     (["reproduce", "ppgnn", "--backbone", "mlp"], "--backbone"),
     (["reproduce", "ppgnn", "--mechanisms", "MB", "PM", "--max-runs", "0"], "--mechanisms"),
     (["reproduce", "lpgnn", "--mechanisms", "MB", "--max-runs", "0"], "--mechanisms"),
+    (["reproduce", "lpgnn", "--protocol", "released", "--max-runs", "0"], "--protocol"),
+    (["reproduce", "ppgnn", "--protocol", "released", "--tables", "fig4", "--max-runs", "0"], "--protocol"),
+    (["reproduce", "ppgnn", "--protocol", "authors", "--max-runs", "0"], "--protocol"),
 ])
 def test_bad_input_exits_2_naming_the_parameter(argv, parameter, capsys):
     assert _exit_code([*argv, "--epochs", "2"] if argv[0] == "train" else argv) == 2
@@ -169,3 +172,21 @@ def test_full_restricts_to_chosen_mechanisms_and_skips_datasets_without_features
              and "C1" not in name and "E16" not in name]
     assert table and all(" MB eps=" in name for name in table)
     assert any(name.startswith("lastfm") and "not runnable" in rows[name]["explanation"] for name in table)
+
+
+def test_the_released_protocol_builds_released_runs_and_says_so(tmp_path, capsys):
+    from ldp_audit.models.training.protocols import protocol
+
+    argv = ["reproduce", "ppgnn", "--quick", "--max-runs", "0", "--results", str(tmp_path), "--json"]
+    assert _exit_code([*argv, "--protocol", "released"]) in (0, 1)
+    released = json.loads(capsys.readouterr().out)
+    assert released["subject"]["protocol"] == "released" and released["subject"]["backbone"] == "sage"
+    assert _exit_code([*argv, "--protocol", "released", "--backbone", "gcn"]) in (0, 1)
+    assert json.loads(capsys.readouterr().out)["subject"]["backbone"] == "gcn"
+    assert _exit_code(argv) in (0, 1)
+    spec = json.loads(capsys.readouterr().out)
+    assert "protocol" not in spec["subject"] and spec["subject"]["backbone"] == "gcn"
+    preset = protocol("ppgnn", "released")
+    [cell] = ppgnn.table3_cells(["cora"], (1.0,), ("MB",), k_grid=(2,), runs=1, protocol=preset)
+    [spec_cell] = ppgnn.table3_cells(["cora"], (1.0,), ("MB",), k_grid=(2,), runs=1)
+    assert cell.configs() == [preset.apply(c) for c in spec_cell.configs()]
