@@ -1,9 +1,9 @@
-"""README's measured tables, generated from the committed result files.
+"""The documentation's measured tables, generated from the committed result files.
 
-Each generated block sits between ``<!-- table:NAME -->`` and ``<!-- /table:NAME -->`` in README.md; a figure
-inside a sentence sits between ``<!-- figure:NAME -->`` and ``<!-- /figure:NAME -->``. ``python
-benchmarks/readme_tables.py`` rewrites every block from ``benchmarks/results``; ``--check`` only compares and
-exits 1 when README and the results disagree (the test suite runs the same comparison).
+Each generated block sits between ``<!-- table:NAME -->`` and ``<!-- /table:NAME -->`` in one page of ``docs/``
+(the paper pages); a figure inside a sentence sits between ``<!-- figure:NAME -->`` and ``<!-- /figure:NAME -->``.
+``python benchmarks/readme_tables.py`` rewrites every block from ``benchmarks/results``; ``--check`` only compares
+and exits 1 when a page and the results disagree (the test suite runs the same comparison).
 """
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
-README = ROOT / "README.md"
+DOCS = ROOT / "docs"
 
 _NAMES = {"cora": "Cora", "citeseer": "CiteSeer", "pubmed": "PubMed", "facebook": "Facebook"}
 
@@ -80,26 +80,52 @@ def _pattern(kind: str, name: str) -> re.Pattern:
     return re.compile(rf"(<!-- {kind}:{re.escape(name)} -->)(.*?)(<!-- /{kind}:{re.escape(name)} -->)", re.S)
 
 
-def render(text: str) -> str:
-    """``text`` (README) with every known block regenerated; a marker missing from it is an error."""
-    for kind, makers, wrap in (("table", TABLES, "\n{}\n"), ("figure", FIGURES, "{}")):
-        for name, make in makers.items():
-            pattern = _pattern(kind, name)
-            if not pattern.search(text):
-                raise ValueError(f"README.md has no <!-- {kind}:{name} --> block")
-            body = wrap.format(make())
-            text = pattern.sub(lambda m: m.group(1) + body + m.group(3), text)
-    return text
+def blocks():
+    """(kind, name, maker, wrap) of every generated block."""
+    for name, make in TABLES.items():
+        yield "table", name, make, "\n{}\n"
+    for name, make in FIGURES.items():
+        yield "figure", name, make, "{}"
 
 
-def stale_blocks(text: str) -> list[str]:
-    """Names of the blocks whose README text differs from what the results give."""
-    fresh = render(text)
+def pages() -> dict[Path, str]:
+    """Every Markdown page of the documentation, by path."""
+    return {path: path.read_text() for path in sorted(DOCS.rglob("*.md"))}
+
+
+def markers(pages: dict[Path, str]) -> list[str]:
+    """Every ``kind:NAME`` block marker the pages hold, in page order (a block found twice is listed twice)."""
+    return [f"{m.group(1)}:{m.group(2)}" for text in pages.values()
+            for m in re.finditer(r"<!-- (table|figure):([\w-]+) -->", text)]
+
+
+def holder(pages: dict[Path, str], kind: str, name: str) -> Path:
+    """The one page that holds block ``kind:name``; a block in no page, or in two, is an error."""
+    found = [path for path, text in pages.items() if _pattern(kind, name).search(text)]
+    if len(found) != 1:
+        raise ValueError(f"<!-- {kind}:{name} --> is in {len(found)} docs pages ({', '.join(map(str, found))}); "
+                         "expected exactly one")
+    return found[0]
+
+
+def render(pages: dict[Path, str]) -> dict[Path, str]:
+    """``pages`` with every known block regenerated in the page that holds it."""
+    fresh = dict(pages)
+    for kind, name, make, wrap in blocks():
+        path = holder(fresh, kind, name)
+        body = wrap.format(make())
+        fresh[path] = _pattern(kind, name).sub(lambda m: m.group(1) + body + m.group(3), fresh[path])
+    return fresh
+
+
+def stale_blocks(pages: dict[Path, str]) -> list[str]:
+    """Names of the blocks whose page text differs from what the results give."""
+    fresh = render(pages)
     stale = []
-    for kind, makers in (("table", TABLES), ("figure", FIGURES)):
-        for name in makers:
-            if _pattern(kind, name).search(text).group(2) != _pattern(kind, name).search(fresh).group(2):
-                stale.append(f"{kind}:{name}")
+    for kind, name, _, _ in blocks():
+        path = holder(pages, kind, name)
+        if _pattern(kind, name).search(pages[path]).group(2) != _pattern(kind, name).search(fresh[path]).group(2):
+            stale.append(f"{kind}:{name}")
     return stale
 
 
@@ -107,13 +133,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--check", action="store_true", help="only compare; exit 1 when a block is stale")
     args = parser.parse_args(argv)
-    text = README.read_text()
-    stale = stale_blocks(text)
+    current = pages()
+    stale = stale_blocks(current)
     if args.check:
         for name in stale:
-            print(f"README.md block {name} differs from benchmarks/results", file=sys.stderr)
+            print(f"docs block {name} differs from benchmarks/results", file=sys.stderr)
         return 1 if stale else 0
-    README.write_text(render(text))
+    for path, text in render(current).items():
+        if text != current[path]:
+            path.write_text(text)
     print(f"rewrote {len(stale)} block(s): {', '.join(stale) or 'none changed'}")
     return 0
 

@@ -110,9 +110,9 @@ def test_plugin_defaults_match_the_library():
     assert (1 - plugin.DEFAULT_CONFIDENCE) / plugin.DEFAULT_MAX_ASSERTIONS == pytest.approx(testing.DEFAULT_ALPHA)
 
 
-def test_the_readme_example_runs_as_written(inner):
-    """The README's pytest example, copied verbatim from the README, passes in a fresh session."""
-    readme = (REPO / "README.md").read_text()
+def test_the_docs_example_runs_as_written(inner):
+    """The pytest plugin page's example (docs/guide/pytest-plugin.md), copied verbatim, passes in a fresh session."""
+    readme = (REPO / "docs" / "guide" / "pytest-plugin.md").read_text()
     start = readme.index("# test_my_mech.py -- run from the repository root")
     block = readme[start:readme.index("```", start)]
     _examples(inner)
