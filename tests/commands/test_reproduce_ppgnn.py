@@ -228,7 +228,7 @@ def test_protocol_both_reports_both_columns_and_attributes_the_gap(monkeypatch, 
 
     monkeypatch.setattr(sweep, "run_sweep", fake_sweep)
     argv = ["reproduce", "ppgnn", "--quick", "--mechanisms", "MB", "--runs", "5", "--protocol", "both",
-            "--results", str(tmp_path), "--json", "--device", "cpu"]
+            "--results", str(tmp_path), "--json", "--device", "cpu", "--plot", str(tmp_path / "both.png")]
     assert _exit_code(argv) in (0, 1)
     report = json.loads(capsys.readouterr().out)
     rows = {r["name"]: r for r in report["results"]}
@@ -239,3 +239,4 @@ def test_protocol_both_reports_both_columns_and_attributes_the_gap(monkeypatch, 
     whole = rows["cora MB eps=0.01 attribution: whole gap"]
     assert whole["statistic"] == pytest.approx(45.0) and whole["details"]["unexplained"] == pytest.approx(0.0)
     assert report["subject"]["protocol"] == "both"
+    assert (tmp_path / "both.png").read_bytes().startswith(b"\x89PNG")

@@ -361,22 +361,35 @@ def _attribution(args, console, measured) -> list:
 
 def ppgnn_plot(report) -> bytes:
     """PNG: Table III accuracy against eps per dataset, each mechanism measured (mean ± std) with the paper's
-    points in the same colour."""
+    points in the same colour; with ``--protocol both`` the released protocol's runs are drawn dotted beside the
+    spec's."""
     from ...models.training.ppgnn import MECHANISMS as TABLE3_MECHANISMS
 
     rows = [r for r in report.results if r.details.get("table") == "ppgnn_table3" and "measured_mean" in r.details]
     fig, panels = dataset_panels(list(dict.fromkeys(r.name.split(" ")[0] for r in rows)))
+    protocols = sorted({_protocol_of(r.name) for r in rows}, key=lambda p: p != "spec")
     for ax, name in panels:
         for mechanism, colour in zip(TABLE3_MECHANISMS, ("tab:grey", "tab:green", "tab:purple", "tab:blue",
                                                           "tab:orange")):
-            own = [r for r in rows if r.name.startswith(f"{name} {mechanism} eps=")]
-            if not own:
-                continue
-            eps = [float(r.name.split("eps=")[1]) for r in own]
-            ax.errorbar(eps, [r.details["measured_mean"] for r in own], [r.details["measured_std"] for r in own],
-                        fmt="o-", color=colour, capsize=3, label=f"{mechanism} measured")
-            ax.plot(eps, [r.details["paper_mean"] for r in own], "s--", color=colour, label=f"{mechanism} paper")
+            for protocol in protocols:
+                own = [r for r in rows if r.name.startswith(f"{name} {mechanism} eps=")
+                       and _protocol_of(r.name) == protocol]
+                if not own:
+                    continue
+                eps = [float(r.name.split("eps=")[1].split()[0]) for r in own]
+                label = mechanism if len(protocols) == 1 else f"{mechanism} {protocol}"
+                ax.errorbar(eps, [r.details["measured_mean"] for r in own], [r.details["measured_std"] for r in own],
+                            fmt="o-" if protocol == "spec" else "o:", color=colour, capsize=3,
+                            label=f"{label} measured")
+                if protocol == protocols[0]:
+                    ax.plot(eps, [r.details["paper_mean"] for r in own], "s--", color=colour,
+                            label=f"{mechanism} paper")
     return panels_png(fig, "test accuracy (%)")
+
+
+def _protocol_of(row_name: str) -> str:
+    """``spec`` or ``released`` from a row name's ``[protocol]`` suffix (``--protocol both``); no suffix: spec."""
+    return row_name.rsplit("[", 1)[1].rstrip("]") if row_name.endswith("]") else "spec"
 
 
 def plot(report) -> bytes:
