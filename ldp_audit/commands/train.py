@@ -12,7 +12,8 @@ the reported levels propagates them. The baselines use eps for all users, with
 KProp(K) mean and self-loops: mb (multi-bit, m sampled coordinates), and 1b,
 lp, gm (one-bit, Laplace, Gaussian on every coordinate at eps/d; gm with the
 corrected classical sigma, delta = 1e-5, which needs eps/d < 1). The backbone
-is gcn by default; --mode corrected uses PPM's corrected mode. --levels,
+is gcn by default; --mode corrected uses PPM's corrected mode; --protocol
+released trains as the authors' released code does. --levels,
 --gamma, --level-distribution, --feature-propagation and --mechanism ppm-star
 are the knobs PPGNN's figures sweep; --train-fraction is LPGNN's label rate.
 
@@ -87,7 +88,7 @@ MAX_STEPS = 1000
 PIPELINE_OPTIONS = {
     "lpgnn": {"eps_x", "eps_y", "k", "k_y", "features", "model", "objective", "selection", "epochs", "train_fraction"},
     "ppgnn": {"eps", "eps_x", "mechanism", "mode", "k", "model", "objective", "selection", "epochs", "levels",
-              "gamma", "level_distribution", "feature_propagation"},
+              "gamma", "level_distribution", "feature_propagation", "protocol"},
     "ldp-ge": {"eps", "eps_x", "mechanism", "task", "sampled", "propagation", "rescale", "epochs", "downstream"},
 }
 #: The pipeline options, with the defaults that apply when they are not given.
@@ -95,7 +96,7 @@ DEFAULTS = {"eps": None, "eps_x": 1.0, "eps_y": None, "k": 4, "k_y": 0, "feature
             "objective": None, "selection": None, "epochs": None, "mechanism": None, "mode": "paper",
             "task": "link", "sampled": None, "propagation": "push", "rescale": False, "downstream": "mlp",
             "train_fraction": 1.0, "levels": 5, "gamma": 0.5, "level_distribution": "uniform",
-            "feature_propagation": "auto"}
+            "feature_propagation": "auto", "protocol": "spec"}
 
 
 def register(sub) -> None:
@@ -154,6 +155,10 @@ def register(sub) -> None:
                        "(default 0.5)")
     ppgnn.add_argument("--level-distribution", choices=LEVEL_DISTRIBUTIONS, default=argparse.SUPPRESS,
                        help="how users' levels are drawn (default uniform)")
+    ppgnn.add_argument("--protocol", choices=("spec", "released"), default=argparse.SUPPRESS,
+                       help="training protocol: the spec's (default) or the authors' released code (SAGE, lr 0.01, "
+                            "weight decay 0.01, dropout 0.75, the saturating loss and the all-improve checkpoint "
+                            "rule); an option given on the command line wins over the preset")
     ppgnn.add_argument("--feature-propagation", choices=PROPAGATIONS, default=argparse.SUPPRESS,
                        help="propagation of the reports: auto (FlexProp for ppm and ppm-star, KProp otherwise), "
                        "kprop or flexprop")
@@ -277,6 +282,7 @@ def _ppgnn_config(args, dataset: str, lpgnn_config, d: int):
     from dataclasses import replace
 
     from ..models.training.ppgnn import ppgnn_config
+    from ..models.training.protocols import protocol
 
     if args.eps_x is None:
         raise ValueError(f"{args.budget_flag}: ppgnn perturbs the dataset's own features; it needs a finite budget")
@@ -298,8 +304,10 @@ def _ppgnn_config(args, dataset: str, lpgnn_config, d: int):
         changes["mechanism"] = "ppm_star"
     if mechanism == "ppm" and args.mode == "corrected":
         changes["mechanism"] = "ppm_corrected"
-    return replace(base, epochs=lpgnn_config.epochs, objective=lpgnn_config.objective, selection=lpgnn_config.selection,
-                   **changes)
+    config = replace(base, epochs=lpgnn_config.epochs, objective=lpgnn_config.objective,
+                     selection=lpgnn_config.selection, **changes)
+    released = [e for e in protocol("ppgnn", args.protocol).elements if getattr(args, e.field) is None]
+    return replace(config, **{e.field: e.value for e in released})
 
 
 def run_ldp_ge(args, console, root) -> int:

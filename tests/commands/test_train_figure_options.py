@@ -48,6 +48,18 @@ def test_ppgnn_defaults_keep_table3s_key(captured):
     assert config.key() == ppgnn_config("cora", "PPM", 1.0, 2, 0).key()
 
 
+def test_ppgnn_released_protocol_reaches_the_run_config_and_explicit_options_win(captured):
+    from ldp_audit.models.training.ppgnn import ppgnn_config
+    from ldp_audit.models.training.protocols import protocol
+
+    _code(["train", "ppgnn", "--dataset", "cora", "--eps", "1", "--k", "2", "--protocol", "released"])
+    _code(["train", "ppgnn", "--dataset", "cora", "--eps", "1", "--k", "2", "--protocol", "released",
+           "--model", "gcn", "--dropout", "0.5"])
+    released, overridden = captured
+    assert released == protocol("ppgnn", "released").apply(ppgnn_config("cora", "PPM", 1.0, 2, 0))
+    assert (overridden.model, overridden.dropout, overridden.objective) == ("gcn", 0.5, "saturating")
+
+
 def test_lpgnn_train_fraction_reaches_the_run_config(captured):
     _code(["train", "lpgnn", "--dataset", "karate", "--features", "ohd", "--train-fraction", "0.2"])
     [config] = captured
@@ -61,6 +73,7 @@ def test_lpgnn_train_fraction_reaches_the_run_config(captured):
     (["train", "lpgnn", "--train-fraction", "0"], ["--train-fraction", "(0, 1]"]),
     (["train", "lpgnn", "--levels", "3"], ["--levels", "not an option of train lpgnn"]),
     (["train", "ppgnn", "--eps", "1", "--train-fraction", "0.5"], ["--train-fraction", "not an option"]),
+    (["train", "lpgnn", "--protocol", "released"], ["--protocol", "not an option of train lpgnn"]),
 ])
 def test_bad_values_name_the_option_and_its_range(argv, words, capsys, captured):
     assert _code(argv) == 2

@@ -190,3 +190,34 @@ def test_report_names_the_devices_the_runs_trained_on_not_this_machine():
     results = [result("cuda", "NVIDIA H100"), result("cuda", "NVIDIA H100"), result("cpu", "2 CPU cores")]
     assert devices_used(results, "cpu") == "cuda (NVIDIA H100): 2 runs; cpu (2 CPU cores): 1 runs"
     assert devices_used([], "cpu").startswith("cpu (") and devices_used([], "cpu").endswith("no runs")
+
+
+def test_several_splits_widen_the_tolerance_by_the_split_to_split_spread(tmp_path, capsys):
+    """Runs on 5 splits whose means differ by up to 2 points: a gap of 3 points FAILs on one split (tolerance 1.5)
+    and PASSes once the split-to-split spread enters the tolerance; the row reports the per-split means."""
+    from ldp_audit.models.training.lpgnn import Measured
+
+    [one] = [c for c in lpgnn.table3_cells(["cora"], (1.0,), (8,), 4) if c.kind == "lpgnn"]
+    [five] = [c for c in lpgnn.table3_cells(["cora"], (1.0,), (8,), 4, splits=5) if c.kind == "lpgnn"]
+    assert len({c.split_seed for c in five.candidates[8]}) == 5 and one.candidates[8] == five.candidates[8][:4]
+    printed = paper.TABLE3["cora"]["LPGNN eps=1"][0]
+    shifts = [-2.0, -1.0, 0.0, 1.0, 2.0]
+    values = tuple(printed + 3.0 + shifts[i // 4] + 0.01 * (i % 4) for i in range(20))
+    single = Measured(one, 8, values[8:12], 8, values[8:12], {8: 90.0}, ("cpu",))
+    spread = Measured(five, 8, values, 8, values, {8: 90.0}, ("cpu",))
+    [row_one] = reproduction_report("t", [one], {one: single}).results
+    [row_five] = reproduction_report("t", [five], {five: spread}).results
+    assert row_one.status.value == "fail" and "split_spread" not in row_one.details
+    assert row_five.status.value == "pass" and "on 5 splits" in row_five.explanation
+    assert row_five.details["split_spread"] == pytest.approx(np.std(shifts, ddof=1), abs=0.01)
+    assert len(row_five.details["split_means"]) == 5
+
+
+@pytest.mark.parametrize("argv", [["reproduce", "lpgnn", "--splits", "0"], ["reproduce", "lpgnn", "--splits", "21"],
+                                  ["reproduce", "ppgnn", "--splits", "3", "--max-runs", "0"]])
+def test_splits_out_of_range_or_on_another_paper_exit_2(argv, capsys):
+    try:
+        code = main(argv)
+    except SystemExit as exc:
+        code = exc.code
+    assert code == 2 and "--splits" in capsys.readouterr().err

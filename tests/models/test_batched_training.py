@@ -44,6 +44,13 @@ MATES = {
                   seed=1),
              dict(eps_x=0.5, eps_y=1.0, k_x=4, k_y=2, model="sage", objective="drop", selection="ccs", dropout=0.25,
                   seed=2)],
+    # PPGNN's released protocol (issue 26): the saturating loss and the all-improve checkpoint rule
+    "sage-released": [dict(eps_x=1.0, k_x=2, model="sage", objective="saturating", selection="all_improve",
+                           dropout=0.75, weight_decay=0.01),
+                      dict(eps_x=0.5, k_x=0, model="sage", objective="saturating", selection="all_improve",
+                           dropout=0.75, weight_decay=0.01, seed=1),
+                      dict(eps_x=1.0, mechanism="ppm", m="ppgnn", k_x=2, model="sage", objective="saturating",
+                           selection="all_improve", dropout=0.75, weight_decay=0.01, seed=2)],
 }
 
 

@@ -49,6 +49,7 @@ import time
 from pathlib import Path
 
 from ...audits.reproduction.ppgnn import c19_rows, ppgnn_paper_value, ppgnn_rows
+from ...models.training.lpgnn import MAX_SPLITS
 from ...models.training.ppgnn_figures import FIGURES as PPGNN_FIGURES
 from ...papers import se_privgemb as se_privgemb_paper
 from .._common import add_output_options, emit
@@ -101,6 +102,15 @@ def register(sub) -> None:
                         "--quick, all five with --full)")
     p.add_argument("--backbone", choices=("gcn", "sage", "gat"), default=None,
                    help="ppgnn only: two-layer backbone (default gcn)")
+    p.add_argument("--splits", type=count("--splits", 1, MAX_SPLITS), default=None,
+                   help=f"lpgnn Table 3 only: random 50/25/25 splits per cell, 1 to {MAX_SPLITS} (default 1); with "
+                        "several, the tolerance admits the split-to-split spread (the paper's split is unknowable)")
+    p.add_argument("--protocol", choices=("spec", "released", "both"), default=None,
+                   help="ppgnn Table III only: train under the spec's protocol (default), the authors' released "
+                        "code's (SAGE unless --backbone, lr 0.01, weight decay 0.01, dropout 0.75, the saturating "
+                        "loss, the all-improve checkpoint rule), or both: both columns, then an attribution of the "
+                        f"{ATTRIBUTED_CELLS} cells that differ most, one element switched back to the spec at a "
+                        "time; the runs are stored beside the spec's")
     p.add_argument("--downstream", choices=("mlp", "logreg"), default=None,
                    help="ldp-ge only: the classifier on the embeddings: the released code's mlp (default) or the "
                         "paper's logistic regression (one linear layer)")
@@ -126,7 +136,8 @@ def _cells(args):
     cells = []
     if "table3" in tables:
         cells += lpgnn.table3_cells(names, lpgnn.EPS_QUICK if quick else lpgnn.EPS_FULL,
-                                    lpgnn.K_QUICK if quick else lpgnn.K_FULL, runs, has_features)
+                                    lpgnn.K_QUICK if quick else lpgnn.K_FULL, runs, has_features,
+                                    splits=args.splits or 1)
     cells += lpgnn.drop_cells(drop_names, runs, has_features=has_features)
     return cells, runs, tables
 
@@ -153,10 +164,30 @@ def _ppgnn_cells(args):
     if unknown:
         raise ValueError(f"--mechanisms must be among {', '.join(ppgnn.MECHANISMS)}, got {', '.join(unknown)}")
     runs = args.runs or (ppgnn.RUNS_QUICK if quick else ppgnn.RUNS_FULL)
-    cells = ppgnn.table3_cells(names, ppgnn.EPS_QUICK if quick else ppgnn.EPS_FULL, tuple(mechanisms),
-                               k_grid=ppgnn.K_QUICK if quick else ppgnn.K_FULL, runs=runs, model=args.backbone,
-                               has_features=_has_features({ppgnn.TABLE3_DATASETS[n] for n in names}, args))
-    return cells, runs, {"table3"}
+    has_features = _has_features({ppgnn.TABLE3_DATASETS[n] for n in names}, args)
+    protocols = {"spec": None, "released": _ppgnn_protocol(args)}
+    chosen = ("spec", "released") if args.protocol == "both" else ("released",) if args.protocol == "released" \
+        else ("spec",)
+    args.protocol_cells = {name: ppgnn.table3_cells(
+        names, ppgnn.EPS_QUICK if quick else ppgnn.EPS_FULL, tuple(mechanisms),
+        k_grid=ppgnn.K_QUICK if quick else ppgnn.K_FULL, runs=runs, model=args.backbone, has_features=has_features,
+        protocol=protocols[name]) for name in chosen}
+    return [c for cells in args.protocol_cells.values() for c in cells], runs, {"table3"}
+
+
+def _ppgnn_protocol(args):
+    """The protocol preset of --protocol (None: the spec's configs unchanged); an explicit --backbone wins over the
+    released preset's backbone."""
+    from dataclasses import replace
+
+    from ...models.training.protocols import protocol
+
+    if args.protocol in (None, "spec"):
+        return None
+    preset = protocol("ppgnn", "released")
+    if args.backbone_given:
+        preset = replace(preset, elements=tuple(e for e in preset.elements if e.field != "model"))
+    return preset
 
 
 def results_folder(args) -> Path:
@@ -170,6 +201,12 @@ def check_options(args) -> None:
         raise ValueError("--mechanisms: ppgnn only (lpgnn and ldp-ge tables have fixed columns)")
     if args.backbone is not None and args.paper != "ppgnn":
         raise ValueError(f"--backbone: ppgnn only ({args.paper} trains its paper's own networks)")
+    if args.splits is not None and args.paper != "lpgnn":
+        raise ValueError(f"--splits: lpgnn's Table 3 only ({args.paper}'s tables use the spec's one split)")
+    if args.protocol is not None and args.paper != "ppgnn":
+        raise ValueError(f"--protocol: ppgnn only so far ({args.paper} has no released-protocol preset yet)")
+    if args.protocol is not None and args.tables and set(args.tables) != {"table3"}:
+        raise ValueError("--protocol: ppgnn's Table III only (--tables table3); the figures use the spec's protocol")
     if args.downstream is not None and args.paper != "ldp-ge":
         raise ValueError(f"--downstream: ldp-ge only ({args.paper} trains its paper's own networks)")
     if args.plan and args.paper == "se-privgemb":
@@ -202,8 +239,8 @@ def run(args, console) -> int:
     from ...models.training.lpgnn import summarise
     from ...models.training.runtime import choose_device
 
-    device = choose_device(args.device)
-    args.backbone = args.backbone or "gcn"
+    device = args.device_chosen = choose_device(args.device)
+    args.backbone_given, args.backbone = args.backbone is not None, args.backbone or "gcn"
     cells, runs, tables = _ppgnn_cells(args) if args.paper == "ppgnn" else _cells(args)
     figures = {} if args.paper == "ppgnn" else lpgnn_figures.figure_cells(
         args, tables, lambda loaders: _has_features(loaders, args))
@@ -254,18 +291,28 @@ def _with_figures(args, report, targets, figures, measured):
 
 
 def _ppgnn_report(args, console, cells, measured, results, settings) -> int:
+    from dataclasses import replace
+
     from ...audits.reproduction.lpgnn import reproduction_report
     from ...audits.kernel.result import AuditReport
     from ...models.training.ppgnn import TABLE3_DATASETS
 
     loaders = {loader: name for name, loader in TABLE3_DATASETS.items()}
     num_nodes = {loaders[r.config.dataset]: r.extra["num_nodes"] for r in results.values()}
-    table = reproduction_report(f"ppgnn reproduction ({args.mode})", cells, measured, lookup=ppgnn_paper_value)
+    rows = []
+    for name, own in args.protocol_cells.items():
+        table = reproduction_report("", own, measured, lookup=ppgnn_paper_value)
+        named = list(table.results) + ppgnn_rows(own, measured, num_nodes) + c19_rows(own, measured, results)
+        rows += named if len(args.protocol_cells) == 1 else [replace(r, name=f"{r.name} [{name}]") for r in named]
+    if args.protocol == "both":
+        rows += _attribution(args, console, measured)
     columns = ", ".join(dict.fromkeys(c.column.split(" eps=")[0] for c in cells))
-    rows = ppgnn_rows(cells, measured, num_nodes) + c19_rows(cells, measured, results)
-    report = AuditReport.of(table.title, list(table.results) + rows,
-                            {"paper": "ppgnn", "tables": f"Table III ({columns}) + C17 + E16 + C19",
-                             "backbone": args.backbone}, settings)
+    models = sorted({c.model for cell in cells for c in cell.configs()})
+    protocol = {"protocol": args.protocol} if args.protocol not in (None, "spec") else {}
+    attributed = " + attribution" if args.protocol == "both" else ""
+    report = AuditReport.of(f"ppgnn reproduction ({args.mode})", rows,
+                            {"paper": "ppgnn", "tables": f"Table III ({columns}) + C17 + E16 + C19{attributed}",
+                             "backbone": ", ".join(models) or args.backbone, **protocol}, settings)
     if args.plot:
         from ...files import write_atomic
 
@@ -273,24 +320,76 @@ def _ppgnn_report(args, console, cells, measured, results, settings) -> int:
     return emit(report, args, console)
 
 
+#: --protocol both attributes the gap of this many cells (those where the two protocols differ most).
+ATTRIBUTED_CELLS = 2
+
+
+def _attribution(args, console, measured) -> list:
+    """Attribution rows (issue 26) for the ATTRIBUTED_CELLS cells whose spec and released means differ most: at the
+    released cell's K, every seed's released run with one element switched back to the spec's value. Trains what
+    is missing (resumable, --max-runs applies), so an unfinished grid gives INCONCLUSIVE rows."""
+    from ...audits.kernel.result import CheckResult, Status
+    from ...audits.reproduction.ppgnn import attribution_rows
+    from ...models.training import RunStore, sweep
+    from ...models.training.protocols import one_at_a_time
+
+    pairs = [(s, r) for s, r in zip(args.protocol_cells["spec"], args.protocol_cells["released"])
+             if measured.get(s) is not None and measured.get(r) is not None]
+    pairs = sorted(pairs, key=lambda p: -abs(measured[p[0]].mean - measured[p[1]].mean))[:ATTRIBUTED_CELLS]
+    preset = _ppgnn_protocol(args)
+    grids = {r: [one_at_a_time(c, preset) for c in s.candidates[measured[r].choice]] for s, r in pairs}
+    configs = list(dict.fromkeys(c for grid in grids.values() for seed in grid for c in seed.values()))
+    store = RunStore(results_folder(args))
+    results = run_or_plan(args, console, "attribution", configs, store, args.device_chosen,
+                          lambda config: (config.dataset, config.model), sweep.TRAIN_BATCH, sweep.TRAIN_BATCH_KEY,
+                          stacked=True) if configs else {}
+    rows = []
+    for s, r in pairs:
+        label = f"{r.dataset} {r.column}"
+        switches = [name for name in grids[r][0] if name != "released"]
+        values = {name: [results.get(seed[name]) for seed in grids[r]] for name in switches}
+        if any(v is None for vs in values.values() for v in vs):
+            rows.append(CheckResult(f"{label} attribution", f"issue 26: what each protocol element moves {label}",
+                                    Status.INCONCLUSIVE, explanation="attribution runs not finished: rerun to resume",
+                                    details={"table": "ppgnn_table3", "kind": "attribution"}))
+            continue
+        switched = {name: [100 * v.test_accuracy for v in vs] for name, vs in values.items()}
+        rows += attribution_rows(label, measured[s].values, measured[r].values, switched,
+                                 {"table": "ppgnn_table3", "k": measured[r].choice})
+    return rows
+
+
 def ppgnn_plot(report) -> bytes:
     """PNG: Table III accuracy against eps per dataset, each mechanism measured (mean ± std) with the paper's
-    points in the same colour."""
+    points in the same colour; with ``--protocol both`` the released protocol's runs are drawn dotted beside the
+    spec's."""
     from ...models.training.ppgnn import MECHANISMS as TABLE3_MECHANISMS
 
     rows = [r for r in report.results if r.details.get("table") == "ppgnn_table3" and "measured_mean" in r.details]
     fig, panels = dataset_panels(list(dict.fromkeys(r.name.split(" ")[0] for r in rows)))
+    protocols = sorted({_protocol_of(r.name) for r in rows}, key=lambda p: p != "spec")
     for ax, name in panels:
         for mechanism, colour in zip(TABLE3_MECHANISMS, ("tab:grey", "tab:green", "tab:purple", "tab:blue",
                                                           "tab:orange")):
-            own = [r for r in rows if r.name.startswith(f"{name} {mechanism} eps=")]
-            if not own:
-                continue
-            eps = [float(r.name.split("eps=")[1]) for r in own]
-            ax.errorbar(eps, [r.details["measured_mean"] for r in own], [r.details["measured_std"] for r in own],
-                        fmt="o-", color=colour, capsize=3, label=f"{mechanism} measured")
-            ax.plot(eps, [r.details["paper_mean"] for r in own], "s--", color=colour, label=f"{mechanism} paper")
+            for protocol in protocols:
+                own = [r for r in rows if r.name.startswith(f"{name} {mechanism} eps=")
+                       and _protocol_of(r.name) == protocol]
+                if not own:
+                    continue
+                eps = [float(r.name.split("eps=")[1].split()[0]) for r in own]
+                label = mechanism if len(protocols) == 1 else f"{mechanism} {protocol}"
+                ax.errorbar(eps, [r.details["measured_mean"] for r in own], [r.details["measured_std"] for r in own],
+                            fmt="o-" if protocol == "spec" else "o:", color=colour, capsize=3,
+                            label=f"{label} measured")
+                if protocol == protocols[0]:
+                    ax.plot(eps, [r.details["paper_mean"] for r in own], "s--", color=colour,
+                            label=f"{mechanism} paper")
     return panels_png(fig, "test accuracy (%)")
+
+
+def _protocol_of(row_name: str) -> str:
+    """``spec`` or ``released`` from a row name's ``[protocol]`` suffix (``--protocol both``); no suffix: spec."""
+    return row_name.rsplit("[", 1)[1].rstrip("]") if row_name.endswith("]") else "spec"
 
 
 def plot(report) -> bytes:

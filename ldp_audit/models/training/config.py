@@ -21,10 +21,10 @@ from typing import ClassVar
 FEATURE_SOURCES = ("raw", "rnd", "ohd")
 #: Backbones (see ``modules.BACKBONES``).
 MODELS = ("lpgnn", "gcn", "sage", "gat")
-#: Training objectives (lpgnn A4 and its ablations).
-OBJECTIVES = ("cross_entropy", "forward", "drop")
-#: Checkpoint selection rules on validation (lpgnn §6.2 and A5).
-SELECTIONS = ("val_loss", "ccs")
+#: Training objectives (lpgnn A4 and its ablations; ``saturating``: PPGNN's released loss, issue 26).
+OBJECTIVES = ("cross_entropy", "forward", "drop", "saturating")
+#: Checkpoint selection rules on validation (lpgnn §6.2 and A5; ``all_improve``: PPGNN's released rule, issue 26).
+SELECTIONS = ("val_loss", "ccs", "all_improve")
 AGGREGATORS = ("gcn", "mean")
 #: PPGNN's level distributions (ppgnn A8, Sec. IV-C): i.i.d. uniform on {1..h} (the paper's "random function"),
 #: Strict (every user at level 1, budget eps), Relaxed (every user at level h, the largest budget), Bimodal (a
@@ -146,8 +146,10 @@ class RunConfig(TrainingConfig):
         k_x, aggregator, self_loops: KProp in front of the backbone (lpgnn A1; K = 0 is the identity).
         k_y: label / prediction propagation steps of the Drop objective (lpgnn A4).
         model, hidden, dropout: backbone (:data:`MODELS`), hidden width and dropout.
-        objective: ``cross_entropy``, ``forward`` (forward correction) or ``drop`` (lpgnn A4).
-        selection: ``val_loss`` (lowest validation loss, lpgnn §6.2) or ``ccs`` (lpgnn A5).
+        objective: ``cross_entropy``, ``forward`` (forward correction), ``drop`` (lpgnn A4) or ``saturating``
+            (-log(softmax + 1e-20), PPGNN's released loss: zero gradient once the softmax underflows).
+        selection: ``val_loss`` (lowest validation loss, lpgnn §6.2), ``ccs`` (lpgnn A5) or ``all_improve``
+            (validation loss, validation accuracy and training accuracy all improve: PPGNN's released rule).
         lr, weight_decay, epochs: Adam settings, full batch.
         split_seed: the one random 50/25/25 split per dataset (lpgnn §6.4, U9); runs vary ``seed`` only.
         seed: the run's seed; every random stream of the run is derived from it (``ldp_audit.seeding.rng_for``).

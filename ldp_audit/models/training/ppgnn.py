@@ -52,8 +52,11 @@ def ppgnn_config(dataset: str, mechanism: str, eps: float, k: int, seed: int, mo
 
 
 def table3_cells(datasets, eps_grid=EPS_FULL, mechanisms=tuple(MECHANISMS), k_grid=K_FULL,
-                 runs: int = RUNS_FULL, model: str = MODEL, has_features: dict | None = None) -> list[Cell]:
-    """Cells of ppgnn Table III for ``datasets`` (paper names), one per (eps, mechanism), K on validation."""
+                 runs: int = RUNS_FULL, model: str = MODEL, has_features: dict | None = None,
+                 protocol=None) -> list[Cell]:
+    """Cells of ppgnn Table III for ``datasets`` (paper names), one per (eps, mechanism), K on validation;
+    ``protocol`` (a ``protocols.Protocol``, None for the spec's) is applied to every run."""
+    build = ppgnn_config if protocol is None else (lambda *a: protocol.apply(ppgnn_config(*a)))
     cells = []
     for name in datasets:
         if name not in TABLE3_DATASETS:
@@ -62,7 +65,7 @@ def table3_cells(datasets, eps_grid=EPS_FULL, mechanisms=tuple(MECHANISMS), k_gr
         features = (has_features or {}).get(loader, True)
         for eps in eps_grid:
             for mechanism in mechanisms:
-                candidates = {k: [ppgnn_config(loader, mechanism, eps, k, s, model) for s in range(runs)]
+                candidates = {k: [build(loader, mechanism, eps, k, s, model) for s in range(runs)]
                               for k in k_grid}
                 cells.append(Cell("ppgnn_table3", name, column(mechanism, eps),
                                   "lpgnn", candidates, features,

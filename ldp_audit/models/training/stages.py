@@ -381,7 +381,21 @@ class Drop(ForwardCorrection):
         return (picked_nll(probs, batch.targets, batch.train) * kept).sum(-1) / kept.sum(-1)
 
 
-OBJECTIVES = {"cross_entropy": CrossEntropy, "forward": ForwardCorrection, "drop": Drop}
+class SaturatingLikelihood(Objective):
+    """-log(softmax(z)_y + 1e-20) on the training nodes: the loss of PPGNN's released code (helongzhu/ID100 @05acb7a,
+    models.py lines 248-254), the negative log of a probability rather than a log-softmax. Once a node's softmax
+    underflows to zero on its true class (a confident wrong prediction, as with huge perturbed inputs), the
+    floor 1e-20 makes its loss constant and its gradient exactly zero: the node stops teaching the model. With
+    clean labels it equals the cross-entropy wherever the softmax has not underflowed (issue 26)."""
+
+    def loss(self, logits, batch):
+        from .tensors import softmax
+
+        return picked_nll(softmax(logits), batch.labels, batch.train).mean(-1)
+
+
+OBJECTIVES = {"cross_entropy": CrossEntropy, "forward": ForwardCorrection, "drop": Drop,
+              "saturating": SaturatingLikelihood}
 
 
 # ----------------------------------------------------------------------------------------------- selection
@@ -415,4 +429,14 @@ class CappedValidation(Selection):
                 and best["train_acc"] < candidate["train_acc"] <= 1.05 * cap)
 
 
-SELECTIONS = {"val_loss": LowestValidationLoss, "ccs": CappedValidation}
+class AllImprove(Selection):
+    """PPGNN's released rule (helongzhu/ID100 @05acb7a, trainer.py lines 53-57): an epoch replaces the stored one
+    only when validation loss falls AND validation accuracy rises AND training accuracy rises, all strictly and
+    without lpgnn A5's caps. An epoch that improves validation loss alone is never kept (issue 26)."""
+
+    def better(self, candidate, best):
+        return (candidate["val_loss"] < best["val_loss"] and best["val_acc"] < candidate["val_acc"]
+                and best["train_acc"] < candidate["train_acc"])
+
+
+SELECTIONS = {"val_loss": LowestValidationLoss, "ccs": CappedValidation, "all_improve": AllImprove}
