@@ -239,4 +239,18 @@ def test_protocol_both_reports_both_columns_and_attributes_the_gap(monkeypatch, 
     whole = rows["cora MB eps=0.01 attribution: whole gap"]
     assert whole["statistic"] == pytest.approx(45.0) and whole["details"]["unexplained"] == pytest.approx(0.0)
     assert report["subject"]["protocol"] == "both"
+    per_k = rows["cora MB eps=0.01 [released] per K"]
+    assert per_k["status"] == "info" and per_k["details"]["closest_k"] == 2  # every K alike here: the first
+    assert per_k["statistic"] == pytest.approx(25.2)
     assert (tmp_path / "both.png").read_bytes().startswith(b"\x89PNG")
+
+
+def test_the_k_match_row_finds_the_k_that_reproduces_the_printed_number():
+    from ldp_audit.audits.reproduction.ppgnn import k_match_row
+
+    row = k_match_row("cora 1B eps=0.01 [released]", 25.9, {0: [20.0, 21.0], 2: [33.0, 34.0], 16: [53.0, 54.0]},
+                      6.0, {})
+    assert row.details["closest_k"] == 0 and row.statistic == pytest.approx(20.5)
+    assert "within the cell's tolerance" in row.explanation and row.status.value == "info"
+    far = k_match_row("x", 90.0, {0: [20.0], 2: [33.0]}, 5.0, {})
+    assert far.details["closest_k"] == 2 and "outside" in far.explanation

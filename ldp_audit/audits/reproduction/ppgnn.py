@@ -232,3 +232,21 @@ def attribution_rows(label: str, spec, released, switched: dict, details: dict) 
         details={**details, "kind": "attribution", "element": "whole gap", "explained": explained,
                  "unexplained": float(gap.mean() - explained)}))
     return rows
+
+
+def k_match_row(label: str, paper_mean: float, test_by_k: dict, tolerance: float, details: dict) -> CheckResult:
+    """Which K of the grid reproduces the printed number (issue 26): the per-K mean test accuracies of one cell,
+    and the K whose mean is closest to the paper's. Explanatory only (INFO): choosing K by the paper's own number
+    is fitting on test, so it can suggest how the paper ran (e.g. no propagation, K = 0), never decide a cell."""
+    means = {k: float(np.mean(v)) for k, v in test_by_k.items()}
+    closest = min(means, key=lambda k: (abs(means[k] - paper_mean), k))
+    gap = means[closest] - paper_mean
+    within = "within" if abs(gap) <= tolerance else "outside"
+    return CheckResult(
+        f"{label} per K", f"issue 26: the K at which {label} comes closest to the paper's {paper_mean:.1f}",
+        Status.INFO, means[closest], f"test accuracy at K={closest}", threshold=tolerance,
+        explanation=", ".join(f"K={k}: {m:.1f}" for k, m in means.items())
+                    + f"; closest to the paper at K={closest} ({gap:+.1f}, {within} the cell's tolerance "
+                      f"{tolerance:.1f}); chosen on the paper's number, so explanatory only",
+        details={**details, "kind": "k-match", "test_means": {str(k): m for k, m in means.items()},
+                 "closest_k": closest, "paper_mean": paper_mean})

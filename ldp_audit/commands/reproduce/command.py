@@ -305,7 +305,7 @@ def _ppgnn_report(args, console, cells, measured, results, settings) -> int:
         named = list(table.results) + ppgnn_rows(own, measured, num_nodes) + c19_rows(own, measured, results)
         rows += named if len(args.protocol_cells) == 1 else [replace(r, name=f"{r.name} [{name}]") for r in named]
     if args.protocol == "both":
-        rows += _attribution(args, console, measured)
+        rows += _k_matches(args, measured, results) + _attribution(args, console, measured)
     columns = ", ".join(dict.fromkeys(c.column.split(" eps=")[0] for c in cells))
     models = sorted({c.model for cell in cells for c in cell.configs()})
     protocol = {"protocol": args.protocol} if args.protocol not in (None, "spec") else {}
@@ -322,6 +322,23 @@ def _ppgnn_report(args, console, cells, measured, results, settings) -> int:
 
 #: --protocol both attributes the gap of this many cells (those where the two protocols differ most).
 ATTRIBUTED_CELLS = 2
+
+
+def _k_matches(args, measured, results) -> list:
+    """Per released cell with a printed number: its test accuracy at every K and the K closest to the paper
+    (``k_match_row``, explanatory only)."""
+    from ...audits.reproduction.lpgnn import tolerance
+    from ...audits.reproduction.ppgnn import k_match_row
+
+    rows = []
+    for cell in args.protocol_cells["released"]:
+        filled, printed = measured.get(cell), ppgnn_paper_value(cell)
+        if filled is None or printed is None:
+            continue
+        test_by_k = {k: [100 * results[c].test_accuracy for c in configs] for k, configs in cell.candidates.items()}
+        rows.append(k_match_row(f"{cell.dataset} {cell.column} [released]", printed[0], test_by_k,
+                                tolerance(cell.kind, filled.std, len(filled.values)), {"table": "ppgnn_table3"}))
+    return rows
 
 
 def _attribution(args, console, measured) -> list:
