@@ -99,6 +99,10 @@ def test_bad_protocol_names_and_fields_are_refused():
     with pytest.raises(ValueError, match="protocol must be one of .*ppgnn/released"):
         protocol("ppgnn", "authors")
     with pytest.raises(ValueError, match="field must be a RunConfig field"):
-        Element("learning_rate", 0.01, "x", "y")
+        Protocol("ppgnn", "released", (Element("learning_rate", 0.01, "x", "y"),))
+    with pytest.raises(ValueError, match="field must be a LdpGeConfig field"):
+        Protocol("ldp-ge", "released", (Element("objective", "saturating", "x", "y"),), pipeline="ldp-ge")
+    with pytest.raises(ValueError, match="pipeline must be one of"):
+        Protocol("ppgnn", "released", pipeline="tf")
     with pytest.raises(ValueError, match="objective must be one of"):
         replace(RunConfig("cora"), objective="softmax")

@@ -1,8 +1,8 @@
 """Training protocols as data: what a paper's runs do, element by element, in two presets (issue 26).
 
 ``spec`` is the protocol of the paper's spec, corrected and leak-free: the configs the reproduce grids build, with
-no change. ``released`` is the protocol of the authors' code as released: each :class:`Element` sets one
-:class:`~ldp_audit.models.training.config.RunConfig` field and cites the repository, commit, file and lines it
+no change. ``released`` is the protocol of the authors' code as released: each :class:`Element` sets one field of the
+pipeline's config (:func:`~ldp_audit.models.training.config.config_type`) and cites the repository, commit, file and lines it
 follows. The code is read and re-expressed, never copied.
 
 Switching one element at a time from ``released`` back to ``spec`` (:func:`one_at_a_time`) is what an attribution
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
 
-from .config import RunConfig
+from .config import TrainingConfig, config_type
 
 #: The PPGNN repository the released protocol follows (a fork of LPGNN's CCS code) and its commit.
 PPGNN_CODE = "helongzhu/ID100@05acb7a98ed2fa3d836a764e416f9e98e002b27c"
@@ -28,31 +28,37 @@ class Element:
     source: str
     effect: str
 
-    def __post_init__(self):
-        if self.field not in {f.name for f in fields(RunConfig)}:
-            raise ValueError(f"field must be a RunConfig field, got {self.field!r}")
-
 
 @dataclass(frozen=True)
 class Protocol:
-    """A named preset of a paper: the elements it sets on top of the spec's configs (none for ``spec``)."""
+    """A named preset of a paper: the elements it sets on top of the spec's configs (none for ``spec``), each a
+    field of the config class of ``pipeline`` (a ``config.PIPELINES`` name)."""
 
     paper: str
     name: str
     elements: tuple[Element, ...] = ()
+    pipeline: str = "gnn"
 
-    def apply(self, config: RunConfig) -> RunConfig:
+    def __post_init__(self):
+        config_class = config_type(self.pipeline)
+        known = {f.name for f in fields(config_class)}
+        for element in self.elements:
+            if element.field not in known:
+                raise ValueError(f"field must be a {config_class.__name__} field, got {element.field!r}")
+
+    def apply(self, config: TrainingConfig) -> TrainingConfig:
         """``config`` (built by the spec's grid) under this protocol."""
         return replace(config, **{e.field: e.value for e in self.elements})
 
     def to_dict(self) -> dict:
-        return {"paper": self.paper, "name": self.name,
+        return {"paper": self.paper, "name": self.name, "pipeline": self.pipeline,
                 "elements": [{"field": e.field, "value": e.value, "source": e.source, "effect": e.effect}
                              for e in self.elements]}
 
     @classmethod
     def from_dict(cls, data: dict) -> "Protocol":
-        return cls(data["paper"], data["name"], tuple(Element(**e) for e in data["elements"]))
+        return cls(data["paper"], data["name"], tuple(Element(**e) for e in data["elements"]),
+                   data.get("pipeline", "gnn"))
 
 
 def _ppgnn_released() -> Protocol:
@@ -81,7 +87,7 @@ def protocol(paper: str, name: str) -> Protocol:
     return PROTOCOLS[(paper, name)]
 
 
-def one_at_a_time(config: RunConfig, released: Protocol) -> dict[str, RunConfig]:
+def one_at_a_time(config: TrainingConfig, released: Protocol) -> dict[str, TrainingConfig]:
     """The attribution grid of ``config`` (a spec config): the released config, and for every element that differs
     from the spec, the released config with that one element set back to the spec's value."""
     full = released.apply(config)
