@@ -203,8 +203,13 @@ def check_options(args) -> None:
         raise ValueError(f"--backbone: ppgnn only ({args.paper} trains its paper's own networks)")
     if args.splits is not None and args.paper != "lpgnn":
         raise ValueError(f"--splits: lpgnn's Table 3 only ({args.paper}'s tables use the spec's one split)")
-    if args.protocol is not None and args.paper != "ppgnn":
-        raise ValueError(f"--protocol: ppgnn only so far ({args.paper} has no released-protocol preset yet)")
+    if args.protocol is not None:
+        from ...models.training.protocols import PROTOCOLS
+
+        with_presets = sorted({paper for paper, name in PROTOCOLS if name == "released"})
+        if args.paper not in with_presets:
+            raise ValueError(f"--protocol: {', '.join(with_presets)} only so far ({args.paper} has no "
+                             "released-protocol preset yet)")
     if args.protocol is not None and args.tables and set(args.tables) != {"table3"}:
         raise ValueError("--protocol: ppgnn's Table III only (--tables table3); the figures use the spec's protocol")
     if args.downstream is not None and args.paper != "ldp-ge":
