@@ -10,7 +10,8 @@ Pipeline (spec ``se-privgemb.md``):
 * training per Algorithm 2: per-subgraph clipping (Eq. 3), Gaussian noise on the touched rows only (Eq. 9,
   ``perturbation="nonzero"``) or on every row (Eq. 6, ``"all"``), Poisson or without-replacement batches,
   and a stop rule driven by the :class:`ldp_audit.accounting.RdpAccountant` the caller hands in;
-* metrics: StrucEqu (Pearson correlation of pairwise distances) and link-prediction ROC-AUC.
+* metrics: StrucEqu (Pearson correlation of pairwise distances; the spec's evaluation and the released code's
+  row pairing) with a degree-only and a permuted control, and link-prediction ROC-AUC.
 
 torch is imported inside the functions that need it; training runs on CUDA when available.
 """
@@ -430,26 +431,89 @@ def _progress(enabled: bool, total: int):
 
 
 # ------------------------------------------------------------------------------------------- metrics
-def struc_equ(adj, embedding: np.ndarray, max_nodes: int = 2000, seed: int = 0) -> float:
+#: StrucEqu evaluations: the spec's (M10 + U10) and the authors' released code's (see :func:`struc_equ`).
+EVALUATIONS = ("spec", "released")
+#: Node sample of the released StrucEqu above 2000 nodes (functions.py: 10% of the nodes).
+RELEASED_SAMPLE_FRACTION = 0.1
+
+
+def struc_equ(adj, embedding: np.ndarray, max_nodes: int = 2000, seed: int = 0, evaluation: str = "spec",
+              adjacency_order: np.ndarray | None = None) -> float:
     """StrucEqu (Section V): Pearson correlation between Euclidean distances of adjacency rows and of
-    embedding rows over all node pairs i < j; above ``max_nodes`` nodes a seeded uniform node sample
-    (spec U10). Adjacency-row distances come from the sparse Gram matrix: |A_i - A_j|^2 = d_i + d_j - 2 (A A^T)_ij.
+    embedding rows over all node pairs i < j. Adjacency-row distances come from the sparse Gram matrix:
+    |A_i - A_j|^2 = d_i + d_j - 2 (A A^T)_ij.
+
+    ``evaluation="spec"``: embedding row i beside adjacency row i; above ``max_nodes`` nodes a seeded uniform
+    sample of ``max_nodes`` nodes (spec U10).
+    ``evaluation="released"``: what sunnerzs/SEPrivGEmb@c60e412 does. SEPrivGEmb.py:96 builds the adjacency with
+    ``nx.to_numpy_matrix(trainGraph)``, whose rows follow networkx's node insertion order (``adjacency_order``,
+    see :func:`networkx_node_order`), while the embedding's row i is node id i (SEPrivGEmb.py:36 indexes
+    ``one_hot(u_i)`` by the id); functions.py:69-99 then pairs row w of each, so embedding row i meets the
+    adjacency row of node ``adjacency_order[i]``. Above 2000 nodes it keeps a uniform 10% node sample
+    (functions.py:70-74; seeded here). ``adjacency_order=None`` pairs the same node (insertion order = ids).
     """
     from scipy.spatial.distance import pdist
 
+    if evaluation not in EVALUATIONS:
+        raise ValueError(f"evaluation must be one of {', '.join(EVALUATIONS)}; got {evaluation!r}")
     a = _adjacency(adj)
     n = a.shape[0]
     y = np.asarray(embedding, dtype=np.float64)
     if y.shape[0] != n:
         raise ValueError(f"embedding must have one row per node ({n}), got {y.shape[0]}")
-    nodes = np.arange(n) if n <= max_nodes else np.sort(rng_for(seed).choice(n, max_nodes, False))
-    sub = a[nodes]
+    order = np.arange(n) if adjacency_order is None else np.asarray(adjacency_order, dtype=np.int64)
+    if evaluation == "spec" and adjacency_order is not None:
+        raise ValueError("adjacency_order is the released evaluation's row pairing; the spec pairs the same node")
+    if order.shape != (n,) or not np.array_equal(np.sort(order), np.arange(n)):
+        raise ValueError(f"adjacency_order must be a permutation of the {n} node ids")
+    size = max_nodes if evaluation == "spec" else int(n * RELEASED_SAMPLE_FRACTION)
+    limit = max_nodes if evaluation == "spec" else 2000
+    rows = np.arange(n) if n <= limit else np.sort(rng_for(seed).choice(n, size, False))
+    sub = a[order[rows]]
     gram = (sub @ sub.T).toarray()
     sq = np.diag(gram)
-    iu = np.triu_indices(nodes.size, 1)
+    iu = np.triu_indices(rows.size, 1)
     dist_a = np.sqrt(np.maximum(sq[iu[0]] + sq[iu[1]] - 2 * gram[iu], 0.0))
-    dist_y = pdist(y[nodes])
+    dist_y = pdist(y[rows])
     return float(np.corrcoef(dist_a, dist_y)[0, 1])
+
+
+def networkx_node_order(pairs: np.ndarray) -> np.ndarray:
+    """Node ids in the order a networkx graph built by adding the listed pairs one by one holds them (first
+    appearance, the first endpoint before the second): the row order of ``nx.to_numpy_matrix`` on the graph the
+    released code loads (SEPrivGEmb.py:122-135, ``add_edge`` per line of the edge list)."""
+    flat = np.asarray(pairs, dtype=np.int64).reshape(2, -1).T.ravel()
+    _, first = np.unique(flat, return_index=True)
+    return flat[np.sort(first)]
+
+
+# ------------------------------------------------------------------------------------- StrucEqu controls
+def degree_only_embedding(adj, r: int, seed: int = 0) -> np.ndarray:
+    """A control with no structure beyond the degree: row i ~ N(0, d_i / r I_r), independent across nodes.
+
+    Its expected squared distance d_i + d_j equals the adjacency rows' |A_i - A_j|^2 whenever i and j share no
+    neighbour, so it is the StrucEqu that degrees alone buy on a sparse graph; two nodes of equal degree are
+    indistinguishable to it."""
+    d = np.asarray(_adjacency(adj).sum(axis=1)).ravel()
+    return np.sqrt(d / r)[:, None] * rng_for(seed, 1).standard_normal((d.size, r))
+
+
+def permuted_embedding(embedding: np.ndarray, seed: int = 0) -> np.ndarray:
+    """A control: the embedding's rows shuffled among the nodes (seeded), which keeps the set of vectors and
+    destroys which node holds which."""
+    y = np.asarray(embedding)
+    return y[rng_for(seed, 2).permutation(y.shape[0])]
+
+
+def struc_equ_with_controls(adj, embedding: np.ndarray, seed: int = 0, evaluation: str = "spec",
+                            adjacency_order: np.ndarray | None = None) -> dict:
+    """StrucEqu of ``embedding``, of a degree-only embedding of the same dimension and of the permuted
+    embedding, under one evaluation: {"measured", "degree_only", "permuted"}."""
+    embedding = np.asarray(embedding)
+    controls = {"measured": embedding, "degree_only": degree_only_embedding(adj, embedding.shape[1], seed),
+                "permuted": permuted_embedding(embedding, seed)}
+    return {name: struc_equ(adj, y, seed=seed, evaluation=evaluation, adjacency_order=adjacency_order)
+            for name, y in controls.items()}
 
 
 def roc_auc(scores_pos: np.ndarray, scores_neg: np.ndarray) -> float:

@@ -5,6 +5,8 @@ The config carries the number of steps and the noise multiplier already decided:
 turns a target eps into a step count lives above this layer (``audits.se_privgemb_reproduction``), so a run
 here is plain Algorithm 2 (or its non-private counterpart) for ``steps`` steps, then the metric of its task:
 StrucEqu of W_in on the full graph (Section V-B) or link-prediction AUC on the stored 90/10 split (Section V-C).
+A StrucEqu run also records its degree-only and permuted controls, and all three under the released code's
+evaluation (``models.se_privgemb.struc_equ``), in ``metrics`` under :func:`strucequ_key`.
 """
 from __future__ import annotations
 
@@ -101,6 +103,37 @@ class SePrivGEmbStore(RunStore):
     result_type = SePrivGEmbResult
 
 
+def strucequ_key(evaluation: str = "spec", control: str = "measured") -> str:
+    """The ``metrics`` key of a StrucEqu number: ``strucequ`` (spec evaluation, trained embedding, the run's
+    value), ``strucequ_degree_only``, ``strucequ_permuted``, ``strucequ_released``, ``strucequ_released_permuted``
+    and so on."""
+    parts = ["strucequ"] + ([evaluation] if evaluation != "spec" else []) + ([control] if control != "measured" else [])
+    return "_".join(parts)
+
+
+def listed_pairs(dataset: str, data_dir=None):
+    """The (2, m) node pairs of a dataset's edge file in the order the file lists them (the released code builds
+    its networkx graph line by line from this order, SEPrivGEmb.py:122-135)."""
+    root = data.data_dir(data_dir)
+    if dataset in data._EDGE_LISTS:
+        path = root / "se_privgemb" / data._EDGE_LISTS[dataset] / "train_1"
+    else:
+        musae = data._MUSAE[dataset]
+        path = root / musae.folder / musae.edges
+    return data._read_pairs(path, dataset)
+
+
+def strucequ_metrics(adjacency, w_in, seed: int, adjacency_order) -> dict:
+    """StrucEqu of ``w_in`` with its two controls under both evaluations, keyed by :func:`strucequ_key`; the
+    released evaluation pairs embedding row i with the adjacency row of ``adjacency_order[i]``."""
+    metrics = {}
+    for evaluation in model.EVALUATIONS:
+        order = adjacency_order if evaluation == "released" else None
+        found = model.struc_equ_with_controls(adjacency, w_in, seed, evaluation, order)
+        metrics.update({strucequ_key(evaluation, control): value for control, value in found.items()})
+    return metrics
+
+
 def training_edges(config: SePrivGEmbRun, graph: data.Graph, data_dir=None):
     """(adjacency, (2, m) edges, split or None) the run trains on: the full graph for StrucEqu, the stored 90%
     training edges for link prediction."""
@@ -119,7 +152,8 @@ def training_edges(config: SePrivGEmbRun, graph: data.Graph, data_dir=None):
 def run_se_privgemb(config: SePrivGEmbRun, graph: data.Graph, device: str | None = None,
                     data_dir=None) -> SePrivGEmbResult:
     """Algorithm 1 (subgraphs with frozen negatives, uniform with rejection, listed orientation), Algorithm 2 for
-    ``config.steps`` steps, then StrucEqu (spec M10, U10) or AUC with the U9 score."""
+    ``config.steps`` steps, then StrucEqu (spec M10, U10; with its controls and the released evaluation) or AUC
+    with the U9 score."""
     from .training.runtime import device_name
 
     started = time.perf_counter()
@@ -127,7 +161,8 @@ def run_se_privgemb(config: SePrivGEmbRun, graph: data.Graph, device: str | None
     subgraphs = model.build_subgraphs(adjacency, edges, config.proximity, config.k, seed=config.seed)
     trained = model.train(subgraphs, _on(config.train_config(), device))
     if config.task == "strucequ":
-        metrics = {"strucequ": model.struc_equ(graph.adjacency, trained.w_in, seed=config.seed)}
+        order = model.networkx_node_order(listed_pairs(config.dataset, data_dir))
+        metrics = strucequ_metrics(graph.adjacency, trained.w_in, config.seed, order)
     else:
         metrics = {"auc": model.link_prediction_auc(trained.w_in, trained.w_out, split)}
     return SePrivGEmbResult(config, metrics, {

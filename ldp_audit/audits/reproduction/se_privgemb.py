@@ -10,6 +10,12 @@ is in all of them) run once. Beside Table VI a noise-only control (not in the pa
 gradient clipped away) tells whether a non-zero cell's StrucEqu comes from learning or from the data-dependent
 noise support (E8).
 
+Beside every StrucEqu cell two more controls (issue 26): a degree-only embedding (random rows whose variance is
+the node's degree, no other structure) and the trained embedding with its rows permuted among the nodes; a row
+warns when the model does not beat the degree-only control. ``evaluations=("released",)`` reads StrucEqu as the
+authors' released code computes it (its adjacency rows in networkx insertion order beside embedding rows in id
+order, a 10% node sample; ``models.se_privgemb.struc_equ``), every number under the same runs.
+
 Accountant (spec A3, §6, U8), stated in every report:
 * the stop rule is the paper's own ("claimed"): Theorem 4 per step (the literal WBK bound, integer orders
   2..512, multiplier sigma, gamma = B/|E| with |E| the edges of the training graph as loaded, U12) composed over
@@ -42,7 +48,7 @@ import numpy as np
 
 from ...accounting import RdpAccountant
 from ...models import se_privgemb as model
-from ...models.se_privgemb_runs import SePrivGEmbRun
+from ...models.se_privgemb_runs import SePrivGEmbRun, strucequ_key
 from ...papers import se_privgemb as paper
 from ..privacy.accountants import paper_accountant
 from ..kernel.result import AuditReport, CheckResult, Status
@@ -241,23 +247,37 @@ def tolerance(paper_sd: float | None, measured_sd: float, runs: int, paper_runs:
     return z * math.sqrt(paper_sd ** 2 / paper_runs + measured_sd ** 2 / runs) + floor
 
 
-def _values(cell: SePrivGEmbCell, results: dict) -> list[float] | None:
+def _values(cell: SePrivGEmbCell, results: dict, key: str | None = None) -> list[float] | None:
+    """The cell's per-run values (``key``: a ``metrics`` entry other than the run's value), None while a run is
+    missing or does not record ``key``."""
     if not cell.configs or not all(c in results for c in cell.configs):
         return None
-    return [results[c].value for c in cell.configs]
+    if key is None:
+        return [results[c].value for c in cell.configs]
+    found = [results[c].metrics.get(key) for c in cell.configs]
+    return None if any(v is None for v in found) else [float(v) for v in found]
 
 
-def cell_row(cell: SePrivGEmbCell, results: dict) -> CheckResult:
+def _evaluated(cell: SePrivGEmbCell, evaluation: str) -> str | None:
+    """The ``metrics`` key a cell's verdict reads under ``evaluation`` (None: the run's own value). The released
+    evaluation exists for StrucEqu only: the released code has no link-AUC evaluation that runs."""
+    return strucequ_key("released") if evaluation == "released" and cell.task == "strucequ" else None
+
+
+def cell_row(cell: SePrivGEmbCell, results: dict, evaluation: str = "spec") -> CheckResult:
     """PASS/FAIL against the printed value, INFO where the paper shows none or for Fig. 4 (E17), INCONCLUSIVE
-    while runs are missing."""
+    while runs are missing. ``evaluation="released"``: a StrucEqu cell reads the released code's evaluation
+    (its row pairing and 10% sample, ``models.se_privgemb.struc_equ``) and its name says so."""
     metric = "StrucEqu" if cell.task == "strucequ" else "AUC"
+    key = _evaluated(cell, evaluation)
+    name = cell.name if key is None else f"{cell.name} [released StrucEqu]"
     printed = printed_value(cell)
     claim = "no printed value" if printed is None else \
         f"se-privgemb {printed[2]}: {cell.name} {metric} = {printed[0]:.4f}" + \
         ("" if printed[1] is None else f" ± {printed[1]:.4f}")
     privacy = dict(cell.privacy)
     if not cell.configs:
-        return CheckResult(cell.name, claim, Status.INCONCLUSIVE,
+        return CheckResult(name, claim, Status.INCONCLUSIVE,
                            explanation=f"not run: the claimed accountant allows no step at eps = {cell.eps:g} "
                                        f"(gamma = {privacy['q']:.3g}, sigma = {paper.SETTINGS['sigma']:g})")
     steps = cell.configs[0].steps
@@ -265,19 +285,20 @@ def cell_row(cell: SePrivGEmbCell, results: dict) -> CheckResult:
                                      f"{' (budget binds)' if privacy['binds'] else ' (target never binds, E13)'}, "
                                      f"per-subgraph eps {privacy['eps_per_subgraph']:.3f}")
     note = f"; {cell.reduced}" if cell.reduced else ""
-    values = _values(cell, results)
+    values = _values(cell, results, key)
     if values is None:
-        return CheckResult(cell.name, claim, Status.INCONCLUSIVE,
-                           explanation=f"not finished: rerun to resume{budget}{note}")
+        missing = "not finished: rerun to resume" if _values(cell, results) is None else \
+            "not recorded: these runs predate the released evaluation; rerun into a fresh --results"
+        return CheckResult(name, claim, Status.INCONCLUSIVE, explanation=f"{missing}{budget}{note}")
     mean = float(np.mean(values))
     sd = float(np.std(values, ddof=1)) if len(values) > 1 else 0.0
     details = {"table": cell.table, "dataset": cell.dataset, "method": cell.method, "proximity": cell.proximity,
                "perturbation": cell.perturbation, "eps": cell.eps, "param": cell.param, "value": cell.value,
                "task": cell.task, "measured_mean": mean, "measured_std": sd, "values": values, "steps": steps,
-               "reduced": cell.reduced, **privacy}
+               "reduced": cell.reduced, **({"evaluation": "released"} if key else {}), **privacy}
     text = f"measured {metric} {mean:.4f} ± {sd:.4f} over {len(values)} runs{budget}{note}"
     if printed is None:
-        return CheckResult(cell.name, claim, Status.INFO, mean, f"measured {metric}", n=len(values),
+        return CheckResult(name, claim, Status.INFO, mean, f"measured {metric}", n=len(values),
                            explanation=text, details=details)
     value, spread, _ = printed
     tol = tolerance(spread, sd, len(values))
@@ -285,10 +306,10 @@ def cell_row(cell: SePrivGEmbCell, results: dict) -> CheckResult:
     details.update(paper_mean=value, paper_std=spread, gap=gap, tolerance=tol)
     text = f"{text}; paper {value:.4f}: gap {gap:+.4f}, tolerance {tol:.4f}"
     if cell.table == "fig4":
-        return CheckResult(cell.name, claim, Status.INFO, mean, f"measured {metric}", n=len(values),
+        return CheckResult(name, claim, Status.INFO, mean, f"measured {metric}", n=len(values),
                            explanation=f"{text}; no verdict: the paper's AUCs are near chance even without privacy "
                                        "(spec E17)", details=details)
-    return CheckResult(cell.name, claim, Status.PASS if abs(gap) <= tol else Status.FAIL, mean, f"measured {metric}",
+    return CheckResult(name, claim, Status.PASS if abs(gap) <= tol else Status.FAIL, mean, f"measured {metric}",
                        interval=(value - tol, value + tol), threshold=tol, n=len(values), explanation=text,
                        details=details)
 
@@ -399,6 +420,46 @@ def support_leak_rows(cells: list[SePrivGEmbCell], results: dict) -> list[CheckR
     return rows
 
 
+#: The two StrucEqu controls beside every StrucEqu cell (``models.se_privgemb``: degree-only, permuted).
+CONTROLS = ("degree_only", "permuted")
+
+
+def control_rows(cells: list[SePrivGEmbCell], results: dict, evaluation: str = "spec") -> list[CheckResult]:
+    """Per StrucEqu cell, the measured StrucEqu beside a degree-only embedding (no structure: Gaussian rows of
+    variance d_i / r) and the trained embedding with its rows shuffled among nodes, same runs and seeds, under
+    ``evaluation``. WARN when the model does not beat the degree-only control (mean not above it): the number is
+    then what degrees alone give, which on a sparse graph can rank a noisy model above a clean one; INFO
+    otherwise. Never a verdict. Cells whose runs predate the controls share one INFO row."""
+    rows, unrecorded = [], 0
+    suffix = "" if evaluation == "spec" else f" [{evaluation} StrucEqu]"
+    for cell in (c for c in cells if c.task == "strucequ" and c.configs):
+        if _values(cell, results) is None:
+            continue
+        found = {control: _values(cell, results, strucequ_key(evaluation, control))
+                 for control in ("measured", *CONTROLS)}
+        if any(v is None for v in found.values()):
+            unrecorded += 1
+            continue
+        means = {control: float(np.mean(v)) for control, v in found.items()}
+        beats = means["measured"] > means["degree_only"]
+        rows.append(CheckResult(
+            f"controls: {cell.name}{suffix}", "StrucEqu measures structure beyond the node degrees",
+            Status.INFO if beats else Status.WARN, means["measured"] - means["degree_only"],
+            "measured - degree-only StrucEqu", n=len(found["measured"]),
+            explanation=f"measured {means['measured']:.4f} / degree-only {means['degree_only']:.4f} / permuted "
+                        f"{means['permuted']:.4f} ({evaluation} evaluation, {len(found['measured'])} runs): " + (
+                            "the model beats the degree-only control" if beats else
+                            "the model does NOT beat the degree-only control: degrees alone give this StrucEqu"),
+            details={"table": cell.table, "dataset": cell.dataset, "method": cell.method, "eps": cell.eps,
+                     "evaluation": evaluation, "means": means, "values": found}))
+    if unrecorded:
+        rows.append(CheckResult(
+            f"controls not recorded{suffix}", "StrucEqu measures structure beyond the node degrees", Status.INFO,
+            explanation=f"{unrecorded} StrucEqu cells have runs stored before the degree-only and permuted controls "
+                        "existed; rerun into a fresh --results to see them"))
+    return rows
+
+
 def baseline_rows(tables: Iterable[str]) -> list[CheckResult]:
     """The claims that compare with the four DP baselines (Figs. 3-4): INCONCLUSIVE, one per baseline and figure,
     because those are other papers' systems this project does not run."""
@@ -441,10 +502,16 @@ def accountant_row() -> CheckResult:
 
 
 def se_privgemb_report(title: str, cells: list[SePrivGEmbCell], results: dict, tables: Iterable[str],
-                       datasets: Iterable[str], subject: dict | None = None,
-                       settings: dict | None = None) -> AuditReport:
+                       datasets: Iterable[str], subject: dict | None = None, settings: dict | None = None,
+                       evaluations: Iterable[str] = ("spec",)) -> AuditReport:
+    """The report: cell rows under each of ``evaluations`` ("spec", "released": StrucEqu as the released code
+    evaluates it; link cells keep the spec's AUC), C17, C18, E8, the StrucEqu controls under each evaluation,
+    the baselines and what cannot run."""
     tables, datasets = tuple(tables), tuple(datasets)
-    rows = [cell_row(c, results) for c in cells] + c17_rows(cells, results) + c18_rows(cells, results)
+    rows = [cell_row(c, results, evaluation) for evaluation in evaluations for c in cells
+            if evaluation == "spec" or _evaluated(c, evaluation) or "spec" not in evaluations]
+    rows += c17_rows(cells, results) + c18_rows(cells, results)
     rows += support_leak_rows(cells, results)
+    rows += [row for evaluation in evaluations for row in control_rows(cells, results, evaluation)]
     rows += baseline_rows(tables) + not_runnable_rows(tables, datasets) + [accountant_row()]
     return AuditReport.of(title, rows, subject, settings)

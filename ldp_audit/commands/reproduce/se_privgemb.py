@@ -7,7 +7,9 @@ Fig. 4 at eps 0.5 and 3.5 with 500 of 2000 link-prediction steps; every reduced 
 BlogCatalog (DBLP: not shipped), Fig. 4 on Power and Arxiv (Chameleon has no stored split). ``--tables`` picks
 among table2 ... table6, fig3, fig4 and ``--datasets`` restricts (paper names, any case). Every run is one JSON
 under --results; a rerun resumes, --max-runs stops after a chunk; --plot draws one row of panels per table,
-one panel per dataset, the paper's numbers beside the measured ones.
+one panel per dataset, the paper's numbers beside the measured ones. Every StrucEqu cell also gets its controls
+row (measured / degree-only / permuted). ``--protocol released`` reads StrucEqu as the authors' released code
+evaluates it (``both``: spec and released rows); training is the spec's either way.
 """
 from __future__ import annotations
 
@@ -27,6 +29,10 @@ def _datasets(args) -> tuple:
     if unknown:
         raise ValueError(f"--datasets must be among {', '.join(names.values())}, got {', '.join(unknown)}")
     return tuple(names[n.lower()] for n in asked if names[n.lower()] in repro.DATASETS)
+
+
+#: --protocol -> the StrucEqu evaluations reported (None: the spec's alone).
+EVALUATIONS = {None: ("spec",), "spec": ("spec",), "released": ("released",), "both": ("spec", "released")}
 
 
 def edge_counts(datasets, data_dir, cache_dir) -> dict:
@@ -55,6 +61,7 @@ def run_se_privgemb(args, console, root) -> int:
     datasets = _datasets(args)
     runs = args.runs or (repro.QUICK_RUNS if args.mode == "quick" else paper.RUNS_PRINTED)
     device = choose_device(args.device)
+    evaluations = EVALUATIONS[getattr(args, "protocol", None)]
     cells = repro.plan_cells(tables, datasets, runs, edge_counts(datasets, args.data_dir, args.cache_dir),
                              quick=args.mode == "quick")
     store = SePrivGEmbStore(root)
@@ -71,7 +78,9 @@ def run_se_privgemb(args, console, root) -> int:
                   "accountant": "claimed: Theorem 4 + Theorem 1 (stop rule, checked before the update); "
                                 "per-subgraph: dp-accounting WOR, sigma/(2 sqrt 2); node level: none",
                   "tolerance": f"|m - m_p| <= {repro.Z:g} sqrt(s_p^2/10 + s^2/n) + {repro.FLOOR:g}",
-                  "wall time (s)": round(time.perf_counter() - started, 1)})
+                  **({} if evaluations == ("spec",) else {"strucequ evaluation": " + ".join(evaluations)}),
+                  "wall time (s)": round(time.perf_counter() - started, 1)},
+        evaluations=evaluations)
     if args.plot:
         from ...files import write_atomic
 
@@ -94,8 +103,11 @@ def se_privgemb_plot(report) -> bytes:
     """PNG, one row per target in the report and one panel per dataset. Against eps (Fig. 3 with Table VI, and
     Fig. 4): each method measured (mean ± sd), the non-private SE-GEmb as a horizontal line, the paper's points
     (Table VI values, figure read-offs) as open squares in the same colour, its non-private read-off dotted.
-    Tables II-V: StrucEqu at eps = 3.5 against the swept parameter, measured beside the printed mean ± sd."""
+    Tables II-V: StrucEqu at eps = 3.5 against the swept parameter, measured beside the printed mean ± sd. With
+    both evaluations in the report the spec's rows are drawn."""
     rows = [r for r in report.results if "measured_mean" in r.details]
+    shown = "spec" if any("evaluation" not in r.details for r in rows) else "released"
+    rows = [r for r in rows if r.details.get("evaluation", "spec") == shown]
     groups = [(title, [r for r in rows if r.details.get("table") in tables], axis) for title, tables, axis in _GROUPS]
     groups = [group for group in groups if group[1]]
     names = [list(dict.fromkeys(r.details["dataset"] for r in own)) for _, own, _ in groups]
