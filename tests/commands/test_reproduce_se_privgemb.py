@@ -66,6 +66,10 @@ def test_quick_end_to_end_then_resume_skips_finished_runs(tiny_power, capsys, mo
     assert rows["fig4 Power SE-GEmb_DW"]["status"] == "info"
     assert rows["fig3 Power SE-GEmb_DW"]["details"]["paper_mean"] == 0.32
     assert rows["accountant"]["status"] == "info"
+    controls = [r for r in rows.values() if r["name"].startswith("controls: ")]
+    ran_strucequ = [r for r in rows.values() if r["details"].get("task") == "strucequ"]
+    assert len(controls) == len(ran_strucequ) > 0
+    assert all(r["status"] in ("info", "warn") and " / degree-only " in r["explanation"] for r in controls)
     assert (tiny_power / "fig.png").read_bytes()[:4] == b"\x89PNG"
     stored = sorted((tiny_power / "runs").rglob("*.json"))
     assert stored and report["settings"]["runs finished"] == f"{len(stored)}/{len(stored)}"
@@ -157,3 +161,46 @@ def test_noise_only_control_warns_when_it_reproduces_the_trained_value_and_not_o
     learned = repro.support_leak_rows([trained, control], {**_results(trained, 0.70 + spread),
                                                            **_results(control, 0.585 + spread)})
     assert [r.status for r in learned] == [Status.INFO]
+
+
+def _with_controls(cell, measured, degree_only, permuted, released=None):
+    return {c: SePrivGEmbResult(c, {"strucequ": measured, "strucequ_degree_only": degree_only,
+                                    "strucequ_permuted": permuted,
+                                    "strucequ_released": measured if released is None else released,
+                                    "strucequ_released_degree_only": degree_only,
+                                    "strucequ_released_permuted": permuted}) for c in cell.configs}
+
+
+def test_controls_row_warns_when_the_model_does_not_beat_the_degree_only_control():
+    cell = _cell(runs=3)
+    beaten = repro.control_rows([cell], _with_controls(cell, 0.20, 0.35, 0.01))
+    assert [r.status for r in beaten] == [Status.WARN] and beaten[0].name == f"controls: {cell.name}"
+    assert "measured 0.2000 / degree-only 0.3500 / permuted 0.0100" in beaten[0].explanation
+    assert "does NOT beat" in beaten[0].explanation
+    beats = repro.control_rows([cell], _with_controls(cell, 0.40, 0.35, 0.01))
+    assert [r.status for r in beats] == [Status.INFO] and beats[0].statistic == pytest.approx(0.05)
+
+
+def test_runs_stored_before_the_controls_share_one_not_recorded_row():
+    cell, other = _cell(runs=2), _cell(perturbation="all", runs=2)
+    rows = repro.control_rows([cell, other], {**_results(cell, [0.2, 0.3]), **_results(other, [0.1, 0.1])})
+    assert [(r.name, r.status) for r in rows] == [("controls not recorded", Status.INFO)]
+    assert "2 StrucEqu cells" in rows[0].explanation
+    released = repro.cell_row(cell, _results(cell, [0.2, 0.3]), "released")
+    assert released.status == Status.INCONCLUSIVE and "predate the released evaluation" in released.explanation
+
+
+def test_released_evaluation_rows_read_the_released_strucequ_and_say_so():
+    cell = _cell(runs=3)
+    results = _with_controls(cell, 0.2522, 0.30, 0.0, released=0.9)
+    spec, released = repro.cell_row(cell, results), repro.cell_row(cell, results, "released")
+    assert spec.status == Status.PASS and "evaluation" not in spec.details
+    assert released.status == Status.FAIL and released.statistic == pytest.approx(0.9)
+    assert released.name == f"{cell.name} [released StrucEqu]" and released.details["evaluation"] == "released"
+    link = repro._cell("fig4", "Power", "deepwalk", "none", None, 5935, 2, 2000, "", task="link")
+    report = repro.se_privgemb_report("t", [cell, link], {**results, **{c: SePrivGEmbResult(c, {"auc": 0.5})
+                                                                        for c in link.configs}},
+                                      ("table6", "fig4"), ("Power",), evaluations=("spec", "released"))
+    names = [r.name for r in report.results]
+    assert names.count(f"{cell.name} [released StrucEqu]") == 1 and names.count(link.name) == 1
+    assert f"controls: {cell.name}" in names and f"controls: {cell.name} [released StrucEqu]" in names
