@@ -204,3 +204,26 @@ def test_released_evaluation_rows_read_the_released_strucequ_and_say_so():
     names = [r.name for r in report.results]
     assert names.count(f"{cell.name} [released StrucEqu]") == 1 and names.count(link.name) == 1
     assert f"controls: {cell.name}" in names and f"controls: {cell.name} [released StrucEqu]" in names
+
+
+def test_protocol_released_reports_strucequ_under_the_released_evaluation(tiny_power, capsys, monkeypatch):
+    """``--protocol released`` end to end (command.py's check for --protocol is bypassed here: se-privgemb's released
+    protocol is an evaluation, not a run-config preset)."""
+    from ldp_audit.commands.reproduce import command
+
+    original = command.check_options
+
+    def hide_protocol(args):
+        protocol, args.protocol = args.protocol, None
+        original(args)
+        args.protocol = protocol
+
+    monkeypatch.setattr(command, "check_options", hide_protocol)
+    _exit_code(_reproduce(tiny_power, "--tables", "table6", "--protocol", "released"))
+    report = json.loads(capsys.readouterr().out)
+    cells = [r for r in report["results"] if r["name"].startswith("table6 ") and r["status"] in ("pass", "fail")]
+    assert cells and all(r["name"].endswith("[released StrucEqu]") for r in cells)
+    assert all(r["details"]["evaluation"] == "released" for r in cells)
+    controls = [r for r in report["results"] if r["name"].startswith("controls: ")]
+    assert controls and all("released evaluation" in r["explanation"] for r in controls)
+    assert report["settings"]["strucequ evaluation"] == "released"
