@@ -227,3 +227,13 @@ def test_protocol_released_reports_strucequ_under_the_released_evaluation(tiny_p
     controls = [r for r in report["results"] if r["name"].startswith("controls: ")]
     assert controls and all("released evaluation" in r["explanation"] for r in controls)
     assert report["settings"]["strucequ evaluation"] == "released"
+
+
+def test_plot_draws_the_degree_only_control_of_the_drawn_evaluation():
+    from ldp_audit.commands.reproduce.se_privgemb import _degree_only_means, se_privgemb_plot
+
+    cell = _cell(runs=2)
+    report = repro.se_privgemb_report("t", [cell], _with_controls(cell, 0.5, 0.9, 0.0), ("table6",), ("Power",),
+                                      evaluations=("spec", "released"))
+    assert _degree_only_means(report, "spec") == {"Power": pytest.approx(0.9)}
+    assert se_privgemb_plot(report).startswith(b"\x89PNG")

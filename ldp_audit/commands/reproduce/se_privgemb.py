@@ -104,10 +104,12 @@ def se_privgemb_plot(report) -> bytes:
     Fig. 4): each method measured (mean ± sd), the non-private SE-GEmb as a horizontal line, the paper's points
     (Table VI values, figure read-offs) as open squares in the same colour, its non-private read-off dotted.
     Tables II-V: StrucEqu at eps = 3.5 against the swept parameter, measured beside the printed mean ± sd. With
-    both evaluations in the report the spec's rows are drawn."""
+    both evaluations in the report the spec's rows are drawn; a StrucEqu panel also draws the degree-only control
+    (its mean over the dataset's cells) as a dashed grey line."""
     rows = [r for r in report.results if "measured_mean" in r.details]
     shown = "spec" if any("evaluation" not in r.details for r in rows) else "released"
     rows = [r for r in rows if r.details.get("evaluation", "spec") == shown]
+    degree_only = _degree_only_means(report, shown)
     groups = [(title, [r for r in rows if r.details.get("table") in tables], axis) for title, tables, axis in _GROUPS]
     groups = [group for group in groups if group[1]]
     names = [list(dict.fromkeys(r.details["dataset"] for r in own)) for _, own, _ in groups]
@@ -121,8 +123,19 @@ def se_privgemb_plot(report) -> bytes:
             else:
                 _sweep_panel(ax, mine, axis)
             ax.set_ylabel("AUC" if title.startswith("Fig. 4") else "StrucEqu")
+            if not title.startswith("Fig. 4") and name in degree_only:
+                ax.axhline(degree_only[name], color="grey", linestyle="--", label="degree-only control")
         panels[0][0].legend(fontsize=7)
     return panels_png(fig, "StrucEqu")
+
+
+def _degree_only_means(report, evaluation: str) -> dict:
+    """{dataset: mean degree-only StrucEqu over its ``controls:`` rows under ``evaluation``}."""
+    found = {}
+    for row in report.results:
+        if row.name.startswith("controls: ") and row.details.get("evaluation") == evaluation:
+            found.setdefault(row.details["dataset"], []).append(row.details["means"]["degree_only"])
+    return {name: sum(values) / len(values) for name, values in found.items()}
 
 
 def _eps_panel(ax, own) -> None:
