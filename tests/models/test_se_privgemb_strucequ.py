@@ -85,3 +85,16 @@ def test_a_strucequ_run_records_both_evaluations_with_their_controls(sparse_grap
                             for c in ("measured", "degree_only", "permuted")}
     assert strucequ_key() == "strucequ" and strucequ_key("released", "permuted") == "strucequ_released_permuted"
     assert metrics["strucequ"] == pytest.approx(1.0) and metrics["strucequ_released"] < 0.7
+
+
+def test_released_evaluation_samples_ten_percent_of_a_large_graph(monkeypatch):
+    import scipy.spatial.distance as distance
+
+    seen = []
+    real = distance.pdist
+    monkeypatch.setattr(distance, "pdist", lambda y: seen.append(y.shape[0]) or real(y))
+    ring = _adjacency(nx.cycle_graph(2100))
+    y = np.random.default_rng(0).standard_normal((2100, 4))
+    model.struc_equ(ring, y, evaluation="released")
+    model.struc_equ(ring, y)
+    assert seen == [210, 2000]  # released: 10% of the nodes; spec: 2000 nodes (U10)
