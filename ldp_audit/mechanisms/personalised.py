@@ -21,7 +21,8 @@ PPM* has no corrected mode: Laplace noise whose scale depends on tau has an unbo
 the features at a fixed level (C10's reading), for three reasons:
 
 * the level report tau' is the largest of tau and the candidates a per-level coin accepts (b = floor(b_SW) f = 0),
-  so tau' >= tau: tau' = 1 is possible only at level 1 (infinite level ratio, worse than the paper's E4);
+  so tau' >= tau: tau' = 1 is possible only at level 1 (an infinite level ratio, as in the paper's E4, but at
+  every eps);
 * the sampled count is reported the same way, m' >= m(tau), and every user samples M = max over all users of m'
   coordinates, each perturbed at eps_2 / m' of its own m': a user whose m' is below M spends (M / m') eps_2 on its
   features (at eps^1 = 1 on Cora: m' = 1 for most level-1 users and M = 7, so 3.5 where the claim is 0.5);
@@ -38,13 +39,12 @@ replaces the sampled-coordinate rule (ppgnn Fig. 7c), capped at d.
 """
 from __future__ import annotations
 
+import math
+import sys
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
 import numpy as np
-
-import math
-import sys
 
 from .budget_split import floor_rule
 from .categorical import ExtendedSquareWaveLevels
@@ -90,8 +90,14 @@ class MaxOfAccepted:
     f: int
 
     def __post_init__(self):
-        if math.floor(0.5 * sw_half_width(self.eps)) != 0:  # b_SW < 1/2 for every eps > 0
-            raise AssertionError("the released window half-width is 0 for every eps > 0")
+        if self.half_width != 0:
+            raise ValueError(f"the released window half-width is {self.half_width} at eps={self.eps!r}; only b = 0 "
+                             "is modelled (it holds for every eps > 0)")
+
+    @property
+    def half_width(self) -> int:
+        """b = floor(b_SW(eps)) f as released (mechanisms.py:11), b_SW = sw_half_width / 2 on [0, 1]: 0."""
+        return math.floor(0.5 * sw_half_width(self.eps)) * self.f
 
     @property
     def reject(self) -> float:

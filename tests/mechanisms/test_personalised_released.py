@@ -15,6 +15,7 @@ SETTINGS = AuditSettings(samples=20_000, seed=5)
 @pytest.mark.parametrize("eps", [1e-6, 0.01, 0.25, 1.0, 4.0, 50.0])
 def test_the_released_window_is_empty_and_the_report_never_falls_below_the_level(eps):
     report = MaxOfAccepted(eps, 5)
+    assert report.half_width == 0
     for v in range(1, 6):
         law = report.law(v)
         assert law.values.min() == v and law.probs.sum() == pytest.approx(1.0)
