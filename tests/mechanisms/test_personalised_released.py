@@ -94,3 +94,13 @@ def test_verify_cli_reads_a_factory_that_returns_a_builtin_sampled_mechanism(cap
 
     mechanism = load_external("ldp_audit.mechanisms.personalised:feature_report", 1.0, {"mode": "released"})
     assert mechanism.name == "ppm_released" and mechanism.sampling.k == 8
+
+
+@pytest.mark.parametrize("mode, code", [("released", 1), ("paper", 0)])
+def test_the_verify_command_fails_the_released_report_and_passes_the_specs(mode, code, capsys):
+    from ldp_audit.cli import main
+
+    argv = ["verify", "ldp_audit.mechanisms.personalised:feature_report", "--eps", "1", "--param", f"mode={mode}",
+            "--samples", "20000", "--checks", "privacy", "--json"]
+    assert main(argv) == code
+    capsys.readouterr()
