@@ -306,7 +306,8 @@ def _ppgnn_config(args, dataset: str, lpgnn_config, d: int):
         changes["mechanism"] = "ppm_corrected"
     config = replace(base, epochs=lpgnn_config.epochs, objective=lpgnn_config.objective,
                      selection=lpgnn_config.selection, **changes)
-    released = [e for e in protocol("ppgnn", args.protocol).elements if getattr(args, e.field) is None]
+    # an element with an option of its own yields to that option when given; the others (no option) always apply
+    released = [e for e in protocol("ppgnn", args.protocol).elements if getattr(args, e.field, None) is None]
     return replace(config, **{e.field: e.value for e in released})
 
 

@@ -7,7 +7,7 @@ import inspect
 import sys
 from pathlib import Path
 
-from .protocol import ExternalMechanism, as_mechanism
+from .protocol import ExternalMechanism, as_mechanism, is_builtin
 
 
 def _import(module_name: str):
@@ -82,6 +82,8 @@ def load_external(spec: str, eps: float, params: dict) -> ExternalMechanism:
         raise ValueError(f"factory {spec!r} returned a mechanism whose eps is {declared!r}, not a number")
     if declared is not None and isinstance(declared, (int, float)) and abs(float(declared) - eps) > 1e-12 * max(1, eps):
         raise ValueError(f"factory {spec!r} was asked for eps={eps:g} but returned a mechanism with eps={declared!r}")
+    if is_builtin(obj):  # one of this library's mechanisms (e.g. a sampled one): audited as the built-in it is
+        return obj
     mechanism = as_mechanism(obj, eps=eps, params=dict(params), name=_name_of(obj, spec),
                              reference=_reference_of(obj, spec))
     return mechanism

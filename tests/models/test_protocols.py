@@ -78,7 +78,9 @@ def test_presets_round_trip_through_json_and_apply_to_a_config():
         ("sage", "saturating", "all_improve", 0.75)
     assert RunConfig.from_dict(released.to_dict()) == released
     assert protocol("ppgnn", "spec").apply(spec) == spec
-    assert all(e.source.startswith("helongzhu/ID100@") for e in protocol("ppgnn", "released").elements)
+    # PPGNN's own code, or LPGNN's for the baselines the released PPGNN code cannot run (issue 26)
+    assert all(e.source.startswith(("helongzhu/ID100@", "sisaman/LPGNN@"))
+               for e in protocol("ppgnn", "released").elements)
 
 
 def test_one_at_a_time_switches_exactly_one_element_back_to_the_spec():
@@ -93,6 +95,17 @@ def test_one_at_a_time_switches_exactly_one_element_back_to_the_spec():
         assert changed == {field} and getattr(config, field) == getattr(spec, field)
     assert set(grid) == {"model -> spec", "weight_decay -> spec", "dropout -> spec", "objective -> spec",
                          "selection -> spec"}
+
+
+def test_one_at_a_time_skips_elements_that_do_not_act_on_the_run():
+    """ppm_variant acts on PPM runs only: an MB cell gets no 'ppm_variant -> spec' row (it would repeat 'released')."""
+    mb = RunConfig("cora", mechanism="multibit", eps_x=1.0, k_x=4, model="gcn", aggregator="mean", self_loops=True)
+    ppm = replace(mb, mechanism="ppm", m="ppgnn", aggregator="gcn", self_loops=False)
+    released = protocol("ppgnn", "released")
+    mb_grid, ppm_grid = one_at_a_time(mb, released), one_at_a_time(ppm, released)
+    assert "ppm_variant -> spec" not in mb_grid and "ppm_variant -> spec" in ppm_grid
+    assert {"aggregator -> spec", "self_loops -> spec"} <= set(mb_grid)
+    assert "aggregator -> spec" not in ppm_grid
 
 
 def test_bad_protocol_names_and_fields_are_refused():

@@ -1,9 +1,11 @@
 """Claims of PPGNN (seed 004), in report order: mechanism level C1-C8 and errata E1-E3, E14; graph level C12-C15
-and errata E8, E10; attacks C9, C11, C18; and the rows on Table III's pipeline: E16, C10, C16, C17."""
+and errata E8, E10; attacks C9, C11, C18; the rows on Table III's pipeline: E16, C10, C16, C17; and the released
+code's (issue 26): C17 under each protocol, C10 for the released PPM."""
 from __future__ import annotations
 
 import math
 from decimal import Decimal
+from pathlib import Path
 
 import numpy as np
 
@@ -469,3 +471,93 @@ def c16_c17_on_cora(settings: ClaimSettings) -> list[CheckResult]:
 def c17_on_stored_results(settings: ClaimSettings) -> CheckResult:
     """C17 as the spec audits it, on stored ``reproduce ppgnn`` results (:func:`c17_stored`)."""
     return c17_stored()
+
+
+# ------------------------------------------------------------ the released code: C17 by protocol, C10 for its PPM
+
+#: Cora runs of Table III's pipeline (MB and PPM, quick grid, 5 runs) under the spec's and the released protocol,
+#: ``reproduce ppgnn --quick --runs 5 --protocol ... --mechanisms MB PPM`` on CPU (issue 26).
+PROTOCOL_RESULTS = Path(__file__).resolve().parents[3] / "benchmarks" / "results" / "ppgnn" / "ppm-released-cpu" / "runs"
+PROTOCOL_RUNS = 5
+
+
+def c17_protocols() -> dict:
+    """The protocols C17 is read under: the spec's (None), the released one, and the released one with the spec's
+    PPM, which separates what the released training does from what the released (not LDP) PPM does."""
+    from ...models.training.protocols import Protocol, protocol
+
+    released = protocol("ppgnn", "released")
+    spec_ppm = Protocol("ppgnn", "released with the spec's PPM",
+                        tuple(e for e in released.elements if e.field != "ppm_variant"))
+    return {"spec": None, "released": released, "released with the spec's PPM": spec_ppm}
+
+
+def c17_by_protocol(root=PROTOCOL_RESULTS, dataset: str = "cora", eps_grid=None, k_grid=None,
+                    runs: int = PROTOCOL_RUNS) -> list[CheckResult]:
+    """C17 (PPM > MB) on ``dataset`` at each eps under every protocol of :func:`c17_protocols`, from stored runs
+    (never trains). The row's verdict is the spec's (the protocol the audit stands by); its explanation says under
+    which protocols the printed ordering holds, with each protocol's paired difference and CI."""
+    from ...models.training import ppgnn as grids
+    from ..kernel.result import Status
+    from ..reproduction.lpgnn import stored_measurements
+    from ..reproduction.ppgnn import ppm_over_mb
+
+    rows = []
+    for eps in eps_grid or grids.EPS_QUICK:
+        verdicts = {}
+        for name, preset in c17_protocols().items():
+            cells = grids.table3_cells([dataset], (eps,), ("MB", "PPM"), k_grid or grids.K_QUICK, runs,
+                                       protocol=preset)
+            measured = stored_measurements(cells, root)
+            if all(measured[c] is not None for c in cells):
+                verdicts[name] = ppm_over_mb(dataset, eps, measured[cells[0]], measured[cells[1]])
+        holds = [name for name, row in verdicts.items() if row.status is Status.PASS]
+        spec = verdicts.get("spec")
+        rows.append(CheckResult(
+            f"C17 by protocol eps={eps:g}", f"ppgnn Table III / C17: PPM > MB on {dataset} at eps={eps:g}, under the "
+            "spec's and the released protocol", spec.status if spec else Status.INCONCLUSIVE,
+            spec.statistic if spec else None, "PPM - MB (spec), accuracy points",
+            explanation=(("; ".join(f"{name}: {row.status.value} ({row.statistic:+.1f} [{row.interval[0]:+.1f}, "
+                                    f"{row.interval[1]:+.1f}], {row.n} runs)" for name, row in verdicts.items())
+                          + f"; the printed ordering holds under: {', '.join(holds) or 'none'}")
+                         if verdicts else f"no stored runs in {root}"),
+            details={"protocols": {name: {"status": row.status.value, "difference": row.statistic,
+                                          "interval": list(row.interval), "runs": row.n}
+                                   for name, row in verdicts.items()}}))
+    return rows
+
+
+@claim("ppgnn", "C17")
+def c17_by_protocol_on_cora(settings: ClaimSettings) -> list[CheckResult]:
+    """C17 under the spec's and the released protocol on the committed Cora runs (:func:`c17_by_protocol`)."""
+    return c17_by_protocol()
+
+
+def c10_released_ppm(eps: float = 1.0, samples: int = 100_000, seed: int = 0, alpha: float = 1e-3,
+                     **report) -> CheckResult:
+    """Theorem 5 (C10's fixed-level reading) for PPM as the authors' code runs it: a user's feature report
+    (``personalised.feature_report``, mode ``released``, ``report`` overriding its defaults) against its claimed
+    eps_2 = ``eps``. The verdict is the exact white-box ratio (no false-alarm budget); the black-box lower bound
+    measured on ``samples`` draws, and the spec's (paper-mode) report beside it, are in the explanation."""
+    from ...mechanisms.personalised import feature_report
+    from ..verify.orchestrator import AuditSettings, verify
+
+    audit = AuditSettings(samples, seed, alpha)
+    found = {}
+    for mode, overrides in (("released", report), ("paper", {})):
+        results = {r.name: r for r in verify(feature_report(eps, mode=mode, **overrides), audit, checks="privacy").results}
+        found[mode] = (results["privacy.whitebox"].statistic, results["privacy.blackbox"].statistic)
+    (exact, lower), (spec_exact, _) = found["released"], found["paper"]
+    return claim_row(
+        "C10 released PPM", "ppgnn Theorem 5 / C10 in the released code (helongzhu/ID100 mechanisms.py:116-176): a "
+        f"user's features at a fixed level are eps_2-LDP (eps_2 = {eps:g})", exact <= eps * (1 + 1e-9), exact,
+        "exact max log ratio", f"released report: exact ratio {exact:.4g}, black-box lower bound {lower:.4g} "
+        f"({samples} draws, confidence {1 - alpha:g}) against the claimed {eps:g} (every user samples the largest "
+        f"reported count and spends eps_2 / m' on each); the spec's report: {spec_exact:.4g}",
+        threshold=eps, fails_if="the report's exact ratio exceeds eps_2", eps_lower=lower, spec_ratio=spec_exact)
+
+
+@claim("ppgnn", "C10")
+def c10_released_ppm_claim(settings: ClaimSettings) -> CheckResult:
+    """:func:`c10_released_ppm` at eps_2 = 1 on 8 features."""
+    return c10_released_ppm(1.0, min(settings.samples, 100_000), settings.seed, settings.alpha)

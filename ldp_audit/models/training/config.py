@@ -35,6 +35,16 @@ LEVEL_DISTRIBUTIONS = ("uniform", "strict", "relaxed", "bimodal")
 PROPAGATIONS = ("auto", "kprop", "flexprop")
 #: Largest number of PPGNN levels: eps^h = 2^(h-1) eps must stay a finite budget for every eps we run.
 MAX_PPM_LEVELS = 16
+#: PPGNN's PPM: the paper's (``spec``, Algorithm 3 or its corrected mode, as ``mechanism`` says) or the authors'
+#: released code (``released``, ``personalised.PersonalisedMechanism(mode="released")``, issue 26).
+PPM_VARIANTS = ("spec", "released")
+#: Table III's GM baseline: ``per_coordinate`` (spec M2 with E1: (eps/d, delta/d) per coordinate, sensitivity 2,
+#: delta 1e-5) or ``analytic_l2`` (LPGNN's released ``agm``: one analytic Gaussian on the whole vector, L2
+#: sensitivity (beta - alpha) sqrt(d), delta 1e-10; issue 26).
+GAUSSIAN_BASELINES = ("per_coordinate", "analytic_l2")
+#: The mechanisms a protocol-only field acts on. On a run of any other mechanism (or unperturbed) the field is reset
+#: to its default: a protocol sets it on every run of a grid, and the runs it does not change keep their keys.
+ACTS_ON = {"ppm_variant": ("ppm", "ppm_corrected"), "gaussian_baseline": ("gaussian_hd",)}
 
 
 def _positive_or_none(name: str, value) -> float | None:
@@ -157,6 +167,8 @@ class RunConfig(TrainingConfig):
             user's budget between the level report (ESW) and the features (MLR) (ppgnn A4, A8; h = 1 .. 16,
             gamma in (0, 1)); used by the personalised mechanisms only.
         level_distribution: how users' levels are drawn (:data:`LEVEL_DISTRIBUTIONS`, ppgnn Sec. IV-C).
+        ppm_variant: ``spec`` or ``released`` (:data:`PPM_VARIANTS`), PPM runs only (:data:`ACTS_ON`).
+        gaussian_baseline: ``per_coordinate`` or ``analytic_l2`` (:data:`GAUSSIAN_BASELINES`), GM runs only.
         propagation: ``auto``, ``kprop`` or ``flexprop`` (:data:`PROPAGATIONS`).
         train_fraction: the fraction of the training split whose labels train the run, in (0, 1]; a uniform subset
             drawn from the run's own seed (lpgnn RQ4 / Fig. 7: label rate rho = 50 % x train_fraction, redrawn
@@ -191,6 +203,9 @@ class RunConfig(TrainingConfig):
     propagation: str = "auto"
     # ----- LPGNN (issue 25): the labelled fraction of the training split (Fig. 7), keyed only when set.
     train_fraction: float = 1.0
+    # ----- PPGNN's released protocol (issue 26): the released PPM and LPGNN's Gaussian baseline, keyed only when set.
+    ppm_variant: str = "spec"
+    gaussian_baseline: str = "per_coordinate"
 
     def __post_init__(self):
         if not isinstance(self.dataset, str) or not self.dataset:
@@ -234,12 +249,18 @@ class RunConfig(TrainingConfig):
         object.__setattr__(self, "ppm_gamma", float(self.ppm_gamma))
         _choice("level_distribution", self.level_distribution, LEVEL_DISTRIBUTIONS)
         _choice("propagation", self.propagation, PROPAGATIONS)
+        _choice("ppm_variant", self.ppm_variant, PPM_VARIANTS)
+        _choice("gaussian_baseline", self.gaussian_baseline, GAUSSIAN_BASELINES)
+        for name, mechanisms in ACTS_ON.items():
+            if self.eps_x is None or self.mechanism not in mechanisms:
+                object.__setattr__(self, name, _DEFAULTS[name])
 
     #: Fields added after the first stored runs: they enter :meth:`key` only when they differ from their default,
     #: so every run stored before a field existed keeps its key (and its folder in the run store).
     KEYED_WHEN_SET: ClassVar[tuple[str, ...]] = (
         "ppm_levels", "ppm_gamma", "level_distribution", "propagation",  # PPGNN (issue 25)
         "train_fraction",  # LPGNN Fig. 7 (issue 25)
+        "ppm_variant", "gaussian_baseline",  # PPGNN's released protocol (issue 26)
     )
 
     # ----- identity ------------------------------------------------------------------------------------------
@@ -272,7 +293,8 @@ class RunConfig(TrainingConfig):
 
     def _ppgnn_perturbation_key(self) -> tuple:
         """The PPGNN fields that change a run's reports, appended only when set (other runs' keys unchanged)."""
-        return tuple((name, getattr(self, name)) for name in ("ppm_levels", "ppm_gamma", "level_distribution")
+        return tuple((name, getattr(self, name)) for name in ("ppm_levels", "ppm_gamma", "level_distribution",
+                                                              "ppm_variant", "gaussian_baseline")
                      if self.eps_x is not None and getattr(self, name) != _DEFAULTS[name])
 
 

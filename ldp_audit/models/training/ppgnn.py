@@ -6,6 +6,10 @@ weighted by the reported levels (A5) as preprocessing before a two-layer backbon
 the same placement: KProp(K) mean with self-loops, which is FlexProp with equal weights. K is chosen per cell on
 mean validation accuracy (spec §4: "tuned separately per eps").
 
+Under the released protocol (``protocols.protocol("ppgnn", "released")``) PPM is the authors' released variant
+(``ppm_variant``), GM is LPGNN's analytic Gaussian on the whole vector (``gaussian_baseline``) and the baselines
+propagate with LPGNN's KProp (GCN normalisation, no self-loops): the released PPGNN code cannot run them (issue 26).
+
 The paper prints no chosen learning rate, weight decay or dropout (only grids, spec §4); PPGNN extends LPGNN,
 so the runs use LPGNN's per-dataset values (seed Table 2 of lpgnn) and are not re-tuned here.
 """

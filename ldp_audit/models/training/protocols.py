@@ -63,6 +63,7 @@ class Protocol:
 
 def _ppgnn_released() -> Protocol:
     readme = f"{PPGNN_CODE} README.md:16 (the replication command)"
+    lpgnn = "sisaman/LPGNN@02c60f183a21837ceefc79502d2871647842d685"
     return Protocol("ppgnn", "released", (
         Element("model", "sage", readme, "GraphSAGE backbone instead of the spec's GCN"),
         Element("lr", 0.01, readme, "learning rate 0.01 on every dataset"),
@@ -72,6 +73,19 @@ def _ppgnn_released() -> Protocol:
                 "-log(softmax + 1e-20): zero gradient on a node whose true-class softmax underflowed"),
         Element("selection", "all_improve", f"{PPGNN_CODE} trainer.py:53-57",
                 "keep an epoch only when validation loss, validation accuracy and training accuracy all improve"),
+        Element("ppm_variant", "released", f"{PPGNN_CODE} mechanisms.py:7-40, 116-176",
+                "PPM as released: level and count reports never below the truth, every user samples the largest "
+                "reported count, the server rescales with the reported level (not LDP); PPM runs only"),
+        # Table III's baselines cannot run in the released PPGNN code (no Gaussian; FlexProp needs levels): they
+        # follow LPGNN's code, whose "baseline LDP mechanisms" block runs 1bm, lpm and agm.
+        Element("gaussian_baseline", "analytic_l2",
+                f"{lpgnn} mechanisms.py:65-117, 163; experiments.py:227-241",
+                "GM: one analytic Gaussian on the whole vector, delta 1e-10, L2 sensitivity (beta - alpha) sqrt(d), "
+                "instead of (eps/d, delta/d) per coordinate with delta 1e-5; GM runs only"),
+        Element("aggregator", "gcn", f"{lpgnn} models.py:97",
+                "baselines propagate with KProp under D^-1/2 A D^-1/2 (LPGNN's) instead of the mean; PPM keeps "
+                "FlexProp"),
+        Element("self_loops", False, f"{lpgnn} models.py:97", "baselines' KProp without self-loops"),
     ))
 
 
@@ -93,7 +107,7 @@ def one_at_a_time(config: TrainingConfig, released: Protocol) -> dict[str, Train
     full = released.apply(config)
     grid = {"released": full}
     for e in released.elements:
-        if getattr(config, e.field) != e.value:
+        if getattr(full, e.field) != getattr(config, e.field):  # an element that acts on this run
             grid[f"{e.field} -> spec"] = replace(full, **{e.field: getattr(config, e.field)})
     return grid
 

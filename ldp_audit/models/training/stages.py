@@ -54,13 +54,19 @@ class Features(ABC):
 #: Registry parameters a training run fixes beyond eps, d and k. GM of ppgnn Table III: the corrected classical
 #: calibration (E1: sensitivity 2, (eps/d, delta/d) per coordinate) with delta = 1e-5 (spec M2, §7.8).
 TRAINING_PARAMS = {"gaussian_hd": {"delta": 1e-5, "calibration": "classical"}}
+#: delta of LPGNN's released analytic Gaussian baseline (sisaman/LPGNN@02c60f1 mechanisms.py:66).
+ANALYTIC_L2_DELTA = 1e-10
 
 
 def feature_mechanism(config: RunConfig, d: int):
     """The registry mechanism ``config.mechanism`` at budget ``eps_x`` on d coordinates, given only the parameters
     it has: k = ``config.m`` for sampled mechanisms, the input range [0, 1] for those with a range (multi-bit);
     the others (``laplace_hd``, ``gaussian_hd``) work on [-1, 1], and the unit features are mapped to and
-    fro (``perturbation.server_estimates``' ``box``)."""
+    fro (``perturbation.server_estimates``' ``box``). ``gaussian_baseline="analytic_l2"`` gives GM runs LPGNN's
+    released ``agm``: one analytic Gaussian on [0, 1]^d with L2 sensitivity sqrt(d) and delta 1e-10
+    (sisaman/LPGNN@02c60f1 mechanisms.py:65-117, 163)."""
+    if config.gaussian_baseline == "analytic_l2":  # GM runs only (the config resets it elsewhere)
+        return make("analytic_gaussian", eps=config.eps_x, delta=ANALYTIC_L2_DELTA, d=d, alpha=0.0, beta=1.0)
     info = next((i for i in available() if i.name == config.mechanism), None)
     if info is None:
         return make(config.mechanism, eps=config.eps_x)  # raises, naming the registry's mechanisms
@@ -113,13 +119,14 @@ PERSONALISED_MODES = {"ppm": ("paper", "mlr"), "ppm_corrected": ("corrected", "m
 def personalised_mechanism(config: RunConfig, d: int):
     """PPM / PPM* with the run's base budget eps^1 = eps_x, its h levels and split gamma (ppgnn A4, A7, A8);
     ``config.m`` is the sampled-coordinate rule (``"ppgnn"``: Algorithm 2's, PPM*'s worst-case optimum) or a fixed
-    count (Fig. 7c)."""
+    count (Fig. 7c). ``config.ppm_variant="released"`` runs PPM as the authors' code does (mode ``released``)."""
     from ...mechanisms.personalised import PersonalisedMechanism
 
     if config.m != "ppgnn" and (isinstance(config.m, bool) or not isinstance(config.m, int) or config.m < 1):
         raise ValueError(f"m of a personalised mechanism must be 'ppgnn' (the paper's rule) or an integer >= 1, "
                          f"got {config.m!r}")
     mode, feature = PERSONALISED_MODES[config.mechanism]
+    mode = "released" if config.ppm_variant == "released" else mode
     return PersonalisedMechanism(config.eps_x, d, config.ppm_levels, config.ppm_gamma, mode, feature,
                                  None if config.m == "ppgnn" else config.m)
 
@@ -158,17 +165,21 @@ def run_levels(config: RunConfig, num_nodes: int) -> tuple[np.ndarray, np.ndarra
 class PersonalisedFeatures(Features):
     """PPGNN's feature reports (ppgnn A4, Algorithm 3): every user perturbs x in [-1, 1]^d once through MLR at
     eps_2 = (1 - gamma) eps^tau of its own level; the server keeps the estimate (client-rectified in the paper
-    mode, rescaled from the public tau' in the corrected mode)."""
+    mode, rescaled from the public tau' in the corrected mode). In the released mode every user also reports a
+    count m' (drawn from the features' stream before them), samples max(m') coordinates, and the server rescales
+    with (tau', m') (ID100 mechanisms.py:147-169)."""
 
     def node_features(self, graph, config, rng):
         x = graph.normalized_features(clip=True)
         mechanism = personalised_mechanism(config, x.shape[1])
         tau, tau_prime = personalised_levels(mechanism, graph.num_nodes, config.seed, config.level_distribution)
+        counts = [mechanism.perturb_counts(tau, rng)] if mechanism.mode == "released" else []
+        sampled = int(counts[0].max()) if counts else None
         estimate = np.zeros_like(x)
-        pairs = np.stack([tau, tau_prime], axis=1)
-        for level, reported in np.unique(pairs, axis=0):
-            idx = np.flatnonzero((tau == level) & (tau_prime == reported))
-            user = mechanism.feature_mechanism(int(level), int(reported))
+        keys = np.stack([tau, tau_prime, *counts], axis=1)
+        for key in np.unique(keys, axis=0):
+            idx = np.flatnonzero(np.all(keys == key, axis=1))
+            user = mechanism.feature_mechanism(*(int(v) for v in key), sampled=sampled)
             estimate[idx] = user.estimate(user.perturb(x[idx], rng))
         return estimate
 
