@@ -10,7 +10,9 @@ per batch of runs; the first Ctrl-C finishes the runs in progress and saves
 them, a second abandons them. LPGNN cells take K on validation (lpgnn E14);
 the K the paper would have taken on test is shown beside it. The report prints
 paper vs measured per cell with gap, tolerance (spec 7.4) and PASS/FAIL; the
-exit code is 1 when a cell is out of tolerance. --plot FILE.png draws the
+exit code is 1 when a cell is out of tolerance. --protocol (ppgnn Table III,
+lpgnn Table 3) adds the authors' released protocol beside the spec's and, with
+both, attributes the gap element by element (issue 26). --plot FILE.png draws the
 targets asked for: one row of panels per table or figure, one panel per
 dataset, the paper's numbers beside the measured ones.
 
