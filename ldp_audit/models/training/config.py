@@ -269,8 +269,8 @@ class RunConfig(TrainingConfig):
         differ freely inside a batch; a run's result never depends on its batch mates. A run with a training
         subset (``train_fraction`` < 1) draws it from its own seed, and a batch shares one set of training nodes,
         so such runs batch only with runs of their seed and fraction."""
-        key = (self.dataset, self.split_seed, self.split_rule, self.model, self.hidden, self.dropout, self.objective, self.k_y,
-               self.lr, self.weight_decay, self.epochs)
+        key = (self.dataset, self.split_seed, self.split_rule, self.model, self.hidden, self.dropout, self.objective,
+               self.k_y, self.lr, self.weight_decay, self.epochs)
         return key if self.train_fraction == 1.0 else key + (self.train_fraction, self.seed)
 
     def perturbation_key(self) -> tuple:
