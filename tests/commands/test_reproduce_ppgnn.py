@@ -38,7 +38,7 @@ def _exit_code(argv) -> int:
     (["reproduce", "ppgnn", "--backbone", "mlp"], "--backbone"),
     (["reproduce", "ppgnn", "--mechanisms", "MB", "PM", "--max-runs", "0"], "--mechanisms"),
     (["reproduce", "lpgnn", "--mechanisms", "MB", "--max-runs", "0"], "--mechanisms"),
-    (["reproduce", "lpgnn", "--protocol", "released", "--max-runs", "0"], "--protocol"),
+    (["reproduce", "lpgnn", "--protocol", "released", "--tables", "drop", "--max-runs", "0"], "--protocol"),
     (["reproduce", "ppgnn", "--protocol", "released", "--tables", "fig4", "--max-runs", "0"], "--protocol"),
     (["reproduce", "ppgnn", "--protocol", "authors", "--max-runs", "0"], "--protocol"),
 ])
@@ -193,7 +193,7 @@ def test_the_released_protocol_builds_released_runs_and_says_so(tmp_path, capsys
 
 
 def test_attribution_recovers_both_shares_of_a_synthetic_two_element_difference():
-    from ldp_audit.audits.reproduction.ppgnn import attribution_rows
+    from ldp_audit.audits.reproduction.protocol_gap import attribution_rows
 
     rng = np.random.default_rng(0)
     released = 25 + rng.normal(0, 1, 10)
@@ -246,7 +246,7 @@ def test_protocol_both_reports_both_columns_and_attributes_the_gap(monkeypatch, 
 
 
 def test_the_k_match_row_finds_the_k_that_reproduces_the_printed_number():
-    from ldp_audit.audits.reproduction.ppgnn import k_match_row
+    from ldp_audit.audits.reproduction.protocol_gap import k_match_row
 
     row = k_match_row("cora 1B eps=0.01 [released]", 25.9, {0: [20.0, 21.0], 2: [33.0, 34.0], 16: [53.0, 54.0]},
                       6.0, {})

@@ -10,7 +10,9 @@ per batch of runs; the first Ctrl-C finishes the runs in progress and saves
 them, a second abandons them. LPGNN cells take K on validation (lpgnn E14);
 the K the paper would have taken on test is shown beside it. The report prints
 paper vs measured per cell with gap, tolerance (spec 7.4) and PASS/FAIL; the
-exit code is 1 when a cell is out of tolerance. --plot FILE.png draws the
+exit code is 1 when a cell is out of tolerance. --protocol (ppgnn Table III,
+lpgnn Table 3) adds the authors' released protocol beside the spec's and, with
+both, attributes the gap element by element (issue 26). --plot FILE.png draws the
 targets asked for: one row of panels per table or figure, one panel per
 dataset, the paper's numbers beside the measured ones.
 
@@ -106,11 +108,14 @@ def register(sub) -> None:
                    help=f"lpgnn Table 3 only: random 50/25/25 splits per cell, 1 to {MAX_SPLITS} (default 1); with "
                         "several, the tolerance admits the split-to-split spread (the paper's split is unknowable)")
     p.add_argument("--protocol", choices=("spec", "released", "both"), default=None,
-                   help="ppgnn Table III only: train under the spec's protocol (default), the authors' released "
-                        "code's (SAGE unless --backbone, lr 0.01, weight decay 0.01, dropout 0.75, the saturating "
-                        "loss, the all-improve checkpoint rule), or both: both columns, then an attribution of the "
-                        f"{ATTRIBUTED_CELLS} cells that differ most, one element switched back to the spec at a "
-                        "time; the runs are stored beside the spec's")
+                   help="ppgnn Table III and lpgnn Table 3 only: train under the spec's protocol (default), the "
+                        "authors' released code's (ppgnn: SAGE unless --backbone, lr 0.01, weight decay 0.01, dropout "
+                        "0.75, the saturating loss, the all-improve checkpoint rule; lpgnn: the seed-era code's split "
+                        "draw and the paper's K grid {1, 2, 4, 8, 16, 32}), or both: both columns, then an "
+                        f"attribution of the {ATTRIBUTED_CELLS} cells that differ most, one element switched back to "
+                        "the spec at a time; every released cell gets a per-K row (the K closest to the paper and the "
+                        "K chosen on test, as the paper did: explanatory only); the runs are stored beside the "
+                        "spec's; combines with --splits")
     p.add_argument("--downstream", choices=("mlp", "logreg"), default=None,
                    help="ldp-ge only: the classifier on the embeddings: the released code's mlp (default) or the "
                         "paper's logistic regression (one linear layer)")
@@ -128,16 +133,18 @@ def _cells(args):
     quick = args.mode == "quick"
     names = _datasets(args, lpgnn)
     runs = args.runs or (lpgnn.RUNS_QUICK if quick else lpgnn.RUNS_FULL)
-    tables = set(args.tables or (("table3",) if quick else ("table3", "drop")))
+    tables = set(args.tables or (("table3",) if quick or args.protocol else ("table3", "drop")))
     drop_names = [n for n in names if n in lpgnn.DROP_DATASETS] if "drop" in tables else []
     loaders = {lpgnn.TABLE3_DATASETS[n] for n in names} if "table3" in tables else set()
     loaders |= {lpgnn.DROP_DATASETS[n] for n in drop_names}
     has_features = _has_features(loaders, args)
     cells = []
     if "table3" in tables:
-        cells += lpgnn.table3_cells(names, lpgnn.EPS_QUICK if quick else lpgnn.EPS_FULL,
-                                    lpgnn.K_QUICK if quick else lpgnn.K_FULL, runs, has_features,
-                                    splits=args.splits or 1)
+        k_grid = lpgnn.K_QUICK if quick else lpgnn.K_FULL
+        args.protocol_cells = {name: lpgnn.table3_cells(
+            names, lpgnn.EPS_QUICK if quick else lpgnn.EPS_FULL, preset.k_values(k_grid), runs, has_features,
+            splits=args.splits or 1, protocol=preset) for name, preset in _protocols(args).items()}
+        cells += [c for own in args.protocol_cells.values() for c in own]
     cells += lpgnn.drop_cells(drop_names, runs, has_features=has_features)
     return cells, runs, tables
 
@@ -165,29 +172,27 @@ def _ppgnn_cells(args):
         raise ValueError(f"--mechanisms must be among {', '.join(ppgnn.MECHANISMS)}, got {', '.join(unknown)}")
     runs = args.runs or (ppgnn.RUNS_QUICK if quick else ppgnn.RUNS_FULL)
     has_features = _has_features({ppgnn.TABLE3_DATASETS[n] for n in names}, args)
-    protocols = {"spec": None, "released": _ppgnn_protocol(args)}
-    chosen = ("spec", "released") if args.protocol == "both" else ("released",) if args.protocol == "released" \
-        else ("spec",)
+    k_grid = ppgnn.K_QUICK if quick else ppgnn.K_FULL
     args.protocol_cells = {name: ppgnn.table3_cells(
-        names, ppgnn.EPS_QUICK if quick else ppgnn.EPS_FULL, tuple(mechanisms),
-        k_grid=ppgnn.K_QUICK if quick else ppgnn.K_FULL, runs=runs, model=args.backbone, has_features=has_features,
-        protocol=protocols[name]) for name in chosen}
+        names, ppgnn.EPS_QUICK if quick else ppgnn.EPS_FULL, tuple(mechanisms), k_grid=preset.k_values(k_grid),
+        runs=runs, model=args.backbone, has_features=has_features, protocol=preset)
+        for name, preset in _protocols(args).items()}
     return [c for cells in args.protocol_cells.values() for c in cells], runs, {"table3"}
 
 
-def _ppgnn_protocol(args):
-    """The protocol preset of --protocol (None: the spec's configs unchanged); an explicit --backbone wins over the
-    released preset's backbone."""
+def _protocols(args) -> dict:
+    """{protocol name: preset} of --protocol, in report order: ``spec`` (the default) and / or ``released``, the
+    paper's presets from the registry; for ppgnn an explicit --backbone wins over the released preset's."""
     from dataclasses import replace
 
     from ...models.training.protocols import protocol
 
-    if args.protocol in (None, "spec"):
-        return None
-    preset = protocol("ppgnn", "released")
-    if args.backbone_given:
-        preset = replace(preset, elements=tuple(e for e in preset.elements if e.field != "model"))
-    return preset
+    chosen = {"both": ("spec", "released"), "released": ("released",)}.get(args.protocol, ("spec",))
+    presets = {name: protocol(args.paper, name) for name in chosen}
+    if "released" in presets and getattr(args, "backbone_given", False):
+        released = presets["released"]
+        presets["released"] = replace(released, elements=tuple(e for e in released.elements if e.field != "model"))
+    return presets
 
 
 def results_folder(args) -> Path:
@@ -211,7 +216,8 @@ def check_options(args) -> None:
             raise ValueError(f"--protocol: {', '.join(with_presets)} only so far ({args.paper} has no "
                              "released-protocol preset yet)")
     if args.protocol is not None and args.tables and set(args.tables) != {"table3"}:
-        raise ValueError("--protocol: ppgnn's Table III only (--tables table3); the figures use the spec's protocol")
+        raise ValueError("--protocol: the papers' Table 3 / Table III only (--tables table3); the other tables and "
+                         "the figures use the spec's protocol")
     if args.downstream is not None and args.paper != "ldp-ge":
         raise ValueError(f"--downstream: ldp-ge only ({args.paper} trains its paper's own networks)")
     if args.plan and args.paper == "se-privgemb":
@@ -264,6 +270,8 @@ def run(args, console) -> int:
                 "wall time (s)": round(time.perf_counter() - started, 1)}
     if args.paper == "ppgnn":
         return _ppgnn_report(args, console, cells, measured, results, settings)
+    if args.protocol is not None:
+        return _lpgnn_protocol_report(args, console, measured, results, settings)
     report = reproduction_report(
         f"lpgnn reproduction ({args.mode})", cells, measured,
         subject={"paper": "lpgnn", "tables": " + ".join(t for t, on in (("seed Table 3", "table3" in tables),
@@ -296,21 +304,13 @@ def _with_figures(args, report, targets, figures, measured):
 
 
 def _ppgnn_report(args, console, cells, measured, results, settings) -> int:
-    from dataclasses import replace
-
-    from ...audits.reproduction.lpgnn import reproduction_report
     from ...audits.kernel.result import AuditReport
     from ...models.training.ppgnn import TABLE3_DATASETS
 
     loaders = {loader: name for name, loader in TABLE3_DATASETS.items()}
     num_nodes = {loaders[r.config.dataset]: r.extra["num_nodes"] for r in results.values()}
-    rows = []
-    for name, own in args.protocol_cells.items():
-        table = reproduction_report("", own, measured, lookup=ppgnn_paper_value)
-        named = list(table.results) + ppgnn_rows(own, measured, num_nodes) + c19_rows(own, measured, results)
-        rows += named if len(args.protocol_cells) == 1 else [replace(r, name=f"{r.name} [{name}]") for r in named]
-    if args.protocol == "both":
-        rows += _k_matches(args, measured, results) + _attribution(args, console, measured)
+    rows = _protocol_rows(args, console, measured, results, ppgnn_paper_value,
+                          lambda own: ppgnn_rows(own, measured, num_nodes) + c19_rows(own, measured, results))
     columns = ", ".join(dict.fromkeys(c.column.split(" eps=")[0] for c in cells))
     models = sorted({c.model for cell in cells for c in cell.configs()})
     protocol = {"protocol": args.protocol} if args.protocol not in (None, "spec") else {}
@@ -325,59 +325,124 @@ def _ppgnn_report(args, console, cells, measured, results, settings) -> int:
     return emit(report, args, console)
 
 
+def _lpgnn_protocol_report(args, console, measured, results, settings) -> int:
+    """LPGNN's Table 3 under --protocol: the cells of each protocol, then (``both``) the per-K rows and the
+    attribution."""
+    from ...audits.kernel.result import AuditReport
+    from ...audits.reproduction.lpgnn import lpgnn_paper_value
+
+    rows = _protocol_rows(args, console, measured, results, lpgnn_paper_value, lambda own: [])
+    attributed = " + attribution" if args.protocol == "both" else ""
+    report = AuditReport.of(f"lpgnn reproduction ({args.mode})", rows,
+                            {"paper": "lpgnn", "tables": f"seed Table 3{attributed}", "protocol": args.protocol},
+                            settings)
+    if args.plot:
+        from ...files import write_atomic
+
+        write_atomic(args.plot, plot(report))
+    return emit(report, args, console)
+
+
+def _protocol_rows(args, console, measured, results, lookup, paper_rows) -> list:
+    """The table rows of every chosen protocol (its cells, then ``paper_rows(cells)``), suffixed ``[spec]`` /
+    ``[released]`` when both run; per-K rows for every released cell with a printed number; with ``both``, the
+    attribution."""
+    from dataclasses import replace
+
+    from ...audits.reproduction.lpgnn import reproduction_report
+
+    rows = []
+    for name, own in args.protocol_cells.items():
+        named = list(reproduction_report("", own, measured, lookup=lookup).results) + paper_rows(own)
+        rows += named if len(args.protocol_cells) == 1 else [replace(r, name=f"{r.name} [{name}]") for r in named]
+    if "released" in args.protocol_cells:
+        rows += _k_matches(args, measured, results, lookup)
+    if args.protocol == "both":
+        rows += _attribution(args, console, measured, results, lookup)
+    return rows
+
+
 #: --protocol both attributes the gap of this many cells (those where the two protocols differ most).
 ATTRIBUTED_CELLS = 2
 
 
-def _k_matches(args, measured, results) -> list:
-    """Per released cell with a printed number: its test accuracy at every K and the K closest to the paper
-    (``k_match_row``, explanatory only)."""
+def _k_matches(args, measured, results, lookup) -> list:
+    """Per released cell with a K grid and a printed number: its test accuracy at every K, the K closest to the
+    paper and the K chosen on test (``k_match_row``, explanatory only)."""
     from ...audits.reproduction.lpgnn import tolerance
-    from ...audits.reproduction.ppgnn import k_match_row
+    from ...audits.reproduction.protocol_gap import k_match_row
 
     rows = []
     for cell in args.protocol_cells["released"]:
-        filled, printed = measured.get(cell), ppgnn_paper_value(cell)
-        if filled is None or printed is None:
+        filled, printed = measured.get(cell), lookup(cell)
+        if filled is None or printed is None or None in cell.candidates:
             continue
         test_by_k = {k: [100 * results[c].test_accuracy for c in configs] for k, configs in cell.candidates.items()}
         rows.append(k_match_row(f"{cell.dataset} {cell.column} [released]", printed[0], test_by_k,
-                                tolerance(cell.kind, filled.std, len(filled.values)), {"table": "ppgnn_table3"}))
+                                tolerance(cell.kind, filled.std, len(filled.values)), {"table": cell.table}))
     return rows
 
 
-def _attribution(args, console, measured) -> list:
-    """Attribution rows (issue 26) for the ATTRIBUTED_CELLS cells whose spec and released means differ most: at the
-    released cell's K, every seed's released run with one element switched back to the spec's value. Trains what
-    is missing (resumable, --max-runs applies), so an unfinished grid gives INCONCLUSIVE rows."""
+def _spec_runs_at(cell, k) -> list:
+    """The spec cell's runs (one config per seed) at ``k``, also when ``k`` lies outside the spec's K grid (the
+    released grid may be wider): the same runs with ``k_x`` set to ``k``."""
+    from dataclasses import replace
+
+    if k in cell.candidates:
+        return cell.candidates[k]
+    return [replace(c, k_x=k) for c in next(iter(cell.candidates.values()))]
+
+
+def _k_grid_switch(spec_cell, released_cell, results):
+    """The released cell with its K chosen on validation within the spec's K grid only (the ``k_grid`` element
+    switched back), or None when the grids agree or share no K."""
+    from dataclasses import replace
+
+    from ...models.training.lpgnn import summarise
+
+    shared = {k: v for k, v in released_cell.candidates.items() if k in spec_cell.candidates}
+    if not shared or len(shared) == len(released_cell.candidates):
+        return None
+    return summarise(replace(released_cell, candidates=shared), results)
+
+
+def _attribution(args, console, measured, results, lookup) -> list:
+    """Attribution rows (issue 26) for the ATTRIBUTED_CELLS cells with a printed number whose spec and released
+    means differ most: at the released cell's K, every seed's released run with one element switched back to the
+    spec's value, and (when the released preset has its own K grid) the released runs with K chosen on validation
+    within the spec's grid. Trains what is missing (resumable, --max-runs applies), so an unfinished grid gives
+    INCONCLUSIVE rows."""
     from ...audits.kernel.result import CheckResult, Status
-    from ...audits.reproduction.ppgnn import attribution_rows
+    from ...audits.reproduction.protocol_gap import attribution_rows
     from ...models.training import RunStore, sweep
     from ...models.training.protocols import one_at_a_time
 
     pairs = [(s, r) for s, r in zip(args.protocol_cells["spec"], args.protocol_cells["released"])
-             if measured.get(s) is not None and measured.get(r) is not None]
+             if measured.get(s) is not None and measured.get(r) is not None and lookup(r) is not None]
     pairs = sorted(pairs, key=lambda p: -abs(measured[p[0]].mean - measured[p[1]].mean))[:ATTRIBUTED_CELLS]
-    preset = _ppgnn_protocol(args)
-    grids = {r: [one_at_a_time(c, preset) for c in s.candidates[measured[r].choice]] for s, r in pairs}
+    preset = _protocols(args)["released"]
+    grids = {r: [one_at_a_time(c, preset) for c in _spec_runs_at(s, measured[r].choice)] for s, r in pairs}
     configs = list(dict.fromkeys(c for grid in grids.values() for seed in grid for c in seed.values()))
     store = RunStore(results_folder(args))
-    results = run_or_plan(args, console, "attribution", configs, store, args.device_chosen,
-                          lambda config: (config.dataset, config.model), sweep.TRAIN_BATCH, sweep.TRAIN_BATCH_KEY,
-                          stacked=True) if configs else {}
+    switched_runs = run_or_plan(args, console, "attribution", configs, store, args.device_chosen,
+                                lambda config: (config.dataset, config.model), sweep.TRAIN_BATCH,
+                                sweep.TRAIN_BATCH_KEY, stacked=True) if configs else {}
     rows = []
     for s, r in pairs:
         label = f"{r.dataset} {r.column}"
         switches = [name for name in grids[r][0] if name != "released"]
-        values = {name: [results.get(seed[name]) for seed in grids[r]] for name in switches}
+        values = {name: [switched_runs.get(seed[name]) for seed in grids[r]] for name in switches}
         if any(v is None for vs in values.values() for v in vs):
             rows.append(CheckResult(f"{label} attribution", f"issue 26: what each protocol element moves {label}",
                                     Status.INCONCLUSIVE, explanation="attribution runs not finished: rerun to resume",
-                                    details={"table": "ppgnn_table3", "kind": "attribution"}))
+                                    details={"table": r.table, "kind": "attribution"}))
             continue
         switched = {name: [100 * v.test_accuracy for v in vs] for name, vs in values.items()}
+        narrower = _k_grid_switch(s, r, results)
+        if narrower is not None:
+            switched["k_grid -> spec"] = list(narrower.values)
         rows += attribution_rows(label, measured[s].values, measured[r].values, switched,
-                                 {"table": "ppgnn_table3", "k": measured[r].choice})
+                                 {"table": r.table, "k": measured[r].choice})
     return rows
 
 
@@ -416,20 +481,29 @@ def _protocol_of(row_name: str) -> str:
 
 def plot(report) -> bytes:
     """PNG: LPGNN test accuracy against eps per dataset (measured: mean ± std, K on validation), with the
-    paper's points; GCN+Raw measured / printed and the structure-only control as horizontal lines."""
+    paper's points; GCN+Raw measured / printed and the structure-only control as horizontal lines. With
+    ``--protocol both`` the released protocol's LPGNN runs are drawn dotted beside the spec's."""
     rows = [r for r in report.results if r.details.get("table") == "table3" and "measured_mean" in r.details]
     fig, panels = dataset_panels(list(dict.fromkeys(r.name.split(" ")[0] for r in rows)))
+    protocols = sorted({_protocol_of(r.name) for r in rows}, key=lambda p: p != "spec")
     for ax, name in panels:
-        lpgnn = [r for r in rows if r.name.startswith(name + " LPGNN")]
-        eps = [float(r.name.split("eps=")[1]) for r in lpgnn]
-        ax.errorbar(eps, [r.details["measured_mean"] for r in lpgnn], [r.details["measured_std"] for r in lpgnn],
-                    fmt="o-", capsize=3, label="LPGNN measured (K on val)")
-        ax.plot(eps, [r.details["test_selected_mean"] for r in lpgnn], "x:", label="LPGNN, K on test")
-        ax.plot(eps, [r.details["paper_mean"] for r in lpgnn], "s--", label="LPGNN paper")
-        for r in rows:
-            if r.name.startswith(f"{name} KProp+RND"):
-                ax.axhline(r.details["measured_mean"], color="tab:red", linestyle=":", label="KProp+RND (E15)")
-            if r.name == f"{name} GCN+Raw":
-                ax.axhline(r.details["measured_mean"], color="grey", label="GCN+Raw measured")
-                ax.axhline(r.details["paper_mean"], color="grey", linestyle="--", label="GCN+Raw paper")
+        for protocol in protocols:
+            own = [r for r in rows if _protocol_of(r.name) == protocol]
+            suffix = "" if len(protocols) == 1 else f" [{protocol}]"
+            first = protocol == protocols[0]
+            lpgnn = [r for r in own if r.name.startswith(name + " LPGNN")]
+            eps = [float(r.name.split("eps=")[1].split()[0]) for r in lpgnn]
+            ax.errorbar(eps, [r.details["measured_mean"] for r in lpgnn], [r.details["measured_std"] for r in lpgnn],
+                        fmt="o-" if first else "o:", capsize=3, label=f"LPGNN measured (K on val){suffix}")
+            ax.plot(eps, [r.details["test_selected_mean"] for r in lpgnn], "x:", label=f"LPGNN, K on test{suffix}")
+            if first:
+                ax.plot(eps, [r.details["paper_mean"] for r in lpgnn], "s--", label="LPGNN paper")
+            for r in own:
+                if r.name.startswith(f"{name} KProp+RND") and first:
+                    ax.axhline(r.details["measured_mean"], color="tab:red", linestyle=":", label="KProp+RND (E15)")
+                if r.name == f"{name} GCN+Raw{suffix}":
+                    ax.axhline(r.details["measured_mean"], color="grey", linestyle="-" if first else ":",
+                               label=f"GCN+Raw measured{suffix}")
+                    if first:
+                        ax.axhline(r.details["paper_mean"], color="grey", linestyle="--", label="GCN+Raw paper")
     return panels_png(fig, "micro-F1 (%)")

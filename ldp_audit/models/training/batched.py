@@ -68,7 +68,7 @@ def _labels(configs: list, graph: datasets.Graph, device) -> stages.Batch:
     if graph.y is None:
         raise ValueError(f"dataset {graph.name!r} has no node labels to train on")
     config = configs[0]
-    train, val, test = split_nodes(graph, config.split_seed)
+    train, val, test = split_nodes(graph, config.split_seed, config.split_rule)
     train = labelled_training_nodes(train, config.train_fraction, config.seed)  # one per batch (batch_key)
     reports = [stages.perturb_labels(graph.y, graph.num_classes, c.eps_y, np.concatenate([train, val]),
                                      rng_for(c.seed, *streams.LABELS.key())) for c in configs]

@@ -66,6 +66,11 @@ class RunCache:
         return self.propagated[key]
 
 
-def split_nodes(graph: datasets.Graph, split_seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The one 50/25/25 split per dataset (lpgnn §6.4, U9)."""
+def split_nodes(graph: datasets.Graph, split_seed: int,
+                rule: str = "spec") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The one 50/25/25 split per dataset (lpgnn §6.4, U9), drawn by ``rule`` (``config.SPLIT_RULES``)."""
+    if rule == "released":
+        from .released_splits import lpgnn_released_split
+
+        return lpgnn_released_split(graph.name, graph.num_nodes, split_seed)
     return datasets.node_split(graph.num_nodes, split_seed)

@@ -26,6 +26,9 @@ OBJECTIVES = ("cross_entropy", "forward", "drop", "saturating")
 #: Checkpoint selection rules on validation (lpgnn §6.2 and A5; ``all_improve``: PPGNN's released rule, issue 26).
 SELECTIONS = ("val_loss", "ccs", "all_improve")
 AGGREGATORS = ("gcn", "mean")
+#: How the one 50/25/25 node split is drawn: ``spec`` (a numpy permutation from ``split_seed``: train, validation,
+#: test) or ``released`` (LPGNN's released NodeSplit: ``released_splits.lpgnn_released_split``, issue 26).
+SPLIT_RULES = ("spec", "released")
 #: PPGNN's level distributions (ppgnn A8, Sec. IV-C): i.i.d. uniform on {1..h} (the paper's "random function"),
 #: Strict (every user at level 1, budget eps), Relaxed (every user at level h, the largest budget), Bimodal (a
 #: uniformly random half of the users at level 1, the others at level h).
@@ -162,6 +165,7 @@ class RunConfig(TrainingConfig):
             (validation loss, validation accuracy and training accuracy all improve: PPGNN's released rule).
         lr, weight_decay, epochs: Adam settings, full batch.
         split_seed: the one random 50/25/25 split per dataset (lpgnn §6.4, U9); runs vary ``seed`` only.
+        split_rule: how that split is drawn from ``split_seed`` (:data:`SPLIT_RULES`).
         seed: the run's seed; every random stream of the run is derived from it (``ldp_audit.seeding.rng_for``).
         ppm_levels, ppm_gamma: PPGNN's h levels with budgets eps^tau = 2^(tau-1) eps_x and its split gamma of a
             user's budget between the level report (ESW) and the features (MLR) (ppgnn A4, A8; h = 1 .. 16,
@@ -206,6 +210,8 @@ class RunConfig(TrainingConfig):
     # ----- PPGNN's released protocol (issue 26): the released PPM and LPGNN's Gaussian baseline, keyed only when set.
     ppm_variant: str = "spec"
     gaussian_baseline: str = "per_coordinate"
+    # ----- issue 26: the LPGNN authors' split draw (released protocol), keyed only when set.
+    split_rule: str = "spec"
 
     def __post_init__(self):
         if not isinstance(self.dataset, str) or not self.dataset:
@@ -216,6 +222,7 @@ class RunConfig(TrainingConfig):
         _choice("objective", self.objective, OBJECTIVES)
         _choice("selection", self.selection, SELECTIONS)
         _choice("aggregator", self.aggregator, AGGREGATORS)
+        _choice("split_rule", self.split_rule, SPLIT_RULES)
         object.__setattr__(self, "eps_x", _positive_or_none("eps_x", self.eps_x))
         object.__setattr__(self, "eps_y", _positive_or_none("eps_y", self.eps_y))
         if self.eps_x is not None and self.features != "raw":
@@ -261,6 +268,7 @@ class RunConfig(TrainingConfig):
         "ppm_levels", "ppm_gamma", "level_distribution", "propagation",  # PPGNN (issue 25)
         "train_fraction",  # LPGNN Fig. 7 (issue 25)
         "ppm_variant", "gaussian_baseline",  # PPGNN's released protocol (issue 26)
+        "split_rule",  # LPGNN's released split (issue 26)
     )
 
     # ----- identity ------------------------------------------------------------------------------------------
@@ -282,8 +290,8 @@ class RunConfig(TrainingConfig):
         differ freely inside a batch; a run's result never depends on its batch mates. A run with a training
         subset (``train_fraction`` < 1) draws it from its own seed, and a batch shares one set of training nodes,
         so such runs batch only with runs of their seed and fraction."""
-        key = (self.dataset, self.split_seed, self.model, self.hidden, self.dropout, self.objective, self.k_y,
-               self.lr, self.weight_decay, self.epochs)
+        key = (self.dataset, self.split_seed, self.split_rule, self.model, self.hidden, self.dropout, self.objective,
+               self.k_y, self.lr, self.weight_decay, self.epochs)
         return key if self.train_fraction == 1.0 else key + (self.train_fraction, self.seed)
 
     def perturbation_key(self) -> tuple:

@@ -85,12 +85,15 @@ def _seed_config(paper_name: str, seed: int, **changes) -> RunConfig:
 
 
 def table3_cells(datasets, eps_grid=EPS_FULL, k_grid=K_FULL, runs: int = RUNS_FULL,
-                 has_features: dict | None = None, control: bool = True, splits: int = 1) -> list[Cell]:
+                 has_features: dict | None = None, control: bool = True, splits: int = 1,
+                 protocol=None) -> list[Cell]:
     """The cells of seed Table 3 for ``datasets`` (paper names): GCN+Raw, LPGNN per eps (best K on validation),
     GCN+RND and GCN+OHD, and (``control``) the structure-only control of E15 / U12: the LPGNN network with
     KProp(K) on random features, K chosen on validation like LPGNN's. The paper has no number for it.
     ``has_features[loader name]`` False marks the feature columns not runnable. Every cell holds ``runs`` seeds
-    on each of ``splits`` random splits (:func:`split_seeds`)."""
+    on each of ``splits`` random splits (:func:`split_seeds`); ``protocol`` (a ``protocols.Protocol``, None for
+    the spec's) is applied to every run."""
+    build = _seed_config if protocol is None else (lambda *a, **kw: protocol.apply(_seed_config(*a, **kw)))
     cells = []
     seeds = [(s, {"split_seed": split}) for split in split_seeds(splits) for s in range(runs)]
     baseline = {"aggregator": "gcn", "self_loops": True, "k_x": 1}  # the seed's GCN layer 1 = KProp(1) + loops
@@ -100,20 +103,20 @@ def table3_cells(datasets, eps_grid=EPS_FULL, k_grid=K_FULL, runs: int = RUNS_FU
         features = (has_features or {}).get(TABLE3_DATASETS[name], True)
         missing = "" if features else "not runnable: features missing"
         cells.append(Cell("table3", name, "GCN+Raw", "baseline",
-                          {None: [_seed_config(name, s, **baseline, **split) for s, split in seeds]},
+                          {None: [build(name, s, **baseline, **split) for s, split in seeds]},
                           features, missing))
         for eps in eps_grid:
             cells.append(Cell("table3", name, lpgnn_column(eps), "lpgnn",
-                              {k: [_seed_config(name, s, eps_x=eps, k_x=k, **split) for s, split in seeds]
+                              {k: [build(name, s, eps_x=eps, k_x=k, **split) for s, split in seeds]
                                for k in k_grid},
                               features, missing))
         for source, column in (("rnd", "GCN+RND"), ("ohd", "GCN+OHD")):
             cells.append(Cell("table3", name, column, "baseline",
-                              {None: [_seed_config(name, s, features=source, **baseline, **split)
+                              {None: [build(name, s, features=source, **baseline, **split)
                                       for s, split in seeds]}))
         if control:
             cells.append(Cell("table3", name, CONTROL_COLUMN, "control",
-                              {k: [_seed_config(name, s, features="rnd", k_x=k, **split) for s, split in seeds]
+                              {k: [build(name, s, features="rnd", k_x=k, **split) for s, split in seeds]
                                for k in k_grid}))
     return cells
 

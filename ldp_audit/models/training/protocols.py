@@ -6,7 +6,8 @@ pipeline's config (:func:`~ldp_audit.models.training.config.config_type`) and ci
 follows. The code is read and re-expressed, never copied.
 
 Switching one element at a time from ``released`` back to ``spec`` (:func:`one_at_a_time`) is what an attribution
-table measures: how many points each element moves a cell.
+table measures: how many points each element moves a cell. A preset may also fix the grid of K that a reproduction
+sweeps (``k_grid``, an :class:`Element` whose ``field`` is ``"k_grid"``): a property of the table, not of a run.
 """
 from __future__ import annotations
 
@@ -16,6 +17,9 @@ from .config import TrainingConfig, config_type
 
 #: The PPGNN repository the released protocol follows (a fork of LPGNN's CCS code) and its commit.
 PPGNN_CODE = "helongzhu/ID100@05acb7a98ed2fa3d836a764e416f9e98e002b27c"
+#: LPGNN's repository at the seed's era: the commit whose notebook prints the seed's Table 3 digit for digit
+#: (lpgnn spec, Part A); the CCS version's code (master) is Part B's.
+LPGNN_SEED_CODE = "sisaman/LPGNN@d306f1deeb8c87810c09cb14171330d0db4c42a0"
 
 
 @dataclass(frozen=True)
@@ -38,6 +42,7 @@ class Protocol:
     name: str
     elements: tuple[Element, ...] = ()
     pipeline: str = "gnn"
+    k_grid: Element | None = None
 
     def __post_init__(self):
         config_class = config_type(self.pipeline)
@@ -45,20 +50,33 @@ class Protocol:
         for element in self.elements:
             if element.field not in known:
                 raise ValueError(f"field must be a {config_class.__name__} field, got {element.field!r}")
+        if self.k_grid is not None:
+            grid = self.k_grid.value
+            if self.k_grid.field != "k_grid" or not isinstance(grid, tuple) or not grid or \
+                    any(isinstance(k, bool) or not isinstance(k, int) or k < 0 for k in grid):
+                raise ValueError(f"k_grid must be an Element on 'k_grid' with a tuple of K >= 0, got {self.k_grid!r}")
+
+    def k_values(self, default: tuple[int, ...]) -> tuple[int, ...]:
+        """The K grid a reproduction sweeps under this protocol: the preset's, else ``default`` (the mode's)."""
+        return default if self.k_grid is None else self.k_grid.value
 
     def apply(self, config: TrainingConfig) -> TrainingConfig:
         """``config`` (built by the spec's grid) under this protocol."""
         return replace(config, **{e.field: e.value for e in self.elements})
 
     def to_dict(self) -> dict:
+        as_dict = lambda e: {"field": e.field, "value": e.value, "source": e.source, "effect": e.effect}  # noqa: E731
         return {"paper": self.paper, "name": self.name, "pipeline": self.pipeline,
-                "elements": [{"field": e.field, "value": e.value, "source": e.source, "effect": e.effect}
-                             for e in self.elements]}
+                "elements": [as_dict(e) for e in self.elements],
+                **({} if self.k_grid is None else {"k_grid": {**as_dict(self.k_grid),
+                                                              "value": list(self.k_grid.value)}})}
 
     @classmethod
     def from_dict(cls, data: dict) -> "Protocol":
+        grid = data.get("k_grid")
         return cls(data["paper"], data["name"], tuple(Element(**e) for e in data["elements"]),
-                   data.get("pipeline", "gnn"))
+                   data.get("pipeline", "gnn"),
+                   None if grid is None else Element(**{**grid, "value": tuple(grid["value"])}))
 
 
 def _ppgnn_released() -> Protocol:
@@ -89,8 +107,26 @@ def _ppgnn_released() -> Protocol:
     ))
 
 
+def _lpgnn_released() -> Protocol:
+    """LPGNN's seed Table 3 as the code of the seed's era runs it. Everything else of a run is already the spec's:
+    lr / weight decay / dropout per dataset (``experiments.py:18-25`` = seed Table 2), hidden 16 and 500 epochs
+    (``models.py:76``, ``train.py:144``), log-softmax NLL (``models.py:68,112``), the strictly lowest validation
+    loss as checkpoint (``train.py:46-48``), MBM with m = max(1, min(d, floor(eps / 2.18))) on min-max features
+    (``privacy.py:116-117``, ``transforms.py:106-117``), clean labels. K is chosen on mean test accuracy
+    (``results.ipynb`` cell 5, spec E14): the reproduction shows that choice beside the validation one, never as
+    a verdict."""
+    return Protocol("lpgnn", "released", (
+        Element("split_rule", "released",
+                f"{LPGNN_SEED_CODE} transforms.py:59-103, datasets.py:80-87, error.py:72-74,89, experiments.py:27-29",
+                "the split a fresh run of the released code draws: torch's generator seeded 12345, one randperm per "
+                "dataset in the released order, validation first, then test, then train"),
+    ), k_grid=Element("k_grid", (1, 2, 4, 8, 16, 32), f"{LPGNN_SEED_CODE} experiments.py:36",
+                      "every K of the paper's grid {1, 2, 4, 8, 16, 32}, whatever the reproduction mode"))
+
+
 #: (paper, preset name) -> protocol. Every paper with a released protocol also has ``spec``.
-PROTOCOLS = {("ppgnn", "spec"): Protocol("ppgnn", "spec"), ("ppgnn", "released"): _ppgnn_released()}
+PROTOCOLS = {("ppgnn", "spec"): Protocol("ppgnn", "spec"), ("ppgnn", "released"): _ppgnn_released(),
+             ("lpgnn", "spec"): Protocol("lpgnn", "spec"), ("lpgnn", "released"): _lpgnn_released()}
 
 
 def protocol(paper: str, name: str) -> Protocol:
