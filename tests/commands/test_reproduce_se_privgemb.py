@@ -206,19 +206,8 @@ def test_released_evaluation_rows_read_the_released_strucequ_and_say_so():
     assert f"controls: {cell.name}" in names and f"controls: {cell.name} [released StrucEqu]" in names
 
 
-def test_protocol_released_reports_strucequ_under_the_released_evaluation(tiny_power, capsys, monkeypatch):
-    """``--protocol released`` end to end (command.py's check for --protocol is bypassed here: se-privgemb's released
-    protocol is an evaluation, not a run-config preset)."""
-    from ldp_audit.commands.reproduce import command
-
-    original = command.check_options
-
-    def hide_protocol(args):
-        protocol, args.protocol = args.protocol, None
-        original(args)
-        args.protocol = protocol
-
-    monkeypatch.setattr(command, "check_options", hide_protocol)
+def test_protocol_released_reports_strucequ_under_the_released_evaluation(tiny_power, capsys):
+    """``--protocol released`` end to end: se-privgemb's released protocol is an evaluation, not a training preset."""
     _exit_code(_reproduce(tiny_power, "--tables", "table6", "--protocol", "released"))
     report = json.loads(capsys.readouterr().out)
     cells = [r for r in report["results"] if r["name"].startswith("table6 ") and r["status"] in ("pass", "fail")]

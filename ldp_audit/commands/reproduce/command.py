@@ -200,6 +200,11 @@ def results_folder(args) -> Path:
     return Path(args.results) if args.results else user_data_folder() / f"{args.paper}-{args.mode}"
 
 
+#: Papers whose --protocol changes how runs are scored, not how they train (so no training preset): SE-PrivGEmb's
+#: StrucEqu under the released code's evaluation.
+EVALUATION_PROTOCOLS = {"se-privgemb"}
+
+
 def check_options(args) -> None:
     """Options the chosen paper does not use are refused, naming them (never silently ignored)."""
     if args.mechanisms and args.paper != "ppgnn":
@@ -211,11 +216,12 @@ def check_options(args) -> None:
     if args.protocol is not None:
         from ...models.training.protocols import PROTOCOLS
 
-        with_presets = sorted({paper for paper, name in PROTOCOLS if name == "released"})
+        with_presets = sorted({paper for paper, name in PROTOCOLS if name == "released"} | EVALUATION_PROTOCOLS)
         if args.paper not in with_presets:
             raise ValueError(f"--protocol: {', '.join(with_presets)} only so far ({args.paper} has no "
                              "released-protocol preset yet)")
-    if args.protocol is not None and args.tables and set(args.tables) != {"table3"}:
+    if args.protocol is not None and args.paper not in EVALUATION_PROTOCOLS and args.tables \
+            and set(args.tables) != {"table3"}:
         raise ValueError("--protocol: the papers' Table 3 / Table III only (--tables table3); the other tables and "
                          "the figures use the spec's protocol")
     if args.downstream is not None and args.paper != "ldp-ge":
