@@ -474,6 +474,45 @@ def missing_dataset_rows(names: Iterable[str]) -> list[CheckResult]:
                                     "its cells are not run") for name in names]
 
 
+# ----- issue 26: what each protocol element moves ----------------------------------------------------------------
+
+#: ``--protocol both`` attributes the gap of this many cells (those whose spec and released means differ most).
+ATTRIBUTED_CELLS = 2
+
+
+def attribution_grids(spec_cells: list[LdpGeCell], released_cells: list[LdpGeCell], results: dict, preset,
+                      count: int = ATTRIBUTED_CELLS) -> list[tuple]:
+    """(spec cell, released cell, grid per seed) for the ``count`` cell pairs (the two lists side by side) whose
+    finished means differ most; a grid is ``protocols.one_at_a_time`` of that seed's spec config."""
+    from ...models.training.protocols import one_at_a_time
+
+    def gap(pair):
+        spec, released = (_scores(c, results) for c in pair)
+        return -1.0 if spec is None or released is None else abs(np.mean(spec) - np.mean(released))
+
+    pairs = sorted((p for p in zip(spec_cells, released_cells) if gap(p) >= 0), key=gap, reverse=True)[:count]
+    return [(s, r, [one_at_a_time(c, preset) for c in s.configs]) for s, r in pairs]
+
+
+def ldp_ge_attribution_rows(grids: list[tuple], results: dict) -> list[CheckResult]:
+    """The attribution rows (``ppgnn.attribution_rows``) of every (spec cell, released cell, grids) of
+    :func:`attribution_grids`; INCONCLUSIVE for a cell whose switched runs are not all finished."""
+    from .ppgnn import attribution_rows
+
+    rows = []
+    for spec, released, grid in grids:
+        switches = [name for name in grid[0] if name != "released"]
+        details = {"table": spec.table, "task": spec.task, "kind": "attribution"}
+        if not all(seed[name] in results for seed in grid for name in switches):
+            rows.append(CheckResult(f"{spec.name} attribution", f"issue 26: what each protocol element moves "
+                                    f"{spec.name}", Status.INCONCLUSIVE, explanation="attribution runs not "
+                                    "finished: rerun to resume", details=details))
+            continue
+        switched = {name: [100.0 * results[seed[name]].test_score for seed in grid] for name in switches}
+        rows += attribution_rows(spec.name, _scores(spec, results), _scores(released, results), switched, details)
+    return rows
+
+
 def ldp_ge_report(title: str, cells: list[LdpGeCell], results: dict, subject: dict | None = None,
                   settings: dict | None = None, missing: Iterable[str] = ()) -> AuditReport:
     rows = [cell_row(c, results) for c in cells] + ordering_rows(cells, results) + link_text_rows(cells, results)
