@@ -70,6 +70,16 @@ def test_per_column_thresholds_stop_each_column_at_its_own_limit(club):
         prop.backward_push(club, x, 0.1, 0.5, np.array([1e-3, 0.0]))
 
 
+def test_the_server_pushes_with_the_released_switches_only_when_asked(club):
+    x = np.random.default_rng(3).uniform(-1, 1, size=(club.shape[0], 3))
+    spec = ldp_ge.preset("cora", "link", r_max=1e-3)
+    released = replace(spec, push_threshold="relative", push_signs="split", push_leftover=True)
+    assert np.allclose(ldp_ge.server_embedding(x, club, spec), prop.backward_push(club, x, 0.1, 0.5, 1e-3).z)
+    assert np.allclose(ldp_ge.server_embedding(x, club, released),
+                       prop.released_push(club, x, 0.1, 0.5, 1e-3).z)
+    assert not np.allclose(ldp_ge.server_embedding(x, club, released), ldp_ge.server_embedding(x, club, spec))
+
+
 # ------------------------------------------------------------------------------------------------- the reports
 
 def test_raw_report_units_map_sampled_coordinates_back_and_leave_the_rest_at_zero():

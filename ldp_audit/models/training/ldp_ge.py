@@ -255,10 +255,12 @@ def conditioned(reports: np.ndarray, config: LdpGeConfig) -> np.ndarray:
 def server_embedding(reports: np.ndarray, adjacency, config: LdpGeConfig, info: dict | None = None) -> np.ndarray:
     """Z~ = Pi X~ (A2/A3) from the reports and the graph only (C13). ``method="auto"``: push, power or Chebyshev
     iteration at push's error bound, whichever is predicted cheapest (:func:`~ldp_audit.models.propagation.ppr_matched`).
-    ``info``, when given, receives the method that ran (and for auto its work, bound and predicted costs)."""
-    if config.method == "push" and _released_push_options(config) != (False, False, False):
-        relative, split, leftover = _released_push_options(config)
-        z = released_push(adjacency, reports, config.alpha, config.r, config.r_max, relative, split, leftover).z
+    With ``method="push"`` and any of the released push fields set, the push is
+    :func:`~ldp_audit.models.propagation.released_push` with those switches. ``info``, when given, receives the
+    method that ran (and for auto its work, bound and predicted costs)."""
+    switches = _released_push_options(config)
+    if config.method == "push" and any(switches):
+        z = released_push(adjacency, reports, config.alpha, config.r, config.r_max, *switches).z
         detail = {"method": config.method}
     elif config.method != "auto":
         z = PPR(config.alpha, config.r, config.method, config.r_max).apply(adjacency, reports)
