@@ -13,7 +13,7 @@ Pi(v, .) = alpha e_v; KProp gives them the zero vector (lpgnn U6).
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 import numpy as np
@@ -293,11 +293,15 @@ def backward_push(adjacency, x, alpha: float, r: float, r_max: float, residual_c
 
     ``divide_by="pusher"`` is Algorithm 3 as printed (dividing by |N(v)|); it converges to Eq. 2 with r + 1
     in place of r and is kept to demonstrate erratum E2.
+
+    ``r_max`` may also be one threshold per column (shape (d,)), as :func:`released_push` needs; the bound then
+    uses the largest residue left, whatever its column's threshold.
     """
     alpha = _check_unit("alpha", alpha, True, True)
     r = _check_unit("r", r, False, False)
-    if not (r_max > 0 and np.isfinite(r_max)):
-        raise ValueError(f"r_max must be a positive number, got {r_max!r}")
+    limits = np.asarray(r_max, dtype=np.float64)
+    if not (limits.size and (limits > 0).all() and np.isfinite(limits).all()):
+        raise ValueError(f"r_max must be a positive number (or one per column), got {r_max!r}")
     if divide_by not in ("receiver", "pusher"):
         raise ValueError(f"divide_by must be 'receiver' or 'pusher', got {divide_by!r}")
     if not 0.0 <= dense_fraction <= 1.0:
@@ -307,6 +311,7 @@ def backward_push(adjacency, x, alpha: float, r: float, r_max: float, residual_c
     a = _csr(adjacency)
     n = a.shape[0]
     x = _features(x, n)
+    limits = np.broadcast_to(limits, (x.shape[1],)) if limits.ndim else np.full(x.shape[1], float(limits))
     degrees = safe_degrees(a)
     z = np.empty_like(x)
     pushes = updates = sparse_updates = dense_work = 0
@@ -317,7 +322,8 @@ def backward_push(adjacency, x, alpha: float, r: float, r_max: float, residual_c
         residual = x[:, cols] * degrees[:, None] ** (-r)
         reserve = np.zeros_like(residual)
         flat_r, flat_q = residual.reshape(-1), reserve.reshape(-1)  # views: entry (v, j) is v * width + j
-        hot = np.abs(residual) > r_max
+        limit = limits[cols]
+        hot = np.abs(residual) > limit
         while hot.mean() > dense_fraction:  # wide frontier: push every hot entry with one sparse-dense product
             mass = residual * hot
             residual -= mass
@@ -332,7 +338,7 @@ def backward_push(adjacency, x, alpha: float, r: float, r_max: float, residual_c
             pushes += int(per_row.sum())
             updates += int(per_row @ np.diff(a.indptr))
             dense_work += a.nnz * width
-            hot = np.abs(residual) > r_max
+            hot = np.abs(residual) > limit
         active = np.flatnonzero(hot.reshape(-1))
         while active.size:  # narrow frontier: work on the hot entries and the entries they touch only
             mass = flat_r[active]
@@ -350,7 +356,7 @@ def backward_push(adjacency, x, alpha: float, r: float, r_max: float, residual_c
                 share.data /= degrees[share.row]
             touched = share.row * width + share.col
             flat_r[touched] += (1.0 - alpha) * share.data
-            active = touched[np.abs(flat_r[touched]) > r_max]
+            active = touched[np.abs(flat_r[touched]) > limit[touched % width]]
         max_residual = max(max_residual, float(np.abs(flat_r).max(initial=0.0)))
         if residual_correction:
             reserve += alpha * residual
@@ -358,6 +364,36 @@ def backward_push(adjacency, x, alpha: float, r: float, r_max: float, residual_c
     factor = (1.0 - alpha) if residual_correction else 1.0
     return PushResult(z, max_residual, factor * degrees ** r * max_residual, pushes, updates, sparse_updates,
                       dense_work)
+
+
+def released_push(adjacency, x, alpha: float, r: float, r_max: float, relative: bool = True,
+                  split_signs: bool = True, residual_correction: bool = True) -> PushResult:
+    """The backward push of LDP-GE's released code (Zening-Li/PrivGE@9ac59a9 precompute/base.h:73-97, 119-172),
+    built on :func:`backward_push`; each switch can be turned off on its own (spec: all three off).
+
+    * ``split_signs``: the residue R = D^-r X is split into its positive part and its negated negative part,
+      pushed as two separate non-negative residues (so a positive and a negative residue never cancel on a node),
+      and the result is the difference of the two (base.h:79-86, 136-163).
+    * ``relative``: an entry is pushed while it exceeds ``r_max`` times its column's total residue (per part
+      when split; a column with no mass gets 1, base.h:90-97, 128-131), not ``r_max`` itself.
+    * ``residual_correction``: the output is D^r (Q + alpha R) with the leftover residue R (base.h:163-165).
+
+    Push is linear in X, so only the stopping rule and the leftover term separate this from :func:`backward_push`.
+    ``error_bound`` adds the two parts' bounds when split. The order of pushes is the vectorised rounds', not the
+    released per-column queue; the invariant (and so the bound) holds for any order."""
+    a = _csr(adjacency)
+    x = _features(x, a.shape[0])
+    d = x.shape[1]
+    residue = np.hstack([np.maximum(x, 0.0), np.maximum(-x, 0.0)]) if split_signs else x
+    if relative:
+        mass = np.abs(residue * safe_degrees(a)[:, None] ** (-_check_unit("r", r, False, False))).sum(axis=0)
+        limits = float(r_max) * np.where(mass > 0, mass, 1.0)
+    else:
+        limits = r_max
+    out = backward_push(a, residue, alpha, r, limits, residual_correction)
+    if not split_signs:
+        return out
+    return replace(out, z=out.z[:, :d] - out.z[:, d:], error_bound=2.0 * out.error_bound)
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from scipy.stats import bootstrap, ttest_ind
 from ...models.training.ldp_ge import LdpGeCell
 from ...papers import ldp_ge as paper
 from ..kernel.result import AuditReport, CheckResult, Status
+from .protocol_gap import ATTRIBUTED_CELLS
 
 MIN_TOLERANCE = 3.0
 
@@ -472,6 +473,41 @@ def missing_dataset_rows(names: Iterable[str]) -> list[CheckResult]:
     return [CheckResult(f"{name} not run", "ldp-ge Table III / Fig. 2 / C23", Status.INFO,
                         explanation=f"{name}: node features missing from the datasets folder (see its README); "
                                     "its cells are not run") for name in names]
+
+
+# ----- issue 26: what each protocol element moves ----------------------------------------------------------------
+
+def attribution_grids(spec_cells: list[LdpGeCell], released_cells: list[LdpGeCell], results: dict, preset,
+                      count: int = ATTRIBUTED_CELLS) -> list[tuple]:
+    """(spec cell, released cell, grid per seed) for the ``count`` cell pairs (the two lists side by side) whose
+    finished means differ most; a grid is ``protocols.one_at_a_time`` of that seed's spec config."""
+    from ...models.training.protocols import one_at_a_time
+
+    def gap(pair):
+        spec, released = (_scores(c, results) for c in pair)
+        return -1.0 if spec is None or released is None else abs(np.mean(spec) - np.mean(released))
+
+    pairs = sorted((p for p in zip(spec_cells, released_cells) if gap(p) >= 0), key=gap, reverse=True)[:count]
+    return [(s, r, [one_at_a_time(c, preset) for c in s.configs]) for s, r in pairs]
+
+
+def ldp_ge_attribution_rows(grids: list[tuple], results: dict) -> list[CheckResult]:
+    """The attribution rows (``protocol_gap.attribution_rows``) of every (spec cell, released cell, grids) of
+    :func:`attribution_grids`; INCONCLUSIVE for a cell whose switched runs are not all finished."""
+    from .protocol_gap import attribution_rows
+
+    rows = []
+    for spec, released, grid in grids:
+        switches = [name for name in grid[0] if name != "released"]
+        details = {"table": spec.table, "task": spec.task, "kind": "attribution"}
+        if not all(seed[name] in results for seed in grid for name in switches):
+            rows.append(CheckResult(f"{spec.name} attribution", f"issue 26: what each protocol element moves "
+                                    f"{spec.name}", Status.INCONCLUSIVE, explanation="attribution runs not "
+                                    "finished: rerun to resume", details=details))
+            continue
+        switched = {name: [100.0 * results[seed[name]].test_score for seed in grid] for name in switches}
+        rows += attribution_rows(spec.name, _scores(spec, results), _scores(released, results), switched, details)
+    return rows
 
 
 def ldp_ge_report(title: str, cells: list[LdpGeCell], results: dict, subject: dict | None = None,

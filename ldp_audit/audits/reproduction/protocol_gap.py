@@ -8,6 +8,10 @@ import numpy as np
 from ..kernel.result import CheckResult, Status
 from .ppgnn import C17_ALPHA, C17_SEED, paired_ci
 
+#: ``reproduce --protocol both`` attributes the gap of this many cells (those whose spec and released means differ
+#: most), for every paper.
+ATTRIBUTED_CELLS = 2
+
 
 def attribution_rows(label: str, spec, released, switched: dict, details: dict) -> list[CheckResult]:
     """How many points each protocol element moves one cell (issue 26). ``released`` and every ``switched[name]``

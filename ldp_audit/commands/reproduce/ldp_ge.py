@@ -12,6 +12,12 @@ a rerun resumes, --max-runs stops after a chunk. ``--device cuda`` trains the ML
 on the CPU), ``--workers`` processes sharing it. ``--downstream logreg`` trains the paper's logistic regression
 instead of the released MLP (its runs are stored beside, under their own keys). The runs go through the training
 core's sweep (``sweep.run_sweep`` with ``sweep.TRAIN_BATCH``) on ``--engine local|processes|dask``.
+
+``--protocol spec|released|both`` (issue 26): the cells under the spec's protocol, the authors' released code's
+(``protocols.protocol("ldp-ge", "released")``), or both, released rows suffixed " [released]", followed by an
+attribution of the ATTRIBUTED_CELLS cells whose two protocols differ most (one element switched back to the spec
+at a time, paired by seed). With --quick the grid is ``ldp_ge.protocol_cells`` (Cora, eps = 1: the four link
+mechanisms, the non-private link row, node HDS and MB; 2 runs).
 """
 from __future__ import annotations
 
@@ -34,6 +40,11 @@ def plan(args):
     if args.mode == "quick":
         if args.tables or args.datasets not in (None, ["cora"], ("cora",)):
             raise ValueError("--tables / --datasets: reproduce ldp-ge --quick is Cora's fixed grid; use --full")
+        if args.protocol is not None:
+            runs = args.runs or ldp_ge.PROTOCOL_RUNS
+            return (_under_protocols(args, ldp_ge.protocol_cells(runs, downstream=args.downstream)), runs, (),
+                    {"paper": "ldp-ge", "tables": "Table III (Cora, eps 1, all rows) + Fig. 2 (HDS/MB, eps 1)",
+                     "protocol": args.protocol})
         runs = args.runs or ldp_ge.QUICK_RUNS
         return (ldp_ge.quick_cells(runs, downstream=args.downstream), runs, (),
                 {"paper": "ldp-ge", "tables": "Table III (Cora, HDS/MB, eps 1 and 5) + Fig. 2 point (eps 1)"})
@@ -43,7 +54,20 @@ def plan(args):
     runs = args.runs or ldp_ge.FULL_RUNS
     cells = ldp_ge.full_cells(tuple(n for n in names if n not in missing), runs, tables,
                               downstream=args.downstream)
-    return cells, runs, missing, {"paper": "ldp-ge", "tables": " + ".join(tables)}
+    protocol = {} if args.protocol is None else {"protocol": args.protocol}
+    return _under_protocols(args, cells), runs, missing, {"paper": "ldp-ge", "tables": " + ".join(tables), **protocol}
+
+
+def _under_protocols(args, cells: list) -> list:
+    """The cells of every protocol ``--protocol`` names (kept in ``args.protocol_cells``, name -> cells), all
+    together; the spec's cells unchanged without --protocol."""
+    from ...models.training import ldp_ge
+    from ...models.training.protocols import protocol
+
+    chosen = {None: (), "spec": ("spec",), "released": ("released",), "both": ("spec", "released")}[args.protocol]
+    args.protocol_cells = {name: cells if name == "spec" else
+                           ldp_ge.under_protocol(cells, protocol("ldp-ge", name)) for name in chosen}
+    return [c for own in args.protocol_cells.values() for c in own] if chosen else cells
 
 
 def run_ldp_ge(args, console, root) -> int:
@@ -66,16 +90,47 @@ def run_ldp_ge(args, console, root) -> int:
         return 0
     downstream = {} if args.downstream == "mlp" else {"downstream": f"{args.downstream} (the paper's logistic "
                                                                      "regression, not the released MLP)"}
-    report = ldp_ge_report(
-        f"ldp-ge reproduction ({args.mode})", cells, results, subject=subject, missing=missing,
-        settings={"mode": args.mode, "runs": runs, **downstream, "device": devices_used(results.values(), device),
-                  "results": str(store.root), "runs finished": f"{len(results)}/{len(configs)}",
-                  "wall time (s)": round(time.perf_counter() - started, 1)})
+    settings = {"mode": args.mode, "runs": runs, **downstream, "device": devices_used(results.values(), device),
+                "results": str(store.root), "runs finished": f"{len(results)}/{len(configs)}",
+                "wall time (s)": round(time.perf_counter() - started, 1)}
+    if args.protocol is None:
+        report = ldp_ge_report(f"ldp-ge reproduction ({args.mode})", cells, results, subject=subject,
+                               missing=missing, settings=settings)
+    else:
+        report = _protocol_report(args, console, store, device, results, subject, missing, settings)
     if args.plot:
         from ...files import write_atomic
 
         write_atomic(args.plot, ldp_ge_plot(report))
     return emit(report, args, console)
+
+
+def _protocol_report(args, console, store, device, results, subject, missing, settings):
+    """The report of ``--protocol``: every chosen protocol's rows (suffixed " [name]" when both), then with both
+    the attribution of the ATTRIBUTED_CELLS cells whose protocols differ most; trains the attribution runs that
+    are missing (resumable, --max-runs applies)."""
+    from dataclasses import replace
+
+    from ...audits.kernel.result import AuditReport
+    from ...audits.reproduction.ldp_ge import ATTRIBUTED_CELLS, attribution_grids, ldp_ge_attribution_rows, \
+        ldp_ge_report
+    from ...models.training import sweep
+    from ...models.training.protocols import protocol
+
+    rows = []
+    for name, own in args.protocol_cells.items():
+        table = ldp_ge_report("", own, results, missing=missing)
+        rows += table.results if len(args.protocol_cells) == 1 else \
+            [replace(r, name=f"{r.name} [{name}]") for r in table.results]
+    if args.protocol == "both":
+        grids = attribution_grids(args.protocol_cells["spec"], args.protocol_cells["released"], results,
+                                  protocol("ldp-ge", "released"), ATTRIBUTED_CELLS)
+        configs = list(dict.fromkeys(c for _, _, grid in grids for seed in grid for c in seed.values()))
+        switched = run_or_plan(args, console, "attribution", configs, store, device,
+                               lambda config: (config.dataset, config.task), sweep.TRAIN_BATCH,
+                               sweep.TRAIN_BATCH_KEY) if configs else {}
+        rows += ldp_ge_attribution_rows(grids, {**results, **(switched or {})})
+    return AuditReport.of(f"ldp-ge reproduction ({args.mode}, protocol {args.protocol})", rows, subject, settings)
 
 
 #: Line colour per mechanism in every LDP-GE panel.

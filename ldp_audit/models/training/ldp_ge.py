@@ -34,7 +34,7 @@ from ... import streams
 from ...seeding import rng_for
 from .. import data as datasets
 from ..perturbation import as_dense, server_estimates, unit_box_mechanism
-from ..propagation import PPR, ppr_matched
+from ..propagation import PPR, ppr_matched, released_push
 from . import runtime
 from .config import TrainingConfig
 from .ldp_ge_models import DOWNSTREAMS, link_model, node_model
@@ -44,6 +44,10 @@ TASKS = ("node", "link")
 #: Paper name -> registry name of the feature mechanism (ldp-ge M2-M7).
 MECHANISMS = {"HDS": "hds", "LP": "laplace_hd", "PM": "piecewise_hd", "MB": "multibit"}
 METHODS = ("push", "power", "auto")
+#: The protocol fields' values, the spec's first (issue 26, see LdpGeConfig).
+PROTOCOL_CHOICES = {"push_threshold": ("absolute", "relative"), "push_signs": ("joint", "split"),
+                    "push_leftover": (False, True), "report_units": ("unit", "raw"), "init": ("spec", "released"),
+                    "link_graph": ("train", "full")}
 
 #: Spec §7 table (released scripts, tuned at eps = 1 with HDS):
 #: (lr, batch, layers, hidden, dropout, weight decay, alpha, r_max, r, HDS k) per (task, dataset).
@@ -89,12 +93,23 @@ class LdpGeConfig(TrainingConfig):
     constant fixed by (mechanism, eps, d, k) alone, i.e. post-processing that only conditions the numbers for the
     MLP. ``raw_clear`` (non-private only): the raw feature values instead of their [-1, 1] normalisation, as the
     released code's eps = inf baseline does (it returns the features unchanged). ``downstream``: the released
-    ``mlp`` or the paper's ``logreg`` (logistic regression; ``layers``, ``hidden`` and ``dropout`` then unused)."""
+    ``mlp`` or the paper's ``logreg`` (logistic regression; ``layers``, ``hidden`` and ``dropout`` then unused).
+
+    Protocol fields (issue 26; the spec's value first, the released code's second, see ``protocols``):
+    ``push_threshold`` "absolute" | "relative", ``push_signs`` "joint" | "split" and ``push_leftover`` False |
+    True describe the push (:func:`~ldp_audit.models.propagation.released_push`; they apply when ``method`` is
+    "push"); ``report_units`` "unit" | "raw": the server holds the estimates in [-1, 1] units, or mapped back to
+    raw units on the sampled coordinates and 0 elsewhere (:func:`in_report_units`); ``init`` "spec" |
+    "released": the MLP's initial weights (:func:`~.ldp_ge_models.initialise`); ``link_graph`` "train" | "full":
+    link propagation over the training edges only, or over every edge (held-out edges leak; a hypothesis about
+    the released preprocessed adjacency, not part of any preset)."""
 
     PIPELINE: ClassVar[str] = "ldp-ge"
     STOPS_EARLY: ClassVar[bool] = True  # patience epochs without a better validation score
     #: Off by default and in the key only when on, so the runs stored before these fields keep their folders.
-    KEYED_WHEN_SET: ClassVar[tuple[str, ...]] = ("rescale", "raw_clear", "downstream")
+    KEYED_WHEN_SET: ClassVar[tuple[str, ...]] = ("rescale", "raw_clear", "downstream", "push_threshold",
+                                                 "push_signs", "push_leftover", "report_units", "init",
+                                                 "link_graph")
 
     dataset: str
     task: str = "link"
@@ -118,6 +133,12 @@ class LdpGeConfig(TrainingConfig):
     rescale: bool = False
     raw_clear: bool = False
     downstream: str = "mlp"
+    push_threshold: str = "absolute"
+    push_signs: str = "joint"
+    push_leftover: bool = False
+    report_units: str = "unit"
+    init: str = "spec"
+    link_graph: str = "train"
 
     def __post_init__(self):
         _check("dataset", isinstance(self.dataset, str) and bool(self.dataset), "a dataset name", self.dataset)
@@ -126,6 +147,8 @@ class LdpGeConfig(TrainingConfig):
         _check("mechanism", self.mechanism in MECHANISMS, "one of " + ", ".join(MECHANISMS), self.mechanism)
         _check("method", self.method in METHODS, " or ".join(METHODS), self.method)
         _check("downstream", self.downstream in DOWNSTREAMS, " or ".join(DOWNSTREAMS), self.downstream)
+        for name, allowed in PROTOCOL_CHOICES.items():
+            _check(name, getattr(self, name) in allowed, " or ".join(map(repr, allowed)), getattr(self, name))
         if self.eps is not None and math.isinf(self.eps) and self.eps > 0:
             object.__setattr__(self, "eps", None)
         _check("eps", self.eps is None or (math.isfinite(self.eps) and self.eps > 0), "> 0 (or inf)", self.eps)
@@ -191,8 +214,10 @@ def preset(dataset: str, task: str, **changes) -> LdpGeConfig:
 
 def client_reports(graph: datasets.Graph, config: LdpGeConfig, rng: np.random.Generator) -> np.ndarray:
     """What the users send: x in [-1, 1]^d by public bounds (A1), then one report each (M2-M7); dense (n, d).
-    The only function of the pipeline that reads raw features. ``raw_clear``: the raw values, unperturbed."""
-    if config.raw_clear:
+    The only function of the pipeline that reads raw features. ``raw_clear`` (or ``report_units="raw"`` without
+    a mechanism): the raw values, unperturbed; ``report_units="raw"``: the estimates in raw units
+    (:func:`in_report_units`)."""
+    if config.raw_clear or (config.eps is None and config.report_units == "raw"):
         return as_dense(graph.x)
     x = graph.normalized_features(clip=True)
     k = config.sampled(x.shape[1])
@@ -200,7 +225,21 @@ def client_reports(graph: datasets.Graph, config: LdpGeConfig, rng: np.random.Ge
         return x
     mechanism = unit_box_mechanism(MECHANISMS[config.mechanism], config.eps, x.shape[1],
                                    None if config.mechanism == "LP" else k)
-    return as_dense(server_estimates(mechanism, x, rng))
+    return in_report_units(as_dense(server_estimates(mechanism, x, rng)), config, graph.feature_range)
+
+
+def in_report_units(estimates: np.ndarray, config: LdpGeConfig, bounds: tuple[float, float]) -> np.ndarray:
+    """The estimates in the units ``config.report_units`` asks for. "unit": unchanged ([-1, 1] units, the spec).
+    "raw": the released code's s * recover(x') (PrivGE@9ac59a9 mechanisms.py:21-22, 43, 67, 109, 150): every
+    sampled coordinate mapped back by x -> (x + 1) (hi - lo) / 2 + lo, every unsampled one left at 0 (not at the
+    raw value that 0 stands for), every coordinate for LP, which samples none. Sampled coordinates are the
+    nonzero estimates (MB's are +-C, PM's and HDS's continuous). The released code takes (lo, hi) from the data's
+    column minima and maxima; the public bounds are used here (the same on binary features)."""
+    if config.report_units == "unit":
+        return estimates
+    lo, hi = bounds
+    raw = (estimates + 1.0) * (hi - lo) / 2.0 + lo
+    return raw if config.mechanism == "LP" else np.where(estimates != 0.0, raw, 0.0)
 
 
 def conditioned(reports: np.ndarray, config: LdpGeConfig) -> np.ndarray:
@@ -216,8 +255,14 @@ def conditioned(reports: np.ndarray, config: LdpGeConfig) -> np.ndarray:
 def server_embedding(reports: np.ndarray, adjacency, config: LdpGeConfig, info: dict | None = None) -> np.ndarray:
     """Z~ = Pi X~ (A2/A3) from the reports and the graph only (C13). ``method="auto"``: push, power or Chebyshev
     iteration at push's error bound, whichever is predicted cheapest (:func:`~ldp_audit.models.propagation.ppr_matched`).
-    ``info``, when given, receives the method that ran (and for auto its work, bound and predicted costs)."""
-    if config.method != "auto":
+    With ``method="push"`` and any of the released push fields set, the push is
+    :func:`~ldp_audit.models.propagation.released_push` with those switches. ``info``, when given, receives the
+    method that ran (and for auto its work, bound and predicted costs)."""
+    switches = _released_push_options(config)
+    if config.method == "push" and any(switches):
+        z = released_push(adjacency, reports, config.alpha, config.r, config.r_max, *switches).z
+        detail = {"method": config.method}
+    elif config.method != "auto":
         z = PPR(config.alpha, config.r, config.method, config.r_max).apply(adjacency, reports)
         detail = {"method": config.method}
     else:
@@ -228,6 +273,11 @@ def server_embedding(reports: np.ndarray, adjacency, config: LdpGeConfig, info: 
     if info is not None:
         info.update(detail)
     return z
+
+
+def _released_push_options(config: LdpGeConfig) -> tuple[bool, bool, bool]:
+    """(relative threshold, split signs, leftover residue) of ``config``'s push."""
+    return config.push_threshold == "relative", config.push_signs == "split", config.push_leftover
 
 
 def auc(positive_scores, negative_scores) -> float:
@@ -281,7 +331,7 @@ def _train_node(z, graph: datasets.Graph, config: LdpGeConfig, torch_rng, device
     x = torch.as_tensor(z, dtype=torch.float32, device=device)
     y = torch.as_tensor(graph.y, dtype=torch.long, device=device)
     model = node_model(x.shape[1], graph.num_classes, config.downstream, config.layers, config.hidden,
-                       config.dropout).to(device)
+                       config.dropout, config.init).to(device)
     optimizer = torch.optim.Adam(model.parameters(), lr=config.lr, weight_decay=config.weight_decay)
 
     def epoch_step():
@@ -304,7 +354,8 @@ def _train_link(z, split: datasets.EdgeSplit, num_nodes: int, config: LdpGeConfi
     import torch
 
     x = torch.as_tensor(z, dtype=torch.float32, device=device)
-    model = link_model(x.shape[1], config.downstream, config.layers, config.hidden, config.dropout).to(device)
+    model = link_model(x.shape[1], config.downstream, config.layers, config.hidden, config.dropout,
+                       config.init).to(device)
     optimizer = torch.optim.Adam(model.parameters(), lr=config.lr, weight_decay=config.weight_decay)
     positives = torch.as_tensor(split.train_pos, device=device)
     train_keys = np.sort(split.train_pos[0] * num_nodes + split.train_pos[1])
@@ -344,7 +395,8 @@ def train_on_reports(graph: datasets.Graph, reports: np.ndarray, config: LdpGeCo
         z = server_embedding(reports, graph.adjacency, config, info)
         return _train_node(z, graph, config, torch_rng, device)
     split = datasets.edge_split(graph, config.split_seed)
-    z = server_embedding(reports, split.train_graph.adjacency, config, info)
+    propagated_over = split.train_graph if config.link_graph == "train" else graph
+    z = server_embedding(reports, propagated_over.adjacency, config, info)
     return _train_link(z, split, graph.num_nodes, config, torch_rng, rng_for(config.seed, *streams.LABELS.key()), device)
 
 
@@ -473,3 +525,25 @@ def quick_cells(runs: int = QUICK_RUNS, dataset: str = "cora", downstream: str =
             preset(dataset, "node", mechanism=mechanism, eps=1.0, seed=s, downstream=downstream)
             for s in range(runs)), "fig2"))
     return cells
+
+
+#: ``reproduce ldp-ge --quick --protocol ...`` (issue 26): the cells whose gaps the protocols are to explain.
+PROTOCOL_EPS = 1.0
+PROTOCOL_RUNS = 2
+
+
+def protocol_cells(runs: int = PROTOCOL_RUNS, dataset: str = "cora", downstream: str = "mlp") -> list[LdpGeCell]:
+    """The quick grid of ``--protocol``: link prediction with LP, PM, MB and HDS at eps = PROTOCOL_EPS and the
+    non-private row (Table III), node classification with HDS and MB at that eps (Fig. 2); ``runs`` seeds each,
+    push propagation, the spec's configs (:func:`under_protocol` turns them into another preset's)."""
+    link = [_cell(dataset, "link", m, PROTOCOL_EPS, runs, "table3", downstream=downstream)
+            for m in TABLE3_MECHANISMS]
+    link.append(_cell(dataset, "link", "HDS", None, runs, "table3", downstream=downstream))
+    node = [_cell(dataset, "node", m, PROTOCOL_EPS, runs, "fig2", downstream=downstream) for m in QUICK_MECHANISMS]
+    return link + node
+
+
+def under_protocol(cells: list[LdpGeCell], preset) -> list[LdpGeCell]:
+    """``cells`` with every config under ``preset`` (a ``protocols.Protocol`` of the ldp-ge pipeline)."""
+    return [replace(cell, configs=tuple(preset.apply(c) for c in cell.configs)) for cell in cells]
+

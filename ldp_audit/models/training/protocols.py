@@ -124,9 +124,33 @@ def _lpgnn_released() -> Protocol:
                       "every K of the paper's grid {1, 2, 4, 8, 16, 32}, whatever the reproduction mode"))
 
 
+#: LDP-GE's released code (PrivGE) and its commit.
+LDP_GE_CODE = "Zening-Li/PrivGE@9ac59a94bbca7a8e1f285fe8ebce87a8e97c2ecc"
+
+
+def _ldp_ge_released() -> Protocol:
+    push = f"{LDP_GE_CODE} precompute/base.h"
+    return Protocol("ldp-ge", "released", (
+        Element("method", "push", f"{LDP_GE_CODE} link_pred.py:56-62, classification.py:60-68",
+                "backward push, never power or Chebyshev iteration"),
+        Element("push_threshold", "relative", f"{push}:90-97, 128-131, 144, 157",
+                "push while a residue exceeds r_max times its column's total residue, not r_max"),
+        Element("push_signs", "split", f"{push}:73-89, 136-161",
+                "positive and negative residues pushed apart, never cancelling on a node"),
+        Element("push_leftover", True, f"{push}:162-168", "output D^r (Q + alpha R): the leftover residue counts"),
+        Element("report_units", "raw", f"{LDP_GE_CODE} mechanisms.py:21-22, 43, 67, 109, 150; perturbation.py:16-17",
+                "reports s * recover(x'): sampled coordinates in raw units, 0 elsewhere; raw features at eps = inf"),
+        Element("init", "released", f"{LDP_GE_CODE} link_pred.py:97-101, classification.py:113-117, "
+                                    "layers/dense.py:12",
+                "Kaiming-uniform weights: link MLP over output widths, node MLP over input widths"),
+    ), pipeline="ldp-ge")
+
+
 #: (paper, preset name) -> protocol. Every paper with a released protocol also has ``spec``.
 PROTOCOLS = {("ppgnn", "spec"): Protocol("ppgnn", "spec"), ("ppgnn", "released"): _ppgnn_released(),
-             ("lpgnn", "spec"): Protocol("lpgnn", "spec"), ("lpgnn", "released"): _lpgnn_released()}
+             ("lpgnn", "spec"): Protocol("lpgnn", "spec"), ("lpgnn", "released"): _lpgnn_released(),
+             ("ldp-ge", "spec"): Protocol("ldp-ge", "spec", pipeline="ldp-ge"),
+             ("ldp-ge", "released"): _ldp_ge_released()}
 
 
 def protocol(paper: str, name: str) -> Protocol:

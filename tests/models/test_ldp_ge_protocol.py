@@ -1,0 +1,196 @@
+"""LDP-GE's released protocol (issue 26): each element changes what it claims to change (the released push's
+relative threshold, split signs and leftover residue; report units; initial weights; the link graph), the preset
+round-trips and leaves stored keys alone, and the attribution recovers a synthetic two-element difference.
+CPU only, seconds."""
+from __future__ import annotations
+
+from argparse import Namespace
+from dataclasses import replace
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+import torch
+
+from ldp_audit.audits.reproduction.ldp_ge import attribution_grids, ldp_ge_attribution_rows
+from ldp_audit.commands.reproduce.ldp_ge import plan
+from ldp_audit.models import propagation as prop
+from ldp_audit.models.synthetic import karate
+from ldp_audit.models.training import ldp_ge
+from ldp_audit.models.training.ldp_ge_models import link_model, node_model
+from ldp_audit.models.training.protocols import Protocol, one_at_a_time, protocol
+
+RELEASED = protocol("ldp-ge", "released")
+
+
+@pytest.fixture(scope="module")
+def club():
+    return karate().adjacency
+
+
+# ------------------------------------------------------------------------------------------------- the push
+
+def test_the_relative_threshold_is_scale_free_and_the_absolute_one_is_not(club):
+    x = np.random.default_rng(0).uniform(0, 1, size=(club.shape[0], 3))
+    small, large = (prop.released_push(club, s * x, 0.1, 0.5, 1e-3, True, False, False) for s in (1.0, 1000.0))
+    assert small.pushes == large.pushes and np.allclose(large.z, 1000.0 * small.z)
+    absolute = [prop.released_push(club, s * x, 0.1, 0.5, 1e-3, False, False, False) for s in (1.0, 1000.0)]
+    assert absolute[1].pushes > absolute[0].pushes  # the fixed threshold pushes a scaled column further
+    # relative: every residue left is below r_max times its column's total residue, far above r_max itself here
+    mass = (1000.0 * x * prop.safe_degrees(club)[:, None] ** -0.5).sum(axis=0)
+    assert 1e-3 < large.max_residual <= 1e-3 * mass.max()
+
+
+def test_split_signs_push_each_sign_apart_and_differ_from_the_joint_push(club):
+    x = np.random.default_rng(1).uniform(-1, 1, size=(club.shape[0], 4))
+    split = prop.released_push(club, x, 0.1, 0.5, 1e-2, True, True, True).z
+    positive = prop.released_push(club, np.maximum(x, 0), 0.1, 0.5, 1e-2, True, False, True).z
+    negative = prop.released_push(club, np.maximum(-x, 0), 0.1, 0.5, 1e-2, True, False, True).z
+    assert np.allclose(split, positive - negative)
+    joint = prop.released_push(club, x, 0.1, 0.5, 1e-2, True, False, True).z
+    assert not np.allclose(split, joint)
+    exact = prop.ppr_exact(club, 0.1, 0.5) @ x  # both still approximate Pi X
+    assert np.abs(split - exact).max() < 0.2 and np.abs(joint - exact).max() < 0.2
+
+
+def test_the_leftover_residue_is_in_the_output(club):
+    x = np.random.default_rng(2).uniform(-1, 1, size=(club.shape[0], 2))
+    untouched = dict(relative=False, split_signs=False)  # a threshold nothing exceeds: no push at all
+    with_leftover = prop.released_push(club, x, 0.2, 0.5, 1e9, residual_correction=True, **untouched)
+    without = prop.released_push(club, x, 0.2, 0.5, 1e9, residual_correction=False, **untouched)
+    assert with_leftover.pushes == 0 and np.allclose(with_leftover.z, 0.2 * x) and np.allclose(without.z, 0.0)
+
+
+def test_per_column_thresholds_stop_each_column_at_its_own_limit(club):
+    x = np.ones((club.shape[0], 2))
+    both = prop.backward_push(club, x, 0.1, 0.5, np.array([1e-6, 1e-1]))
+    assert np.allclose(both.z[:, 0], prop.backward_push(club, x[:, :1], 0.1, 0.5, 1e-6).z[:, 0])
+    assert np.allclose(both.z[:, 1], prop.backward_push(club, x[:, 1:], 0.1, 0.5, 1e-1).z[:, 0])
+    with pytest.raises(ValueError, match="r_max"):
+        prop.backward_push(club, x, 0.1, 0.5, np.array([1e-3, 0.0]))
+
+
+def test_the_server_pushes_with_the_released_switches_only_when_asked(club):
+    x = np.random.default_rng(3).uniform(-1, 1, size=(club.shape[0], 3))
+    spec = ldp_ge.preset("cora", "link", r_max=1e-3)
+    released = replace(spec, push_threshold="relative", push_signs="split", push_leftover=True)
+    assert np.allclose(ldp_ge.server_embedding(x, club, spec), prop.backward_push(club, x, 0.1, 0.5, 1e-3).z)
+    assert np.allclose(ldp_ge.server_embedding(x, club, released),
+                       prop.released_push(club, x, 0.1, 0.5, 1e-3).z)
+    assert not np.allclose(ldp_ge.server_embedding(x, club, released), ldp_ge.server_embedding(x, club, spec))
+
+
+# ------------------------------------------------------------------------------------------------- the reports
+
+def test_raw_report_units_map_sampled_coordinates_back_and_leave_the_rest_at_zero():
+    estimates = np.array([[3100.0, 0.0, -3100.0], [0.0, 0.0, 0.5]])
+    mb = ldp_ge.preset("cora", "link", mechanism="MB", report_units="raw")
+    assert np.allclose(ldp_ge.in_report_units(estimates, mb, (0.0, 1.0)), [[1550.5, 0, -1549.5], [0, 0, 0.75]])
+    lp = replace(mb, mechanism="LP")  # LP samples no coordinate: every one is mapped, 0 -> (lo + hi) / 2
+    assert np.allclose(ldp_ge.in_report_units(estimates, lp, (0.0, 1.0))[1], [0.5, 0.5, 0.75])
+    assert np.allclose(ldp_ge.in_report_units(estimates, mb, (2.0, 6.0))[0], [6204.0, 0, -6196.0])
+    spec = replace(mb, report_units="unit")
+    assert ldp_ge.in_report_units(estimates, spec, (0.0, 1.0)) is estimates
+
+
+def test_raw_report_units_without_a_mechanism_are_the_raw_features():
+    graph = SimpleNamespace(x=np.array([[0.0, 3.0]]), normalized_features=lambda clip: np.array([[-1.0, 1.0]]))
+    clear = ldp_ge.preset("cora", "link", eps=None)
+    assert np.allclose(ldp_ge.client_reports(graph, clear, None), [[-1.0, 1.0]])
+    assert np.allclose(ldp_ge.client_reports(graph, replace(clear, report_units="raw"), None), [[0.0, 3.0]])
+
+
+# ------------------------------------------------------------------------------------------------- the MLPs
+
+def _largest_weight(model) -> float:
+    return max(float(m.weight.detach().abs().max()) for m in model.modules() if isinstance(m, torch.nn.Linear))
+
+
+def test_released_init_draws_kaiming_weights_over_the_released_widths():
+    torch.manual_seed(0)
+    spec_link, released_link = link_model(500, "mlp", 2, 64, 0.0), link_model(500, "mlp", 2, 64, 0.0, "released")
+    first = released_link[0].weight
+    assert float(first.detach().abs().max()) > np.sqrt(6 / 500) and float(first.detach().abs().max()) <= np.sqrt(6 / 64)
+    assert _largest_weight(spec_link) <= 1 / np.sqrt(64) + 1e-6  # torch's default: 1/sqrt(fan_in)
+    released_node, spec_node = node_model(500, 7, "mlp", 2, 64, 0.0, "released"), node_model(500, 7, "mlp", 2, 64, 0.0)
+    assert float(released_node.linears[0].weight.detach().abs().max()) <= np.sqrt(6 / 500)  # over the input width
+    assert float(spec_node.linears[0].weight.detach().abs().max()) > np.sqrt(6 / 500)  # spec: over the output width
+
+
+def test_the_link_graph_field_propagates_over_every_edge_when_full():
+    from ldp_audit.models.training.ldp_ge import train_on_reports
+    from ldp_audit.models import data as datasets
+
+    graph = datasets.load("csbm")
+    seen = []
+    original = ldp_ge.server_embedding
+    try:
+        ldp_ge.server_embedding = lambda reports, adjacency, *_: seen.append(adjacency.nnz) or reports
+        for link_graph in ("train", "full"):
+            config = ldp_ge.preset("csbm", "link", eps=None, epochs=1, patience=1, link_graph=link_graph)
+            train_on_reports(replace(graph, x=None), graph.normalized_features(clip=True), config)
+    finally:
+        ldp_ge.server_embedding = original
+    assert seen[1] == graph.adjacency.nnz and seen[0] < seen[1]
+
+
+# ------------------------------------------------------------------------------------------------- the preset
+
+def test_the_released_preset_round_trips_and_sets_ldp_ge_fields_away_from_the_spec():
+    assert Protocol.from_dict(RELEASED.to_dict()) == RELEASED
+    spec = ldp_ge.preset("cora", "link", mechanism="MB", method="auto")
+    released = RELEASED.apply(spec)
+    assert released.key() != spec.key() and released.dataset == "cora"
+    assert set(one_at_a_time(spec, RELEASED)) == {"released"} | {f"{e.field} -> spec" for e in RELEASED.elements}
+    assert all("PrivGE@9ac59a9" in e.source for e in RELEASED.elements)
+
+
+def test_new_fields_enter_the_key_only_when_set():
+    spec = ldp_ge.preset("cora", "link", mechanism="MB")
+    assert spec.key() == ldp_ge.LdpGeConfig(**{f: getattr(spec, f) for f in (
+        "dataset", "task", "mechanism", "eps", "lr", "batch", "layers", "hidden", "dropout", "weight_decay",
+        "alpha", "r_max", "r")}).key()
+    for field in ldp_ge.PROTOCOL_CHOICES:
+        assert f"{field}=" not in spec.key()
+        changed = replace(spec, **{field: ldp_ge.PROTOCOL_CHOICES[field][1]})
+        assert changed.key() != spec.key()
+    with pytest.raises(ValueError, match="push_threshold"):
+        replace(spec, push_threshold="loose")
+
+
+# ------------------------------------------------------------------------------------------------- the reports
+
+def test_protocol_both_plans_the_spec_and_the_released_grid():
+    args = Namespace(mode="quick", tables=None, datasets=None, protocol="both", runs=2, downstream="mlp")
+    cells, runs, _, subject = plan(args)
+    spec, released = args.protocol_cells["spec"], args.protocol_cells["released"]
+    assert runs == 2 and subject["protocol"] == "both" and cells == spec + released
+    assert [c.name for c in spec] == [c.name for c in released] and len(spec) == 7
+    assert all(c.push_threshold == "relative" for cell in released for c in cell.configs)
+    assert all(c.push_threshold == "absolute" for cell in spec for c in cell.configs)
+    args.protocol = None
+    assert plan(args)[0] == ldp_ge.quick_cells(2)
+
+
+def test_the_attribution_recovers_a_synthetic_two_element_difference():
+    spec_cells = ldp_ge.protocol_cells(runs=3)[:2]
+    released_cells = ldp_ge.under_protocol(spec_cells, RELEASED)
+    moves = {"report_units -> spec": -20.0, "push_threshold -> spec": -10.0}  # the two elements that matter
+    results = {}
+    for spec, released in zip(spec_cells, released_cells):
+        for seed, (s, r) in enumerate(zip(spec.configs, released.configs)):
+            big = spec.mechanism == "LP"  # LP's cell differs by 30 points, PM's by 1
+            results[s] = SimpleNamespace(test_score=(0.5 + 0.01 * seed))
+            results[r] = SimpleNamespace(test_score=(0.8 if big else 0.51) + 0.01 * seed)
+    grids = attribution_grids(spec_cells, released_cells, results, RELEASED, count=1)
+    assert [g[0].mechanism for g in grids] == ["LP"]
+    for seed_grid in grids[0][2]:
+        for name, config in seed_grid.items():
+            base = results[config].test_score if config in results else 0.8 + 0.01 * config.seed
+            results[config] = SimpleNamespace(test_score=base + moves.get(name, 0.0) / 100)
+    rows = {r.details["element"]: r for r in ldp_ge_attribution_rows(grids, results)}
+    assert rows["report_units -> spec"].statistic == pytest.approx(-20.0)
+    assert rows["push_threshold -> spec"].statistic == pytest.approx(-10.0)
+    assert rows["init -> spec"].statistic == pytest.approx(0.0)
+    assert rows["whole gap"].statistic == pytest.approx(-30.0) and rows["whole gap"].details["unexplained"] == \
+        pytest.approx(0.0)
