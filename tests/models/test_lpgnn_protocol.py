@@ -45,6 +45,11 @@ def test_the_released_split_refuses_other_datasets_and_other_sizes():
         lpgnn_released_split("cora", 2700, 12345)
 
 
+def test_a_released_split_of_a_dataset_the_released_code_never_split_is_refused_by_the_config():
+    with pytest.raises(ValueError, match="split_rule='released' is the LPGNN code's split of cora"):
+        RunConfig("wikipedia_crocodile", split_rule="released")
+
+
 def test_split_rule_picks_the_draw_and_the_spec_split_is_unchanged():
     graph = _Graph("cora", 2708)
     spec = split_nodes(graph, 12345)

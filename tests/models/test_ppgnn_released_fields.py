@@ -67,8 +67,13 @@ def test_fields_are_reset_on_runs_they_do_not_act_on(mechanism):
     assert replace(config, eps_x=None).ppm_variant == "spec"
 
 
-def test_acts_on_names_the_personalised_mechanisms_with_an_mlr_report():
-    assert set(ACTS_ON["ppm_variant"]) == {n for n, (_, f) in stages.PERSONALISED_MODES.items() if f == "mlr"}
+def test_the_released_ppm_replaces_only_the_papers_ppm():
+    """The released PPM stands in for the paper-mode PPM; a run that names the corrected PPM keeps it (an explicit
+    mode wins over a preset), and two keys never name one run."""
+    assert ACTS_ON["ppm_variant"] == ("ppm",)
+    corrected = RunConfig("cora", mechanism="ppm_corrected", eps_x=1.0, m="lpgnn", k_x=2, ppm_variant="released")
+    assert corrected.ppm_variant == "spec"
+    assert corrected.key() == replace(corrected, ppm_variant="spec").key()
 
 
 def test_the_released_preset_sets_each_field_on_the_runs_it_acts_on_and_round_trips():

@@ -39,7 +39,8 @@ PROPAGATIONS = ("auto", "kprop", "flexprop")
 #: Largest number of PPGNN levels: eps^h = 2^(h-1) eps must stay a finite budget for every eps we run.
 MAX_PPM_LEVELS = 16
 #: PPGNN's PPM: the paper's (``spec``, Algorithm 3 or its corrected mode, as ``mechanism`` says) or the authors'
-#: released code (``released``, ``personalised.PersonalisedMechanism(mode="released")``, issue 26).
+#: released code (``released``, ``personalised.PersonalisedMechanism(mode="released")``, issue 26), which stands in
+#: for the paper-mode PPM only: a run that names ``ppm_corrected`` keeps it.
 PPM_VARIANTS = ("spec", "released")
 #: Table III's GM baseline: ``per_coordinate`` (spec M2 with E1: (eps/d, delta/d) per coordinate, sensitivity 2,
 #: delta 1e-5) or ``analytic_l2`` (LPGNN's released ``agm``: one analytic Gaussian on the whole vector, L2
@@ -47,7 +48,7 @@ PPM_VARIANTS = ("spec", "released")
 GAUSSIAN_BASELINES = ("per_coordinate", "analytic_l2")
 #: The mechanisms a protocol-only field acts on. On a run of any other mechanism (or unperturbed) the field is reset
 #: to its default: a protocol sets it on every run of a grid, and the runs it does not change keep their keys.
-ACTS_ON = {"ppm_variant": ("ppm", "ppm_corrected"), "gaussian_baseline": ("gaussian_hd",)}
+ACTS_ON = {"ppm_variant": ("ppm",), "gaussian_baseline": ("gaussian_hd",)}
 
 
 def _positive_or_none(name: str, value) -> float | None:
@@ -223,6 +224,12 @@ class RunConfig(TrainingConfig):
         _choice("selection", self.selection, SELECTIONS)
         _choice("aggregator", self.aggregator, AGGREGATORS)
         _choice("split_rule", self.split_rule, SPLIT_RULES)
+        if self.split_rule == "released":
+            from .released_splits import RELEASED_ORDER
+
+            if self.dataset not in dict(RELEASED_ORDER):
+                raise ValueError(f"split_rule='released' is the LPGNN code's split of "
+                                 f"{', '.join(name for name, _ in RELEASED_ORDER)}; got dataset {self.dataset!r}")
         object.__setattr__(self, "eps_x", _positive_or_none("eps_x", self.eps_x))
         object.__setattr__(self, "eps_y", _positive_or_none("eps_y", self.eps_y))
         if self.eps_x is not None and self.features != "raw":
