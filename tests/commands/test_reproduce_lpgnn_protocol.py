@@ -104,3 +104,25 @@ def test_both_attributes_the_gap_to_the_split_and_the_k_grid(monkeypatch, tmp_pa
     assert per_k["status"] == "info" and per_k["details"]["test_selected_k"] == 1
     assert "cora GCN+Raw [released] per K" not in rows  # no K grid: no per-K row
     assert (tmp_path / "both.png").read_bytes().startswith(b"\x89PNG")
+
+
+def test_per_k_rows_on_several_splits_use_the_cells_split_aware_tolerance(monkeypatch, tmp_path, capsys):
+    """The per-K row says "within/outside the cell's tolerance": with --splits that tolerance admits the
+    split-to-split spread, so the row must use the cell row's tolerance, not the runs' alone."""
+    from ldp_audit.models.training import RunResult, sweep
+
+    def by_split(config) -> float:
+        return _accuracy(config) + (0.03 if config.split_seed % 2 else 0.0)
+
+    def fake_sweep(configs, *args, **kwargs):
+        return {c: RunResult(c, {"val_acc": by_split(c), "test_acc": by_split(c)}, {}, "cpu", "cpu", {}, 0.0,
+                             {"num_nodes": 2708}) for c in configs}
+
+    monkeypatch.setattr(sweep, "run_sweep", fake_sweep)
+    argv = ["reproduce", "lpgnn", "--quick", "--datasets", "cora", "--runs", "3", "--splits", "2", "--protocol",
+            "released", "--results", str(tmp_path), "--json", "--device", "cpu"]
+    rows = {r["name"]: r for r in _report(argv, capsys)["results"]}
+    cell, per_k = rows["cora LPGNN eps=1"], rows["cora LPGNN eps=1 [released] per K"]
+    assert cell["details"]["split_spread"] > 1.0
+    assert per_k["threshold"] == pytest.approx(cell["details"]["tolerance"])
+    assert "K chosen on test (the paper's way, lpgnn E14)" in per_k["explanation"]

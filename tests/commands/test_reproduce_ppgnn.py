@@ -249,8 +249,9 @@ def test_the_k_match_row_finds_the_k_that_reproduces_the_printed_number():
     from ldp_audit.audits.reproduction.protocol_gap import k_match_row
 
     row = k_match_row("cora 1B eps=0.01 [released]", 25.9, {0: [20.0, 21.0], 2: [33.0, 34.0], 16: [53.0, 54.0]},
-                      6.0, {})
+                      6.0, {}, "a rule")
     assert row.details["closest_k"] == 0 and row.statistic == pytest.approx(20.5)
+    assert "K chosen on test (a rule): K=16" in row.explanation
     assert "within the cell's tolerance" in row.explanation and row.status.value == "info"
-    far = k_match_row("x", 90.0, {0: [20.0], 2: [33.0]}, 5.0, {})
+    far = k_match_row("x", 90.0, {0: [20.0], 2: [33.0]}, 5.0, {}, "a rule")
     assert far.details["closest_k"] == 2 and "outside" in far.explanation

@@ -60,24 +60,33 @@ def split_means(measured: Measured) -> dict[int, float]:
     return {split: float(np.mean(values)) for split, values in by_split.items()}
 
 
-def compare_cell(measured: Measured, printed: tuple[float, float, str]) -> CheckResult:
-    """One row: PASS when the measured mean is within the tolerance of the printed mean, else FAIL.
+def split_spread(measured: Measured) -> float | None:
+    """The standard deviation of the cell's per-split means (:func:`split_means`); None with one split."""
+    per_split = split_means(measured)
+    return float(np.std(list(per_split.values()), ddof=1)) if len(per_split) > 1 else None
 
-    With runs on several random splits, the paper's number came from one split nobody can recover (issue 26), so
-    the tolerance also admits the split-to-split spread: sqrt(tol^2 + (3 s_split)^2), s_split the standard
-    deviation of the per-split means."""
+
+def cell_tolerance(measured: Measured) -> float:
+    """A filled cell's tolerance: :func:`tolerance` of its runs, and with runs on several random splits also the
+    split-to-split spread, sqrt(tol^2 + (3 s_split)^2): the paper's number came from one split nobody can recover
+    (issue 26)."""
+    tol = tolerance(measured.cell.kind, measured.std, len(measured.values))
+    spread = split_spread(measured)
+    return tol if spread is None else math.sqrt(tol ** 2 + (3.0 * spread) ** 2)
+
+
+def compare_cell(measured: Measured, printed: tuple[float, float, str]) -> CheckResult:
+    """One row: PASS when the measured mean is within :func:`cell_tolerance` of the printed mean, else FAIL."""
     cell = measured.cell
     mean, spread, cite = printed
     runs = len(measured.values)
-    tol = tolerance(cell.kind, measured.std, runs)
+    tol = cell_tolerance(measured)
     per_split = split_means(measured)
-    split_spread = float(np.std(list(per_split.values()), ddof=1)) if len(per_split) > 1 else None
-    if split_spread is not None:
-        tol = math.sqrt(tol ** 2 + (3.0 * split_spread) ** 2)
+    between = split_spread(measured)
     gap = measured.mean - mean
     status = Status.PASS if abs(gap) <= tol else Status.FAIL
-    splits_text = "" if split_spread is None else \
-        f" on {len(per_split)} splits (split-to-split spread {split_spread:.1f})"
+    splits_text = "" if between is None else \
+        f" on {len(per_split)} splits (split-to-split spread {between:.1f})"
     parts = [f"measured {measured.mean:.1f} ± {measured.std:.1f} over {runs} runs{splits_text}"
              + (f" ({_choice_text(measured.choice)} chosen on validation)" if measured.choice is not None else "")
              + f" vs paper {mean:.1f} ± {spread:.1f}: gap {gap:+.1f}, tolerance {tol:.1f}"]
@@ -100,8 +109,8 @@ def compare_cell(measured: Measured, printed: tuple[float, float, str]) -> Check
                  "choice": measured.choice, "test_choice": measured.test_choice, "test_selected_mean": test_mean,
                  "validation_by_choice": {str(k): v for k, v in measured.validation.items()},
                  "devices": list(measured.devices), "table": cell.table, "kind": cell.kind,
-                 **({} if split_spread is None else {"split_means": {str(k): v for k, v in per_split.items()},
-                                                     "split_spread": split_spread})})
+                 **({} if between is None else {"split_means": {str(k): v for k, v in per_split.items()},
+                                                     "split_spread": between})})
 
 
 def not_run(cell: Cell, printed: tuple[float, float, str] | None, reason: str) -> CheckResult:

@@ -374,7 +374,7 @@ def _protocol_rows(args, console, measured, results, lookup, paper_rows) -> list
 def _k_matches(args, measured, results, lookup) -> list:
     """Per released cell with a K grid and a printed number: its test accuracy at every K, the K closest to the
     paper and the K chosen on test (``k_match_row``, explanatory only)."""
-    from ...audits.reproduction.lpgnn import tolerance
+    from ...audits.reproduction.lpgnn import cell_tolerance
     from ...audits.reproduction.protocol_gap import k_match_row
 
     rows = []
@@ -384,8 +384,13 @@ def _k_matches(args, measured, results, lookup) -> list:
             continue
         test_by_k = {k: [100 * results[c].test_accuracy for c in configs] for k, configs in cell.candidates.items()}
         rows.append(k_match_row(f"{cell.dataset} {cell.column} [released]", printed[0], test_by_k,
-                                tolerance(cell.kind, filled.std, len(filled.values)), {"table": cell.table}))
+                                cell_tolerance(filled), {"table": cell.table}, K_ON_TEST[args.paper]))
     return rows
+
+
+#: How each paper's printed K relates to choosing K on test, for the per-K rows.
+K_ON_TEST = {"lpgnn": "the paper's way, lpgnn E14",
+             "ppgnn": "LPGNN's notebook rule; PPGNN does not say how it chose K"}
 
 
 def _spec_runs_at(cell, k) -> list:
