@@ -11,8 +11,10 @@ them, a second abandons them. LPGNN cells take K on validation (lpgnn E14);
 the K the paper would have taken on test is shown beside it. The report prints
 paper vs measured per cell with gap, tolerance (spec 7.4) and PASS/FAIL; the
 exit code is 1 when a cell is out of tolerance. --protocol (ppgnn Table III,
-lpgnn Table 3) adds the authors' released protocol beside the spec's and, with
-both, attributes the gap element by element (issue 26). --plot FILE.png draws the
+lpgnn Table 3, ldp-ge Table III) adds the authors' released protocol beside the
+spec's and, with both, attributes the gap element by element (issue 26); for
+se-privgemb it scores StrucEqu as the released code does (no attribution: the
+training is the same). --plot FILE.png draws the
 targets asked for: one row of panels per table or figure, one panel per
 dataset, the paper's numbers beside the measured ones.
 
@@ -115,8 +117,8 @@ def register(sub) -> None:
                         "the released PPM, LPGNN's baselines; lpgnn: the seed-era code's split draw and the paper's K "
                         "grid {1, 2, 4, 8, 16, 32}; ldp-ge: the released push, report units and initialisation; "
                         "se-privgemb: the released StrucEqu evaluation, training unchanged), or both: both columns, "
-                        f"then an attribution of the {ATTRIBUTED_CELLS} cells that differ most, one element switched "
-                        "back to the spec at a time; every released GNN cell gets a per-K row (the K closest to the "
+                        f"then (not for se-privgemb) an attribution of the {ATTRIBUTED_CELLS} cells that differ "
+                        "most, one element switched back to the spec at a time; every released GNN cell gets a per-K row (the K closest to the "
                         "paper and the K chosen on test, as the paper did: explanatory only); the runs are stored "
                         "beside the spec's; combines with --splits")
     p.add_argument("--downstream", choices=("mlp", "logreg"), default=None,
