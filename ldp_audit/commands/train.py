@@ -11,7 +11,9 @@ budget (h = 5 levels 2^(tau-1) eps, gamma = 0.5), and FlexProp(K) weighted by
 the reported levels propagates them. The baselines use eps for all users, with
 KProp(K) mean and self-loops: mb (multi-bit, m sampled coordinates), and 1b,
 lp, gm (one-bit, Laplace, Gaussian on every coordinate at eps/d; gm with the
-corrected classical sigma, delta = 1e-5, which needs eps/d < 1). The backbone
+corrected classical sigma, delta = 1e-5, which needs eps/d < 1; under
+--protocol released gm is one analytic Gaussian on the whole vector, with no
+such limit). The backbone
 is gcn by default; --mode corrected uses PPM's corrected mode; --protocol
 released trains as the authors' released code does. --levels,
 --gamma, --level-distribution, --feature-propagation and --mechanism ppm-star
@@ -289,9 +291,6 @@ def _ppgnn_config(args, dataset: str, lpgnn_config, d: int):
     mechanism = args.mechanism or "ppm"
     if mechanism not in ("ppm", "ppm-star", "mb", "1b", "lp", "gm"):
         raise ValueError(f"--mechanism: ppgnn takes ppm, ppm-star, mb, 1b, lp or gm, got {args.mechanism!r}")
-    if mechanism == "gm" and not args.eps_x < d:
-        raise ValueError(f"{args.budget_flag}: gm's classical calibration needs eps/d < 1, i.e. "
-                         f"{args.budget_flag} in (0, {d}) on {dataset}, got {args.eps_x:g}")
     if args.mode == "corrected" and mechanism != "ppm":
         raise ValueError("--mode corrected is a mode of PPM: it needs --mechanism ppm")
     base = ppgnn_config(dataset, "PPM" if mechanism == "ppm-star" else mechanism.upper(), args.eps_x, args.k,
@@ -308,7 +307,12 @@ def _ppgnn_config(args, dataset: str, lpgnn_config, d: int):
                      selection=lpgnn_config.selection, **changes)
     # an element with an option of its own yields to that option when given; the others (no option) always apply
     released = [e for e in protocol("ppgnn", args.protocol).elements if getattr(args, e.field, None) is None]
-    return replace(config, **{e.field: e.value for e in released})
+    config = replace(config, **{e.field: e.value for e in released})
+    if config.gaussian_baseline == "per_coordinate" and config.mechanism == "gaussian_hd" and not args.eps_x < d:
+        raise ValueError(f"{args.budget_flag}: gm's classical calibration needs eps/d < 1, i.e. "
+                         f"{args.budget_flag} in (0, {d}) on {dataset}, got {args.eps_x:g} (the released "
+                         "protocol's analytic Gaussian has no such limit)")
+    return config
 
 
 def run_ldp_ge(args, console, root) -> int:

@@ -60,6 +60,16 @@ def test_ppgnn_released_protocol_reaches_the_run_config_and_explicit_options_win
     assert (overridden.model, overridden.dropout, overridden.objective) == ("gcn", 0.5, "saturating")
 
 
+def test_gm_needs_eps_below_d_only_under_the_classical_calibration(captured, capsys):
+    """Cora has d = 1433: eps = 5000 is refused for the spec's per-coordinate GM, trained under the released
+    protocol's analytic Gaussian on the whole vector."""
+    argv = ["train", "ppgnn", "--dataset", "cora", "--eps", "5000", "--mechanism", "gm"]
+    assert _code(argv) == 2 and "eps/d < 1" in capsys.readouterr().err and not captured
+    _code([*argv, "--protocol", "released"])
+    [config] = captured
+    assert (config.mechanism, config.gaussian_baseline, config.eps_x) == ("gaussian_hd", "analytic_l2", 5000.0)
+
+
 def test_lpgnn_train_fraction_reaches_the_run_config(captured):
     _code(["train", "lpgnn", "--dataset", "karate", "--features", "ohd", "--train-fraction", "0.2"])
     [config] = captured
