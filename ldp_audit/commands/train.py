@@ -12,10 +12,13 @@ the reported levels propagates them. The baselines use eps for all users, with
 KProp(K) mean and self-loops: mb (multi-bit, m sampled coordinates), and 1b,
 lp, gm (one-bit, Laplace, Gaussian on every coordinate at eps/d; gm with the
 corrected classical sigma, delta = 1e-5, which needs eps/d < 1). The backbone
-is gcn by default; --mode corrected uses PPM's corrected mode; --protocol
-released trains as the authors' released code does. --levels,
+is gcn by default; --mode corrected uses PPM's corrected mode. --levels,
 --gamma, --level-distribution, --feature-propagation and --mechanism ppm-star
 are the knobs PPGNN's figures sweep; --train-fraction is LPGNN's label rate.
+
+--protocol released (ppgnn and ldp-ge) trains as the authors' released code
+does (for ppgnn's gm: one analytic Gaussian on the whole vector, with no eps/d
+limit); an option given on the command line wins over the preset.
 
 The run is stored as one JSON under --results (default: train in
 $XDG_DATA_HOME/ldp-audit, else ~/.local/share/ldp-audit): config, metrics at
@@ -89,7 +92,8 @@ PIPELINE_OPTIONS = {
     "lpgnn": {"eps_x", "eps_y", "k", "k_y", "features", "model", "objective", "selection", "epochs", "train_fraction"},
     "ppgnn": {"eps", "eps_x", "mechanism", "mode", "k", "model", "objective", "selection", "epochs", "levels",
               "gamma", "level_distribution", "feature_propagation", "protocol"},
-    "ldp-ge": {"eps", "eps_x", "mechanism", "task", "sampled", "propagation", "rescale", "epochs", "downstream"},
+    "ldp-ge": {"eps", "eps_x", "mechanism", "task", "sampled", "propagation", "rescale", "epochs", "downstream",
+               "protocol"},
 }
 #: The pipeline options, with the defaults that apply when they are not given.
 DEFAULTS = {"eps": None, "eps_x": 1.0, "eps_y": None, "k": 4, "k_y": 0, "features": "raw", "model": None,
@@ -97,6 +101,8 @@ DEFAULTS = {"eps": None, "eps_x": 1.0, "eps_y": None, "k": 4, "k_y": 0, "feature
             "task": "link", "sampled": None, "propagation": "push", "rescale": False, "downstream": "mlp",
             "train_fraction": 1.0, "levels": 5, "gamma": 0.5, "level_distribution": "uniform",
             "feature_propagation": "auto", "protocol": "spec"}
+#: Config fields whose command-line option has another name (``dest``): LDP-GE's ``method`` is --propagation.
+FIELD_OPTIONS = {"method": "propagation"}
 
 
 def register(sub) -> None:
@@ -143,6 +149,12 @@ def register(sub) -> None:
     p.add_argument("--dropout", type=float, help="dropout (default: the paper's per dataset)")
     p.add_argument("--seed", type=count("--seed", 0), default=0,
                    help="run seed: every random stream of the run derives from it (default 0)")
+    p.add_argument("--protocol", choices=("spec", "released"), default=argparse.SUPPRESS,
+                   help="ppgnn and ldp-ge: training protocol, the spec's (default) or the authors' released code's "
+                        "(ppgnn: SAGE, lr 0.01, weight decay 0.01, dropout 0.75, the saturating loss, the "
+                        "all-improve checkpoint rule, the released PPM and LPGNN's baselines; ldp-ge: backward push "
+                        "with a relative threshold, split signs and the leftover residue, reports in raw units, "
+                        "Kaiming-uniform init); an option given on the command line wins over the preset")
     p.add_argument("--train-fraction", type=fraction("--train-fraction", closed_high=True),
                    default=argparse.SUPPRESS, help="lpgnn only: the fraction of the training split whose labels "
                    "train the run, in (0, 1] (label rate = 50 %% x fraction, lpgnn Fig. 7); default 1")
@@ -155,10 +167,6 @@ def register(sub) -> None:
                        "(default 0.5)")
     ppgnn.add_argument("--level-distribution", choices=LEVEL_DISTRIBUTIONS, default=argparse.SUPPRESS,
                        help="how users' levels are drawn (default uniform)")
-    ppgnn.add_argument("--protocol", choices=("spec", "released"), default=argparse.SUPPRESS,
-                       help="training protocol: the spec's (default) or the authors' released code (SAGE, lr 0.01, "
-                            "weight decay 0.01, dropout 0.75, the saturating loss and the all-improve checkpoint "
-                            "rule); an option given on the command line wins over the preset")
     ppgnn.add_argument("--feature-propagation", choices=PROPAGATIONS, default=argparse.SUPPRESS,
                        help="propagation of the reports: auto (FlexProp for ppm and ppm-star, KProp otherwise), "
                        "kprop or flexprop")
@@ -200,6 +208,7 @@ def pipeline_options(args) -> None:
         args.eps_x = args.eps
         given.append("eps_x")
     args.budget_flag = "--eps" if "eps" in given else "--eps-x"  # the spelling the user chose, for messages
+    args.given = set(given)
     for name, default in DEFAULTS.items():
         if name not in given:
             setattr(args, name, default)
@@ -207,6 +216,23 @@ def pipeline_options(args) -> None:
 
 def _flag(dest: str) -> str:
     return "--" + dest.replace("_", "-")
+
+
+def _given(args, dest: str) -> bool:
+    """Whether the option ``dest`` was given on the command line (pipeline options are recorded in ``args.given``
+    by :func:`pipeline_options`; the others, such as --lr, default to None)."""
+    return dest in args.given if dest in DEFAULTS else getattr(args, dest, None) is not None
+
+
+def under_protocol(args, paper: str, config):
+    """``config`` under the preset ``--protocol`` of ``paper`` (``protocols.protocol``): an element whose field has
+    an option of its own yields to that option when it is given; the others always apply."""
+    from dataclasses import replace
+
+    from ..models.training.protocols import protocol
+
+    kept = [e for e in protocol(paper, args.protocol).elements if not _given(args, FIELD_OPTIONS.get(e.field, e.field))]
+    return replace(config, **{e.field: e.value for e in kept})
 
 
 def run(args, console) -> int:
@@ -282,16 +308,12 @@ def _ppgnn_config(args, dataset: str, lpgnn_config, d: int):
     from dataclasses import replace
 
     from ..models.training.ppgnn import ppgnn_config
-    from ..models.training.protocols import protocol
 
     if args.eps_x is None:
         raise ValueError(f"{args.budget_flag}: ppgnn perturbs the dataset's own features; it needs a finite budget")
     mechanism = args.mechanism or "ppm"
     if mechanism not in ("ppm", "ppm-star", "mb", "1b", "lp", "gm"):
         raise ValueError(f"--mechanism: ppgnn takes ppm, ppm-star, mb, 1b, lp or gm, got {args.mechanism!r}")
-    if mechanism == "gm" and not args.eps_x < d:
-        raise ValueError(f"{args.budget_flag}: gm's classical calibration needs eps/d < 1, i.e. "
-                         f"{args.budget_flag} in (0, {d}) on {dataset}, got {args.eps_x:g}")
     if args.mode == "corrected" and mechanism != "ppm":
         raise ValueError("--mode corrected is a mode of PPM: it needs --mechanism ppm")
     base = ppgnn_config(dataset, "PPM" if mechanism == "ppm-star" else mechanism.upper(), args.eps_x, args.k,
@@ -306,9 +328,12 @@ def _ppgnn_config(args, dataset: str, lpgnn_config, d: int):
         changes["mechanism"] = "ppm_corrected"
     config = replace(base, epochs=lpgnn_config.epochs, objective=lpgnn_config.objective,
                      selection=lpgnn_config.selection, **changes)
-    # an element with an option of its own yields to that option when given; the others (no option) always apply
-    released = [e for e in protocol("ppgnn", args.protocol).elements if getattr(args, e.field, None) is None]
-    return replace(config, **{e.field: e.value for e in released})
+    config = under_protocol(args, "ppgnn", config)
+    if config.gaussian_baseline == "per_coordinate" and config.mechanism == "gaussian_hd" and not args.eps_x < d:
+        raise ValueError(f"{args.budget_flag}: gm's classical calibration needs eps/d < 1, i.e. "
+                         f"{args.budget_flag} in (0, {d}) on {dataset}, got {args.eps_x:g} (the released "
+                         "protocol's analytic Gaussian has no such limit)")
+    return config
 
 
 def run_ldp_ge(args, console, root) -> int:
@@ -328,6 +353,7 @@ def run_ldp_ge(args, console, root) -> int:
     config = ldp_ge.preset(graph.name, args.task, mechanism=mechanism, eps=args.eps_x, k=args.sampled,
                            method=args.propagation, rescale=args.rescale, downstream=args.downstream,
                            seed=args.seed, **changes)
+    config = under_protocol(args, "ldp-ge", config)
     store = RunStore(root)
     result, stored = _train_or_load(args, console, config, store, device,
                                     f"ldp-ge {args.task} on {graph.name}")

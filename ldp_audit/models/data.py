@@ -346,9 +346,26 @@ def top_classes(graph: Graph, count: int = 10, name: str | None = None) -> Graph
 _EDGE_LISTS = {"arxiv": "Arxiv", "blogcatalog": "Blogcatalog", "ppi": "PPI", "power": "Power"}
 
 
+def edge_file(name: str, root: Path) -> Path:
+    """The file under ``root`` that lists the edges of ``name``: ``se_privgemb/<Name>/train_1`` for SE-PrivGEmb's
+    edge lists, the MUSAE folder's edge CSV otherwise."""
+    if name in _EDGE_LISTS:
+        return root / "se_privgemb" / _EDGE_LISTS[name] / "train_1"
+    if name in _MUSAE:
+        return root / _MUSAE[name].folder / _MUSAE[name].edges
+    raise ValueError(f"name must be one of {', '.join([*_EDGE_LISTS, *_MUSAE])} (datasets with an edge file), "
+                     f"got {name!r}")
+
+
+def listed_edges(name: str, data: str | os.PathLike | None = None) -> np.ndarray:
+    """The (2, m) node pairs of ``name``'s edge file (:func:`edge_file`) in the order the file lists them, as
+    listed: no canonical order, duplicates or self-loops removed (:func:`load` canonicalises them)."""
+    return _read_pairs(edge_file(name, data_dir(data)), name)
+
+
 def load_edge_list(name: str, root: Path) -> Graph:
     """An SE-PrivGEmb graph: ``se_privgemb/<Name>/train_1``, one whitespace-separated pair per line."""
-    path = root / "se_privgemb" / _EDGE_LISTS[name] / "train_1"
+    path = edge_file(name, root)
     check_files(root, [path], name)
     pairs = _read_pairs(path, name)
     edges, loops = canonical_edges(pairs, int(pairs.max()) + 1)

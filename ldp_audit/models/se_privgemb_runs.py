@@ -111,18 +111,6 @@ def strucequ_key(evaluation: str = "spec", control: str = "measured") -> str:
     return "_".join(parts)
 
 
-def listed_pairs(dataset: str, data_dir=None):
-    """The (2, m) node pairs of a dataset's edge file in the order the file lists them (the released code builds
-    its networkx graph line by line from this order, SEPrivGEmb.py:122-135)."""
-    root = data.data_dir(data_dir)
-    if dataset in data._EDGE_LISTS:
-        path = root / "se_privgemb" / data._EDGE_LISTS[dataset] / "train_1"
-    else:
-        musae = data._MUSAE[dataset]
-        path = root / musae.folder / musae.edges
-    return data._read_pairs(path, dataset)
-
-
 def strucequ_metrics(adjacency, w_in, seed: int, adjacency_order) -> dict:
     """StrucEqu of ``w_in`` with its two controls under both evaluations, keyed by :func:`strucequ_key`; the
     released evaluation pairs embedding row i with the adjacency row of ``adjacency_order[i]``."""
@@ -161,7 +149,8 @@ def run_se_privgemb(config: SePrivGEmbRun, graph: data.Graph, device: str | None
     subgraphs = model.build_subgraphs(adjacency, edges, config.proximity, config.k, seed=config.seed)
     trained = model.train(subgraphs, _on(config.train_config(), device))
     if config.task == "strucequ":
-        order = model.networkx_node_order(listed_pairs(config.dataset, data_dir))
+        # the released code builds its networkx graph line by line in the edge file's order (SEPrivGEmb.py:122-135)
+        order = model.networkx_node_order(data.listed_edges(config.dataset, data_dir))
         metrics = strucequ_metrics(graph.adjacency, trained.w_in, config.seed, order)
     else:
         metrics = {"auc": model.link_prediction_auc(trained.w_in, trained.w_out, split)}

@@ -16,6 +16,9 @@ from ldp_audit.audits.reproduction.ppgnn import (c19_rows, feature_budget_row, k
                                                  ppgnn_rows, ppm_over_mb)
 from ldp_audit.models.training import ppgnn
 from ldp_audit.models.training.lpgnn import Measured
+from ldp_audit.models.training.protocols import protocol
+from ldp_audit.models.training.stages import mean_feature_budget
+from ldp_audit.papers.ppgnn import E16_BUDGET_RATIO
 
 
 def _exit_code(argv) -> int:
@@ -87,6 +90,18 @@ def test_e16_row_reports_ppm_mean_budget_against_mb():
     rows = ppgnn_rows([mb_cell, ppm_cell], {mb_cell: _measured(mb_cell, [55, 56, 54]),
                                             ppm_cell: _measured(ppm_cell, [62, 63, 61])}, {"cora": 2708})
     assert [r.name for r in rows] == ["cora C17 PPM-MB eps=0.01", "cora E16 budget eps=0.01"]
+
+
+def test_e16_row_of_released_runs_reports_what_their_users_spend():
+    mb_cell, ppm_cell = ppgnn.table3_cells(["cora"], (1.0,), ppgnn.MECHANISMS_QUICK, k_grid=(2,), runs=3,
+                                           protocol=protocol("ppgnn", "released"))
+    mb, ppm = _measured(mb_cell, [55, 56, 54]), _measured(ppm_cell, [62, 63, 61])
+    row = feature_budget_row("cora", 1.0, mb, ppm, num_nodes=2708, num_features=1433)
+    spent = np.mean([mean_feature_budget(c, 2708, 1433) for c in ppm_cell.candidates[2]])
+    assert row.statistic == pytest.approx(spent) and row.statistic > 2 * E16_BUDGET_RATIO  # nominal: 3.1
+    assert "count draws" in row.explanation
+    rows = ppgnn_rows([mb_cell, ppm_cell], {mb_cell: mb, ppm_cell: ppm}, {"cora": 2708}, {"cora": 1433})
+    assert rows[1].statistic == row.statistic
 
 
 def test_table3_lookup_reads_every_mechanism_column():

@@ -1,5 +1,6 @@
 """``train`` reaches the run fields the figure targets sweep (issue 25): LPGNN's label rate (Fig. 7) and PPGNN's
-levels, split, level distribution, propagation and PPM* (Figs. 4-9); bad values name the option and its range."""
+levels, split, level distribution, propagation and PPM* (Figs. 4-9); the --protocol presets of ppgnn and ldp-ge
+(issue 26) reach the run under the explicit options; bad values name the option and its range."""
 from __future__ import annotations
 
 import json
@@ -60,6 +61,30 @@ def test_ppgnn_released_protocol_reaches_the_run_config_and_explicit_options_win
     assert (overridden.model, overridden.dropout, overridden.objective) == ("gcn", 0.5, "saturating")
 
 
+def test_gm_needs_eps_below_d_only_under_the_classical_calibration(captured, capsys):
+    """Cora has d = 1433: eps = 5000 is refused for the spec's per-coordinate GM, trained under the released
+    protocol's analytic Gaussian on the whole vector."""
+    argv = ["train", "ppgnn", "--dataset", "cora", "--eps", "5000", "--mechanism", "gm"]
+    assert _code(argv) == 2 and "eps/d < 1" in capsys.readouterr().err and not captured
+    _code([*argv, "--protocol", "released"])
+    [config] = captured
+    assert (config.mechanism, config.gaussian_baseline, config.eps_x) == ("gaussian_hd", "analytic_l2", 5000.0)
+
+
+def test_ldp_ge_released_protocol_reaches_the_run_config_and_explicit_options_win(captured):
+    from ldp_audit.models.training import ldp_ge
+    from ldp_audit.models.training.protocols import protocol
+
+    _code(["train", "ldp-ge", "--dataset", "cora", "--eps", "1"])
+    _code(["train", "ldp-ge", "--dataset", "cora", "--eps", "1", "--protocol", "released"])
+    _code(["train", "ldp-ge", "--dataset", "cora", "--eps", "1", "--protocol", "released", "--propagation", "power"])
+    spec, released, overridden = captured
+    assert released == protocol("ldp-ge", "released").apply(spec) != spec
+    assert spec == ldp_ge.preset("cora", "link", mechanism="HDS", eps=1.0, k=None, method="push", rescale=False,
+                                 downstream="mlp", seed=0)
+    assert (overridden.method, overridden.push_signs, overridden.report_units) == ("power", "split", "raw")
+
+
 def test_lpgnn_train_fraction_reaches_the_run_config(captured):
     _code(["train", "lpgnn", "--dataset", "karate", "--features", "ohd", "--train-fraction", "0.2"])
     [config] = captured
@@ -74,6 +99,7 @@ def test_lpgnn_train_fraction_reaches_the_run_config(captured):
     (["train", "lpgnn", "--levels", "3"], ["--levels", "not an option of train lpgnn"]),
     (["train", "ppgnn", "--eps", "1", "--train-fraction", "0.5"], ["--train-fraction", "not an option"]),
     (["train", "lpgnn", "--protocol", "released"], ["--protocol", "not an option of train lpgnn"]),
+    (["train", "ldp-ge", "--eps", "1", "--protocol", "authors"], ["--protocol", "spec", "released"]),
 ])
 def test_bad_values_name_the_option_and_its_range(argv, words, capsys, captured):
     assert _code(argv) == 2

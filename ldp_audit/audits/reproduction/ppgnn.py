@@ -79,23 +79,28 @@ def ppm_over_mb(dataset: str, eps: float, mb, ppm):
                                  {"table": "ppgnn_table3", "kind": "c17"}, ": MB beats PPM")
 
 
-def feature_budget_row(dataset: str, eps: float, mb, ppm, num_nodes: int):
-    """E16: PPM's mean feature budget (1 - gamma) eps^tau over the runs' users against MB's eps (an INFO row)."""
+def feature_budget_row(dataset: str, eps: float, mb, ppm, num_nodes: int, num_features: int | None = None):
+    """E16: PPM's mean feature budget over the runs' users against MB's eps (an INFO row): (1 - gamma) eps^tau, or
+    for released runs what their users actually spend, min(d, M) eps_2 / m' from the runs' level and count draws
+    (:func:`mean_feature_budget`; ``num_features`` = d is needed then)."""
     seeds = ppm.cell.candidates[ppm.choice]
-    ppm_budget = float(np.mean([mean_feature_budget(c, num_nodes) for c in seeds]))
+    released = any(c.ppm_variant == "released" for c in seeds)
+    ppm_budget = float(np.mean([mean_feature_budget(c, num_nodes, num_features) for c in seeds]))
     ratio = ppm_budget / eps
+    draws = "level and count draws, released PPM: min(d, M) eps_2 / m' each" if released else "level draws"
     return CheckResult(
         f"{dataset} E16 budget eps={eps:g}", f"ppgnn E16: PPM's mean feature budget is {paper.E16_BUDGET_RATIO:g} "
         "eps against eps for MB", Status.INFO, ratio, "PPM mean feature budget / MB budget", n=len(seeds),
-        explanation=f"PPM users spend {ppm_budget:.4g} on features on average (over {len(seeds)} runs' level "
-                    f"draws), MB users {eps:g}: {ratio:.2f}x (E16 expects {paper.E16_BUDGET_RATIO:g}x); at that "
+        explanation=f"PPM users spend {ppm_budget:.4g} on features on average (over {len(seeds)} runs' {draws}), "
+                    f"MB users {eps:g}: {ratio:.2f}x (E16 expects {paper.E16_BUDGET_RATIO:g}x); at that "
                     f"budget PPM - MB = {ppm.mean - mb.mean:+.1f} accuracy points",
         details={"ppm_mean_budget": ppm_budget, "mb_budget": eps, "ratio": ratio,
                  "expected_ratio": paper.E16_BUDGET_RATIO, "table": "ppgnn_table3", "kind": "e16"})
 
 
-def ppgnn_rows(cells, measured, graphs: dict):
-    """C17 and E16 rows for every (dataset, eps) whose MB and PPM cells are both filled."""
+def ppgnn_rows(cells, measured, graphs: dict, widths: dict | None = None):
+    """C17 and E16 rows for every (dataset, eps) whose MB and PPM cells are both filled; ``graphs`` gives each
+    dataset's number of nodes, ``widths`` its number of features d (needed for released PPM's E16 row)."""
     by_key = {(c.dataset, c.column): measured.get(c) for c in cells}
     rows = []
     for cell in cells:
@@ -106,7 +111,8 @@ def ppgnn_rows(cells, measured, graphs: dict):
         if ppm is None or mb is None:
             continue
         rows.append(ppm_over_mb(cell.dataset, eps, mb, ppm))
-        rows.append(feature_budget_row(cell.dataset, eps, mb, ppm, graphs[cell.dataset]))
+        rows.append(feature_budget_row(cell.dataset, eps, mb, ppm, graphs[cell.dataset],
+                                       (widths or {}).get(cell.dataset)))
     return rows
 
 

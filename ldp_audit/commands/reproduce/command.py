@@ -320,8 +320,9 @@ def _ppgnn_report(args, console, cells, measured, results, settings) -> int:
 
     loaders = {loader: name for name, loader in TABLE3_DATASETS.items()}
     num_nodes = {loaders[r.config.dataset]: r.extra["num_nodes"] for r in results.values()}
+    widths = {loaders[r.config.dataset]: r.extra.get("in_features") for r in results.values()}
     rows = _protocol_rows(args, console, measured, results, ppgnn_paper_value,
-                          lambda own: ppgnn_rows(own, measured, num_nodes) + c19_rows(own, measured, results))
+                          lambda own: ppgnn_rows(own, measured, num_nodes, widths) + c19_rows(own, measured, results))
     columns = ", ".join(dict.fromkeys(c.column.split(" eps=")[0] for c in cells))
     models = sorted({c.model for cell in cells for c in cell.configs()})
     protocol = {"protocol": args.protocol} if args.protocol not in (None, "spec") else {}

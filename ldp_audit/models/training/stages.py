@@ -173,7 +173,7 @@ class PersonalisedFeatures(Features):
         x = graph.normalized_features(clip=True)
         mechanism = personalised_mechanism(config, x.shape[1])
         tau, tau_prime = personalised_levels(mechanism, graph.num_nodes, config.seed, config.level_distribution)
-        counts = [mechanism.perturb_counts(tau, rng)] if mechanism.mode == "released" else []
+        counts = released_counts(mechanism, tau, rng)
         sampled = int(counts[0].max()) if counts else None
         estimate = np.zeros_like(x)
         keys = np.stack([tau, tau_prime, *counts], axis=1)
@@ -184,13 +184,30 @@ class PersonalisedFeatures(Features):
         return estimate
 
 
-def mean_feature_budget(config: RunConfig, num_nodes: int) -> float:
-    """Mean over users of the feature budget a run spends: (1 - gamma) eps^tau for PPM, eps_x otherwise (E16)."""
+def released_counts(mechanism, tau: np.ndarray, rng: np.random.Generator) -> list[np.ndarray]:
+    """The released PPM's reported counts m' (``[counts]``), the first draw of the features' stream ``rng``; ``[]``
+    in the other modes (which report no count)."""
+    return [mechanism.perturb_counts(tau, rng)] if mechanism.mode == "released" else []
+
+
+def mean_feature_budget(config: RunConfig, num_nodes: int, num_features: int | None = None) -> float:
+    """Mean over users of the feature budget a run spends (E16): eps_x for the non-personalised mechanisms,
+    (1 - gamma) eps^tau for PPM. Under ``ppm_variant="released"`` a user with reported count m' perturbs
+    min(d, M) coordinates (M the largest m' of the run) at eps_2 / m' each, so it spends min(d, M) eps_2 / m'
+    (ID100@05acb7a mechanisms.py:156-165), computed from the run's own level and count draws (the features'
+    stream, as :class:`PersonalisedFeatures` draws them); that needs d = ``num_features``."""
     if config.mechanism not in PERSONALISED_MODES:
         return float(config.eps_x)
-    mechanism = personalised_mechanism(config, 1)
+    released = config.ppm_variant == "released"
+    if released and num_features is None:
+        raise ValueError("a released PPM run's feature budget depends on d: give num_features")
+    mechanism = personalised_mechanism(config, num_features if released else 1)
     tau, _ = personalised_levels(mechanism, num_nodes, config.seed, config.level_distribution)
-    return float(np.mean((1.0 - mechanism.gamma) * mechanism.budget(tau)))
+    nominal = (1.0 - mechanism.gamma) * mechanism.budget(tau)
+    counts = released_counts(mechanism, tau, rng_for(config.seed, *streams.FEATURES.key()))
+    if not counts:
+        return float(np.mean(nominal))
+    return float(np.mean(nominal * min(mechanism.d, int(counts[0].max())) / counts[0]))
 
 
 FEATURES: dict[str, Features] = {"raw": RawFeatures(), "rnd": RandomFeatures(), "ohd": DegreeFeatures()}
