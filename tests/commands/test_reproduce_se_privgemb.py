@@ -263,3 +263,21 @@ def test_plot_draws_the_degree_only_control_of_the_drawn_evaluation():
                                       evaluations=("spec", "released"))
     assert _degree_only_means(report, "spec") == {"Power": pytest.approx(0.9)}
     assert se_privgemb_plot(report).startswith(b"\x89PNG")
+
+
+def test_plot_under_the_released_protocol_keeps_the_strucequ_panels_beside_a_link_row(monkeypatch):
+    """Link rows carry no evaluation: they must not make the plot pick the spec's StrucEqu (and draw none)."""
+    from ldp_audit.commands.reproduce import se_privgemb as command
+
+    cell = _cell(runs=2)
+    link = repro._cell("fig4", "Power", "deepwalk", "none", None, 5935, 2, 2000, "", task="link")
+    results = {**_with_controls(cell, 0.5, 0.9, 0.0, released=0.02),
+               **{c: SePrivGEmbResult(c, {"auc": 0.5}) for c in link.configs}}
+    report = repro.se_privgemb_report("t", [cell, link], results, ("table6", "fig4"), ("Power",),
+                                      evaluations=("released",))
+    drawn = {}
+    monkeypatch.setattr(command, "_eps_panel", lambda ax, own: drawn.setdefault(
+        own[0].details["table"], [r.details["measured_mean"] for r in own]))
+    assert command.se_privgemb_plot(report).startswith(b"\x89PNG")
+    assert drawn == {"table6": [pytest.approx(0.02)], "fig4": [pytest.approx(0.5)]}
+

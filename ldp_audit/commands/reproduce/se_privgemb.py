@@ -104,11 +104,12 @@ def se_privgemb_plot(report) -> bytes:
     Fig. 4): each method measured (mean ± sd), the non-private SE-GEmb as a horizontal line, the paper's points
     (Table VI values, figure read-offs) as open squares in the same colour, its non-private read-off dotted.
     Tables II-V: StrucEqu at eps = 3.5 against the swept parameter, measured beside the printed mean ± sd. With
-    both evaluations in the report the spec's rows are drawn; a StrucEqu panel also draws the degree-only control
-    (its mean over the dataset's cells) as a dashed grey line."""
+    both StrucEqu evaluations in the report the spec's rows are drawn (link rows have one evaluation, the spec's,
+    and are always drawn); a StrucEqu panel also draws the degree-only control (its mean over the dataset's cells)
+    as a dashed grey line."""
     rows = [r for r in report.results if "measured_mean" in r.details]
-    shown = "spec" if any("evaluation" not in r.details for r in rows) else "released"
-    rows = [r for r in rows if r.details.get("evaluation", "spec") == shown]
+    shown = _shown_evaluation(rows)
+    rows = [r for r in rows if r.details["task"] != "strucequ" or r.details.get("evaluation", "spec") == shown]
     degree_only = _degree_only_means(report, shown)
     groups = [(title, [r for r in rows if r.details.get("table") in tables], axis) for title, tables, axis in _GROUPS]
     groups = [group for group in groups if group[1]]
@@ -127,6 +128,13 @@ def se_privgemb_plot(report) -> bytes:
                 ax.axhline(degree_only[name], color="grey", linestyle="--", label="degree-only control")
         panels[0][0].legend(fontsize=7)
     return panels_png(fig, "StrucEqu")
+
+
+def _shown_evaluation(rows) -> str:
+    """The StrucEqu evaluation the plot draws: the spec's when the report has StrucEqu rows under it, else the
+    released one (link rows carry no evaluation and do not count)."""
+    strucequ = [r for r in rows if r.details["task"] == "strucequ"]
+    return "released" if strucequ and all("evaluation" in r.details for r in strucequ) else "spec"
 
 
 def _degree_only_means(report, evaluation: str) -> dict:
