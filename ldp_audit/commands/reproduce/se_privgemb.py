@@ -32,7 +32,7 @@ def _datasets(args) -> tuple:
 
 
 #: --protocol -> the StrucEqu evaluations reported (None: the spec's alone).
-EVALUATIONS = {None: ("spec",), "spec": ("spec",), "released": ("released",), "both": ("spec", "released")}
+EVALUATIONS_BY_PROTOCOL = {None: ("spec",), "spec": ("spec",), "released": ("released",), "both": ("spec", "released")}
 
 
 def edge_counts(datasets, data_dir, cache_dir) -> dict:
@@ -61,7 +61,7 @@ def run_se_privgemb(args, console, root) -> int:
     datasets = _datasets(args)
     runs = args.runs or (repro.QUICK_RUNS if args.mode == "quick" else paper.RUNS_PRINTED)
     device = choose_device(args.device)
-    evaluations = EVALUATIONS[getattr(args, "protocol", None)]
+    evaluations = EVALUATIONS_BY_PROTOCOL[getattr(args, "protocol", None)]
     cells = repro.plan_cells(tables, datasets, runs, edge_counts(datasets, args.data_dir, args.cache_dir),
                              quick=args.mode == "quick")
     store = SePrivGEmbStore(root)
