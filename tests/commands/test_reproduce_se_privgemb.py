@@ -241,6 +241,25 @@ def test_the_hypothesised_orders_are_the_datasets_without_a_released_edge_list()
                                                       if loader not in data._EDGE_LISTS}
 
 
+@pytest.mark.parametrize("protocol", ["released", "both"])
+def test_a_released_protocol_without_a_strucequ_table_is_refused(tiny_power, protocol, capsys):
+    """fig4 has link cells only: a released StrucEqu evaluation would change nothing while the settings claimed it."""
+    assert _exit_code(_reproduce(tiny_power, "--tables", "fig4", "--protocol", protocol)) == 2
+    err = capsys.readouterr().err
+    assert f"--protocol {protocol}" in err and "--tables fig4" in err and "no StrucEqu cell" in err
+    assert not (tiny_power / "runs").exists() or not list((tiny_power / "runs").rglob("*.json"))
+
+
+def test_spec_protocol_and_a_strucequ_table_beside_fig4_are_accepted():
+    from argparse import Namespace
+
+    from ldp_audit.commands.reproduce.se_privgemb import _evaluations
+
+    assert _evaluations(Namespace(protocol="spec"), ("fig4",)) == ("spec",)
+    assert _evaluations(Namespace(protocol=None), ("fig4",)) == ("spec",)
+    assert _evaluations(Namespace(protocol="both"), ("fig4", "fig3")) == ("spec", "released")
+
+
 def test_protocol_released_reports_strucequ_under_the_released_evaluation(tiny_power, capsys):
     """``--protocol released`` end to end: se-privgemb's released protocol is an evaluation, not a training preset."""
     _exit_code(_reproduce(tiny_power, "--tables", "table6", "--protocol", "released"))

@@ -32,7 +32,23 @@ def _datasets(args) -> tuple:
 
 
 #: --protocol -> the StrucEqu evaluations reported (None: the spec's alone).
-EVALUATIONS_BY_PROTOCOL = {None: ("spec",), "spec": ("spec",), "released": ("released",), "both": ("spec", "released")}
+EVALUATIONS_BY_PROTOCOL = {None: ("spec",), "spec": ("spec",), "released": ("released",),
+                           "both": ("spec", "released")}
+
+
+def _evaluations(args, tables) -> tuple:
+    """The StrucEqu evaluations --protocol asks for; a released one with no StrucEqu table among ``tables`` is
+    refused (it would change nothing while the settings claimed it: link cells have only the spec's AUC)."""
+    from ...audits.reproduction.se_privgemb import LINK_TABLES, TABLES
+
+    protocol = getattr(args, "protocol", None)
+    evaluations = EVALUATIONS_BY_PROTOCOL[protocol]
+    if "released" in evaluations and all(t in LINK_TABLES for t in tables):
+        strucequ = ", ".join(t for t in TABLES if t not in LINK_TABLES)
+        raise ValueError(f"--protocol {protocol}: se-privgemb's released protocol is its StrucEqu evaluation, and "
+                         f"--tables {' '.join(tables)} has no StrucEqu cell (link AUC has only the spec's "
+                         f"evaluation); add a StrucEqu table ({strucequ}) or drop --protocol")
+    return evaluations
 
 
 def edge_counts(datasets, data_dir, cache_dir) -> dict:
@@ -58,10 +74,10 @@ def run_se_privgemb(args, console, root) -> int:
     from .._common import emit
 
     tables = repro.check_tables(args.tables) or (repro.QUICK_TABLES if args.mode == "quick" else repro.TABLES)
+    evaluations = _evaluations(args, tables)
     datasets = _datasets(args)
     runs = args.runs or (repro.QUICK_RUNS if args.mode == "quick" else paper.RUNS_PRINTED)
     device = choose_device(args.device)
-    evaluations = EVALUATIONS_BY_PROTOCOL[getattr(args, "protocol", None)]
     cells = repro.plan_cells(tables, datasets, runs, edge_counts(datasets, args.data_dir, args.cache_dir),
                              quick=args.mode == "quick")
     store = SePrivGEmbStore(root)
