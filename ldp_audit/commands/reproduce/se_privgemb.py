@@ -9,7 +9,8 @@ among table2 ... table6, fig3, fig4 and ``--datasets`` restricts (paper names, a
 under --results; a rerun resumes, --max-runs stops after a chunk; --plot draws one row of panels per table,
 one panel per dataset, the paper's numbers beside the measured ones. Every StrucEqu cell also gets its controls
 row (measured / degree-only / permuted). ``--protocol released`` reads StrucEqu as the authors' released code
-evaluates it (``both``: spec and released rows); training is the spec's either way.
+evaluates it (``both``: spec and released rows; INFO, never a verdict), refused when --tables has no StrucEqu
+table; training is the spec's either way.
 """
 from __future__ import annotations
 
