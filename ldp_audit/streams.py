@@ -92,6 +92,11 @@ INIT = StreamFamily("training.init", "training", (3,))
 INIT_LINK = StreamFamily("training.init.link", "training", (3, 1))
 DROPOUT = StreamFamily("training.init.dropout", "training", (3, 2))
 
+# ----- SE-PrivGEmb: one run's StrucEqu controls under the run's seed (the node sample and Algorithm 1's
+# negatives draw from the unkeyed stream ``()``, which no one-number key meets) -----
+SE_PRIVGEMB_DEGREE_ONLY = StreamFamily("se-privgemb.strucequ.degree-only", "se-privgemb run", (1,))
+SE_PRIVGEMB_PERMUTED = StreamFamily("se-privgemb.strucequ.permuted", "se-privgemb run", (2,))
+
 # ----- attacks: each attack draws under its own seed -----
 OWN_REPORT_CASES = StreamFamily("attacks.own-report.cases", "attack own-report", (0,), width=2, tail=1)
 OWN_REPORT_CATEGORIES = StreamFamily("attacks.own-report.c-ary", "attack own-report", (9,), tail=1)

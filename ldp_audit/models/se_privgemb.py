@@ -25,6 +25,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..accounting import RdpAccountant
+from .. import streams
 from ..seeding import rng_for
 from .propagation import DENSE_LIMIT, ppr_exact
 
@@ -496,14 +497,14 @@ def degree_only_embedding(adj, r: int, seed: int = 0) -> np.ndarray:
     neighbour, so it is the StrucEqu that degrees alone buy on a sparse graph; two nodes of equal degree are
     indistinguishable to it."""
     d = np.asarray(_adjacency(adj).sum(axis=1)).ravel()
-    return np.sqrt(d / r)[:, None] * rng_for(seed, 1).standard_normal((d.size, r))
+    return np.sqrt(d / r)[:, None] * rng_for(seed, *streams.SE_PRIVGEMB_DEGREE_ONLY.key()).standard_normal((d.size, r))
 
 
 def permuted_embedding(embedding: np.ndarray, seed: int = 0) -> np.ndarray:
     """A control: the embedding's rows shuffled among the nodes (seeded), which keeps the set of vectors and
     destroys which node holds which."""
     y = np.asarray(embedding)
-    return y[rng_for(seed, 2).permutation(y.shape[0])]
+    return y[rng_for(seed, *streams.SE_PRIVGEMB_PERMUTED.key()).permutation(y.shape[0])]
 
 
 def struc_equ_with_controls(adj, embedding: np.ndarray, seed: int = 0, evaluation: str = "spec",

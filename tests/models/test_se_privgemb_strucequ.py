@@ -38,6 +38,14 @@ def test_degree_only_control_scores_high_on_a_sparse_graph(sparse_graph):
     assert model.struc_equ(sparse_graph, y) > 0.6
 
 
+def test_the_controls_keep_the_draws_the_stored_runs_were_measured_with():
+    """benchmarks/results/se_privgemb/controls-cpu/ holds controls drawn from keys (1,) and (2,) under the run's
+    seed; the registered families (ldp_audit/streams.py) must keep those numbers."""
+    cycle = _adjacency(nx.cycle_graph(6))
+    assert model.degree_only_embedding(cycle, 2, seed=3)[0] == pytest.approx([-1.29847413, 0.07488565])
+    assert model.permuted_embedding(np.arange(8), seed=3).tolist() == [5, 2, 6, 1, 4, 0, 3, 7]
+
+
 def test_permuted_control_destroys_a_planted_structural_signal(sparse_graph):
     planted = sparse_graph.toarray()  # Y = A: StrucEqu exactly 1
     shuffled = model.permuted_embedding(planted, seed=0)

@@ -9,7 +9,8 @@ among table2 ... table6, fig3, fig4 and ``--datasets`` restricts (paper names, a
 under --results; a rerun resumes, --max-runs stops after a chunk; --plot draws one row of panels per table,
 one panel per dataset, the paper's numbers beside the measured ones. Every StrucEqu cell also gets its controls
 row (measured / degree-only / permuted). ``--protocol released`` reads StrucEqu as the authors' released code
-evaluates it (``both``: spec and released rows); training is the spec's either way.
+evaluates it (``both``: spec and released rows; INFO, never a verdict), refused when --tables has no StrucEqu
+table; training is the spec's either way.
 """
 from __future__ import annotations
 
@@ -32,7 +33,23 @@ def _datasets(args) -> tuple:
 
 
 #: --protocol -> the StrucEqu evaluations reported (None: the spec's alone).
-EVALUATIONS = {None: ("spec",), "spec": ("spec",), "released": ("released",), "both": ("spec", "released")}
+EVALUATIONS_BY_PROTOCOL = {None: ("spec",), "spec": ("spec",), "released": ("released",),
+                           "both": ("spec", "released")}
+
+
+def _evaluations(args, tables) -> tuple:
+    """The StrucEqu evaluations --protocol asks for; a released one with no StrucEqu table among ``tables`` is
+    refused (it would change nothing while the settings claimed it: link cells have only the spec's AUC)."""
+    from ...audits.reproduction.se_privgemb import LINK_TABLES, TABLES
+
+    protocol = getattr(args, "protocol", None)
+    evaluations = EVALUATIONS_BY_PROTOCOL[protocol]
+    if "released" in evaluations and all(t in LINK_TABLES for t in tables):
+        strucequ = ", ".join(t for t in TABLES if t not in LINK_TABLES)
+        raise ValueError(f"--protocol {protocol}: se-privgemb's released protocol is its StrucEqu evaluation, and "
+                         f"--tables {' '.join(tables)} has no StrucEqu cell (link AUC has only the spec's "
+                         f"evaluation); add a StrucEqu table ({strucequ}) or drop --protocol")
+    return evaluations
 
 
 def edge_counts(datasets, data_dir, cache_dir) -> dict:
@@ -58,10 +75,10 @@ def run_se_privgemb(args, console, root) -> int:
     from .._common import emit
 
     tables = repro.check_tables(args.tables) or (repro.QUICK_TABLES if args.mode == "quick" else repro.TABLES)
+    evaluations = _evaluations(args, tables)
     datasets = _datasets(args)
     runs = args.runs or (repro.QUICK_RUNS if args.mode == "quick" else paper.RUNS_PRINTED)
     device = choose_device(args.device)
-    evaluations = EVALUATIONS[getattr(args, "protocol", None)]
     cells = repro.plan_cells(tables, datasets, runs, edge_counts(datasets, args.data_dir, args.cache_dir),
                              quick=args.mode == "quick")
     store = SePrivGEmbStore(root)
@@ -104,11 +121,12 @@ def se_privgemb_plot(report) -> bytes:
     Fig. 4): each method measured (mean ± sd), the non-private SE-GEmb as a horizontal line, the paper's points
     (Table VI values, figure read-offs) as open squares in the same colour, its non-private read-off dotted.
     Tables II-V: StrucEqu at eps = 3.5 against the swept parameter, measured beside the printed mean ± sd. With
-    both evaluations in the report the spec's rows are drawn; a StrucEqu panel also draws the degree-only control
-    (its mean over the dataset's cells) as a dashed grey line."""
+    both StrucEqu evaluations in the report the spec's rows are drawn (link rows have one evaluation, the spec's,
+    and are always drawn); a StrucEqu panel also draws the degree-only control (its mean over the dataset's cells)
+    as a dashed grey line."""
     rows = [r for r in report.results if "measured_mean" in r.details]
-    shown = "spec" if any("evaluation" not in r.details for r in rows) else "released"
-    rows = [r for r in rows if r.details.get("evaluation", "spec") == shown]
+    shown = _shown_evaluation(rows)
+    rows = [r for r in rows if r.details["task"] != "strucequ" or r.details.get("evaluation", "spec") == shown]
     degree_only = _degree_only_means(report, shown)
     groups = [(title, [r for r in rows if r.details.get("table") in tables], axis) for title, tables, axis in _GROUPS]
     groups = [group for group in groups if group[1]]
@@ -127,6 +145,13 @@ def se_privgemb_plot(report) -> bytes:
                 ax.axhline(degree_only[name], color="grey", linestyle="--", label="degree-only control")
         panels[0][0].legend(fontsize=7)
     return panels_png(fig, "StrucEqu")
+
+
+def _shown_evaluation(rows) -> str:
+    """The StrucEqu evaluation the plot draws: the spec's when the report has StrucEqu rows under it, else the
+    released one (link rows carry no evaluation and do not count)."""
+    strucequ = [r for r in rows if r.details["task"] == "strucequ"]
+    return "released" if strucequ and all("evaluation" in r.details for r in strucequ) else "spec"
 
 
 def _degree_only_means(report, evaluation: str) -> dict:
