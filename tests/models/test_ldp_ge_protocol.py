@@ -141,8 +141,43 @@ def test_the_released_preset_round_trips_and_sets_ldp_ge_fields_away_from_the_sp
     spec = ldp_ge.preset("cora", "link", mechanism="MB", method="auto")
     released = RELEASED.apply(spec)
     assert released.key() != spec.key() and released.dataset == "cora"
-    assert set(one_at_a_time(spec, RELEASED)) == {"released"} | {f"{e.field} -> spec" for e in RELEASED.elements}
+    grid = one_at_a_time(spec, RELEASED)
+    assert set(grid) == {"released"} | {f"{e.field} -> spec" for e in RELEASED.elements}
     assert all("PrivGE@9ac59a9" in e.source for e in RELEASED.elements)
+    # switching the method back to auto takes the released push with it: the row runs (and is keyed as) the spec's
+    # push, and its name says so
+    method_row = grid["method -> spec"]
+    assert (method_row.push_threshold, method_row.push_signs, method_row.push_leftover) == ("absolute", "joint", False)
+    assert method_row == replace(spec, report_units="raw", init="released")
+    labels = {name for _, _, seeds in attribution_grids([_Cell(spec)], [_Cell(RELEASED.apply(spec))],
+                                                        {spec: _score(0.5), RELEASED.apply(spec): _score(0.6)},
+                                                        RELEASED) for name in seeds[0]}
+    assert "method -> spec (push_threshold, push_signs, push_leftover with it)" in labels
+
+
+def _score(value):
+    return SimpleNamespace(test_score=value)
+
+
+def _Cell(config):
+    return ldp_ge.LdpGeCell(config.dataset, config.task, config.mechanism, config.eps, (config,), "table3")
+
+
+def test_fields_that_do_not_act_go_back_to_the_spec_and_leave_no_attribution_row():
+    auto = ldp_ge.preset("cora", "link", mechanism="MB", method="auto")
+    released_push = dict(push_threshold="relative", push_signs="split", push_leftover=True)
+    assert replace(auto, **released_push) == auto and replace(auto, **released_push).key() == auto.key()
+    pushed = replace(auto, method="push", **released_push)
+    assert (pushed.push_threshold, pushed.push_signs, pushed.push_leftover) == ("relative", "split", True)
+    # a preset of the push switches alone (no method element) moves nothing on an auto config: no rows
+    switches_only = Protocol("ldp-ge", "switches", tuple(e for e in RELEASED.elements if e.field.startswith("push_")),
+                             pipeline="ldp-ge")
+    assert set(one_at_a_time(auto, switches_only)) == {"released"}
+    # init does nothing to logistic regression: no "init -> spec" row to retrain
+    logreg = replace(auto, downstream="logreg")
+    assert replace(logreg, init="released") == logreg
+    assert "init -> spec" not in one_at_a_time(logreg, RELEASED)
+    assert "init -> spec" in one_at_a_time(auto, RELEASED)
 
 
 def test_new_fields_enter_the_key_only_when_set():

@@ -488,7 +488,21 @@ def attribution_grids(spec_cells: list[LdpGeCell], released_cells: list[LdpGeCel
         return -1.0 if spec is None or released is None else abs(np.mean(spec) - np.mean(released))
 
     pairs = sorted((p for p in zip(spec_cells, released_cells) if gap(p) >= 0), key=gap, reverse=True)[:count]
-    return [(s, r, [one_at_a_time(c, preset) for c in s.configs]) for s, r in pairs]
+    return [(s, r, [_named_for_what_they_switch(one_at_a_time(c, preset), preset) for c in s.configs])
+            for s, r in pairs]
+
+
+def _named_for_what_they_switch(grid: dict, preset) -> dict:
+    """``grid`` (``one_at_a_time``) with every row that also sets other elements back to the spec named after them
+    too: switching ``method`` back to "auto" drops the released push switches, which act on push only
+    (``ldp_ge.ACTS_ON``), so that row reads "method -> spec (push_threshold, push_signs, push_leftover with it)"."""
+    full, named = grid["released"], {}
+    for name, config in grid.items():
+        own = name.removesuffix(" -> spec")
+        along = [e.field for e in preset.elements
+                 if e.field != own and getattr(config, e.field) != getattr(full, e.field)]
+        named[f"{name} ({', '.join(along)} with it)" if along and name != "released" else name] = config
+    return named
 
 
 def ldp_ge_attribution_rows(grids: list[tuple], results: dict) -> list[CheckResult]:
