@@ -105,12 +105,12 @@ class LdpGeConfig(TrainingConfig):
     Protocol fields (issue 26; the spec's value first, the released code's second, see ``protocols``):
     ``push_threshold`` "absolute" | "relative", ``push_signs`` "joint" | "split" and ``push_leftover`` False |
     True describe the push (:func:`~ldp_audit.models.propagation.released_push`; they act when ``method`` is
-    "push" only and are set back to the spec's values otherwise, :data:`ACTS_ON`); ``report_units`` "unit" | "raw": the server holds the estimates in [-1, 1] units, or mapped back to
-    raw units on the sampled coordinates and 0 elsewhere (:func:`in_report_units`); ``init`` "spec" |
-    "released": the MLP's initial weights (:func:`~.ldp_ge_models.initialise`; "spec" with ``logreg``);
-    ``link_graph`` "train" | "full":
-    link propagation over the training edges only, or over every edge (held-out edges leak; a hypothesis about
-    the released preprocessed adjacency, not part of any preset)."""
+    "push" only and are set back to the spec's values otherwise, :data:`ACTS_ON`); ``report_units`` "unit" |
+    "raw": the server holds the estimates in [-1, 1] units, or mapped back to raw units on the sampled
+    coordinates and 0 elsewhere (:func:`in_report_units`); ``init`` "spec" | "released": the MLP's initial
+    weights (:func:`~.ldp_ge_models.initialise`; always "spec" with ``logreg``); ``link_graph`` "train" |
+    "full": link propagation over the training edges only, or over every edge (held-out edges leak; a hypothesis
+    about the released preprocessed adjacency, not part of any preset)."""
 
     PIPELINE: ClassVar[str] = "ldp-ge"
     STOPS_EARLY: ClassVar[bool] = True  # patience epochs without a better validation score
