@@ -207,6 +207,21 @@ def test_protocol_both_plans_the_spec_and_the_released_grid():
     assert plan(args)[0] == ldp_ge.quick_cells(2)
 
 
+@pytest.mark.parametrize("chosen", ["both", "released"])
+def test_full_protocol_changes_table3_only(chosen):
+    from ldp_audit.commands.reproduce.ldp_ge import _under_protocols
+
+    cells = ldp_ge.full_cells(("cora",), runs=1)
+    args = Namespace(mode="full", protocol=chosen)
+    _under_protocols(args, cells)
+    released = args.protocol_cells["released"]
+    assert {c.table for c in cells} == {"table3", "fig2", "ksweep"}
+    assert all(c.configs[0].report_units == ("raw" if c.table == "table3" else "unit") for c in released)
+    table3 = [c for c in cells if c.table == "table3"]
+    # both: the released list is Table III's (the figures would repeat the spec's rows); alone: every cell
+    assert [c.name for c in released] == [c.name for c in (table3 if chosen == "both" else cells)]
+
+
 def test_the_attribution_recovers_a_synthetic_two_element_difference():
     spec_cells = ldp_ge.protocol_cells(runs=3)[:2]
     released_cells = ldp_ge.under_protocol(spec_cells, RELEASED)

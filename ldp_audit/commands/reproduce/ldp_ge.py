@@ -17,7 +17,8 @@ core's sweep (``sweep.run_sweep`` with ``sweep.TRAIN_BATCH``) on ``--engine loca
 (``protocols.protocol("ldp-ge", "released")``), or both, released rows suffixed " [released]", followed by an
 attribution of the ATTRIBUTED_CELLS cells whose two protocols differ most (one element switched back to the spec
 at a time, paired by seed). With --quick the grid is ``ldp_ge.protocol_cells`` (Cora, eps = 1: the four link
-mechanisms, the non-private link row, node HDS and MB; 2 runs).
+mechanisms, the non-private link row, node HDS and MB; 2 runs). With --full the released protocol applies to
+Table III's cells only: Fig. 2 and the k sweep keep the spec's protocol.
 """
 from __future__ import annotations
 
@@ -60,14 +61,26 @@ def plan(args):
 
 def _under_protocols(args, cells: list) -> list:
     """The cells of every protocol ``--protocol`` names (kept in ``args.protocol_cells``, name -> cells), all
-    together; the spec's cells unchanged without --protocol."""
+    together; the spec's cells unchanged without --protocol. A preset other than the spec's changes the cells
+    :func:`_takes_protocol` accepts; with ``both`` its list holds only those (the others would repeat the spec's
+    rows), alone it keeps the others under the spec's protocol."""
     from ...models.training import ldp_ge
     from ...models.training.protocols import protocol
 
     chosen = {None: (), "spec": ("spec",), "released": ("released",), "both": ("spec", "released")}[args.protocol]
-    args.protocol_cells = {name: cells if name == "spec" else
-                           ldp_ge.under_protocol(cells, protocol("ldp-ge", name)) for name in chosen}
+    args.protocol_cells = {}
+    for name in chosen:
+        preset = protocol("ldp-ge", name)
+        args.protocol_cells[name] = cells if name == "spec" else [
+            ldp_ge.under_protocol([c], preset)[0] if _takes_protocol(args, c) else c
+            for c in cells if len(chosen) == 1 or _takes_protocol(args, c)]
     return [c for own in args.protocol_cells.values() for c in own] if chosen else cells
+
+
+def _takes_protocol(args, cell) -> bool:
+    """Whether ``--protocol`` applies to ``cell``: every cell of the quick protocol grid, Table III's cells only
+    with --full (Fig. 2 and the k sweep use the spec's protocol, as ``check_options`` tells --tables)."""
+    return args.mode == "quick" or cell.table == "table3"
 
 
 def run_ldp_ge(args, console, root) -> int:
@@ -112,8 +125,7 @@ def _protocol_report(args, console, store, device, results, subject, missing, se
     from dataclasses import replace
 
     from ...audits.kernel.result import AuditReport
-    from ...audits.reproduction.ldp_ge import ATTRIBUTED_CELLS, attribution_grids, ldp_ge_attribution_rows, \
-        ldp_ge_report
+    from ...audits.reproduction.ldp_ge import attribution_grids, ldp_ge_attribution_rows, ldp_ge_report
     from ...models.training import sweep
     from ...models.training.protocols import protocol
 
@@ -123,8 +135,8 @@ def _protocol_report(args, console, store, device, results, subject, missing, se
         rows += table.results if len(args.protocol_cells) == 1 else \
             [replace(r, name=f"{r.name} [{name}]") for r in table.results]
     if args.protocol == "both":
-        grids = attribution_grids(args.protocol_cells["spec"], args.protocol_cells["released"], results,
-                                  protocol("ldp-ge", "released"), ATTRIBUTED_CELLS)
+        spec = [c for c in args.protocol_cells["spec"] if _takes_protocol(args, c)]
+        grids = attribution_grids(spec, args.protocol_cells["released"], results, protocol("ldp-ge", "released"))
         configs = list(dict.fromkeys(c for _, _, grid in grids for seed in grid for c in seed.values()))
         switched = run_or_plan(args, console, "attribution", configs, store, device,
                                lambda config: (config.dataset, config.task), sweep.TRAIN_BATCH,
