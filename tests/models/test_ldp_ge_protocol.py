@@ -244,3 +244,29 @@ def test_the_attribution_recovers_a_synthetic_two_element_difference():
     assert rows["init -> spec"].statistic == pytest.approx(0.0)
     assert rows["whole gap"].statistic == pytest.approx(-30.0) and rows["whole gap"].details["unexplained"] == \
         pytest.approx(0.0)
+
+
+def test_a_both_protocol_report_plots_one_series_per_protocol():
+    from ldp_audit.audits.kernel.result import AuditReport
+    from ldp_audit.audits.reproduction.ldp_ge import ldp_ge_report
+    from ldp_audit.commands.reproduce.ldp_ge import ldp_ge_plot, protocol_series
+    from ldp_audit.models.training.store import RunResult
+
+    spec = ldp_ge.protocol_cells(runs=2)
+    cells = {"spec": spec, "released": ldp_ge.under_protocol(spec, RELEASED)}
+    rows = []
+    for name, own in cells.items():
+        score = 0.8 if name == "spec" else 0.6
+        results = {c: RunResult(c, {f"test_{c.metric}": score}, {}, "cpu", "test", {}, 0.0, {"propagation": "push"})
+                   for cell in own for c in cell.configs}
+        rows += [replace(r, name=f"{r.name} [{name}]") for r in ldp_ge_report("", own, results).results]
+    report = AuditReport.of("both", rows, {}, {})
+    assert ldp_ge_plot(report).startswith(b"\x89PNG")
+    cora = [r for r in report.results if "measured_mean" in r.details and r.details["task"] == "link"]
+    series = protocol_series(cora)
+    assert list(series) == ["spec", "released"]
+    assert {r.details["measured_mean"] for r in series["spec"]} == {80.0}
+    assert {r.details["measured_mean"] for r in series["released"]} == {60.0}
+    assert [r.name for r in series["spec"]] == [r.name for r in series["released"]]
+    assert sum(r.details["eps"] is None for r in series["spec"]) == 1  # one non-private line per protocol
+

@@ -149,12 +149,18 @@ def _protocol_report(args, console, store, device, results, subject, missing, se
 COLOURS = {"LP": "tab:green", "PM": "tab:red", "MB": "tab:blue", "HDS": "tab:orange"}
 
 
+#: Line style of each protocol's series with ``--protocol both`` (unsuffixed rows are the spec's).
+PROTOCOL_STYLES = {"spec": "-", "released": ":"}
+
+
 def ldp_ge_plot(report) -> bytes:
     """PNG, one row per target in the report and one panel per dataset: Table III (link AUC against eps, each
     mechanism measured as mean ± std beside the printed mean ± std as open squares, the non-private AUC as a
     line, solid measured and dashed printed), Fig. 2 (node accuracy against eps, with the quoted HDS point and
     the quoted gap to non-private, C22; the paper prints no other number) and the k sweep (HDS's score against
-    k per task, measured only: Figs. 3-4 print no numbers)."""
+    k per task, measured only: Figs. 3-4 print no numbers). With ``--protocol both`` each protocol is its own
+    series (:func:`protocol_series`): the spec's solid, the released code's dotted, labelled with the protocol;
+    the printed numbers are drawn once."""
     rows = [r for r in report.results if "measured_mean" in r.details]
     groups = [(title, [r for r in rows if keep(r)]) for title, keep in (
         ("Table III", lambda r: r.details["task"] == "link" and " k=" not in r.name),
@@ -165,21 +171,39 @@ def ldp_ge_plot(report) -> bytes:
     fig, grid = panel_grid([[f"{name}: {title}" for name in row] for (title, _), row in zip(groups, names)])
     for (title, own), panels, row_names in zip(groups, grid, names):
         for (ax, _), name in zip(panels, row_names):
-            mine = [r for r in own if r.name.startswith(name + " ")]
-            if title.startswith("Figs."):
-                _k_panel(ax, mine)
-                continue
-            link = title == "Table III"
-            _eps_panel(ax, mine, "AUC (%)" if link else "test accuracy (%)", with_paper=link)
-            if title == "Fig. 2":
-                _figure2_quotes(ax, name, mine)
+            series = protocol_series([r for r in own if r.name.startswith(name + " ")])
+            for first, (protocol, mine) in zip((True, False), series.items()):
+                label = "" if len(series) == 1 else f" [{protocol}]"
+                style = PROTOCOL_STYLES[protocol]
+                if title.startswith("Figs."):
+                    _k_panel(ax, mine, style, label)
+                    continue
+                link = title == "Table III"
+                _eps_panel(ax, mine, "AUC (%)" if link else "test accuracy (%)", style, label,
+                           with_paper=link and first)
+                if title == "Fig. 2" and first:
+                    _figure2_quotes(ax, name, mine)
         panels[0][0].legend(fontsize=7)
     return panels_png(fig, "score (%)")
 
 
-def _eps_panel(ax, own, ylabel: str, with_paper: bool) -> None:
-    """One line per mechanism against eps (mean ± std; rescaled cells left out), with ``with_paper`` the printed
-    mean ± std as open squares, the non-private scores as horizontal lines."""
+def protocol_series(rows) -> dict:
+    """``rows`` by protocol, the spec's first: a row suffixed " [released]" is the released protocol's, any other
+    row (" [spec]" or no suffix) the spec's; each series keeps the rows' order, with names stripped of the
+    suffix."""
+    from dataclasses import replace
+
+    series = {}
+    for r in rows:
+        protocol = next((p for p in PROTOCOL_STYLES if r.name.endswith(f" [{p}]")), "spec")
+        series.setdefault(protocol, []).append(replace(r, name=r.name.removesuffix(f" [{protocol}]")))
+    return dict(sorted(series.items(), key=lambda item: item[0] != "spec"))
+
+
+def _eps_panel(ax, own, ylabel: str, style: str = "-", label: str = "", with_paper: bool = True) -> None:
+    """One line per mechanism against eps (mean ± std; rescaled cells left out) in line ``style`` with ``label``
+    after each name, with ``with_paper`` the printed mean ± std as open squares, the non-private scores as
+    horizontal lines."""
     for mechanism, colour in COLOURS.items():
         line = sorted((r for r in own if r.details["mechanism"] == mechanism and r.details["eps"] is not None
                        and "rescaled" not in r.name), key=lambda r: r.details["eps"])
@@ -187,7 +211,7 @@ def _eps_panel(ax, own, ylabel: str, with_paper: bool) -> None:
             continue
         eps = [r.details["eps"] for r in line]
         ax.errorbar(eps, [r.details["measured_mean"] for r in line], [r.details["measured_std"] for r in line],
-                    fmt="o-", capsize=3, color=colour, label=mechanism)
+                    fmt="o", linestyle=style, capsize=3, color=colour, label=mechanism + label)
         printed = [r for r in line if "paper_mean" in r.details] if with_paper else []
         if printed:
             ax.errorbar([r.details["eps"] for r in printed], [r.details["paper_mean"] for r in printed],
@@ -196,9 +220,9 @@ def _eps_panel(ax, own, ylabel: str, with_paper: bool) -> None:
     for r in own:
         if r.details["eps"] is None:
             raw = " raw" in r.name
-            ax.axhline(r.details["measured_mean"], color="black" if raw else "grey",
-                       label="non-private (raw features)" if raw else "non-private")
-            if "paper_mean" in r.details and not raw:
+            ax.axhline(r.details["measured_mean"], color="black" if raw else "grey", linestyle=style,
+                       label=("non-private (raw features)" if raw else "non-private") + label)
+            if "paper_mean" in r.details and not raw and with_paper:
                 ax.axhline(r.details["paper_mean"], color="grey", linestyle="--", label="non-private paper")
     ax.set_ylabel(ylabel)
 
@@ -218,15 +242,15 @@ def _figure2_quotes(ax, name: str, own) -> None:
                 label="paper gap to non-private, applied to ours")
 
 
-def _k_panel(ax, own) -> None:
-    """HDS's score against k, one line per task (mean ± std)."""
+def _k_panel(ax, own, style: str = "-", label: str = "") -> None:
+    """HDS's score against k, one line per task (mean ± std) in line ``style``, ``label`` after each name."""
     for task, colour in (("node", "tab:orange"), ("link", "tab:purple")):
         line = sorted(((int(r.name.split(" k=")[1].split(" ")[0]), r) for r in own if r.details["task"] == task),
                       key=lambda pair: pair[0])
         if line:
             ax.errorbar([k for k, _ in line], [r.details["measured_mean"] for _, r in line],
-                        [r.details["measured_std"] for _, r in line], fmt="o-", capsize=3, color=colour,
-                        label=f"HDS {task} (eps = {line[0][1].details['eps']:g})")
+                        [r.details["measured_std"] for _, r in line], fmt="o", linestyle=style, capsize=3,
+                        color=colour, label=f"HDS {task} (eps = {line[0][1].details['eps']:g}){label}")
     ax.set_xscale("log")
     ax.set_xlabel("k (sampled dimensions)")
     ax.set_ylabel("score (%)")
