@@ -70,6 +70,25 @@ def test_per_column_thresholds_stop_each_column_at_its_own_limit(club):
         prop.backward_push(club, x, 0.1, 0.5, np.array([1e-3, 0.0]))
 
 
+@pytest.mark.parametrize("r_max, message", [(np.array([1e-3, 1e-3, 1e-3]), r"r_max per column.*\(2,\)"),
+                                            (np.full((2, 1), 1e-3), r"r_max .*shape \(d,\)"),
+                                            ("tight", r"r_max .*shape \(d,\)"), ([1e-3, "x"], "r_max")])
+def test_a_malformed_r_max_is_a_clear_error(club, r_max, message):
+    with pytest.raises(ValueError, match=message):
+        prop.backward_push(club, np.ones((club.shape[0], 2)), 0.1, 0.5, r_max)
+
+
+@pytest.mark.parametrize("relative, split, leftover", [(False, False, False), (True, False, False),
+                                                       (False, True, False), (True, True, True)])
+def test_the_released_push_stays_within_its_error_bound(club, relative, split, leftover):
+    x = np.random.default_rng(3).uniform(-1, 1, (club.shape[0], 3))
+    exact = prop.ppr_exact(club, 0.1, 0.5) @ x
+    out = prop.released_push(club, x, 0.1, 0.5, 1e-2, relative, split, leftover)
+    error = np.abs(out.z - exact)
+    assert error.max() > 1e-6  # a loose threshold: the bound is exercised, not trivially met
+    assert (error <= out.error_bound[:, None] + 1e-12).all()  # one bound per row (node)
+
+
 def test_the_server_pushes_with_the_released_switches_only_when_asked(club):
     x = np.random.default_rng(3).uniform(-1, 1, size=(club.shape[0], 3))
     spec = ldp_ge.preset("cora", "link", r_max=1e-3)
