@@ -136,6 +136,25 @@ def test_released_init_draws_kaiming_weights_over_the_released_widths():
     assert float(spec_node.linears[0].weight.detach().abs().max()) > np.sqrt(6 / 500)  # spec: over the output width
 
 
+#: (sum, sum of squares) of every tensor of the spec's MLPs drawn under torch.manual_seed(0): node (20 -> 16 -> 7,
+#: bias-free) and link (20 -> 16 -> 1 with biases). Measured once; a refactor of the init must not move them.
+SPEC_INIT_FINGERPRINTS = {
+    "node": ([-0.6289551387, 3.435208433], [43.095455819, 28.4640555377]),
+    "link": ([-3.2470821495, 0.3221073989, 1.4054021537, -0.0449851453],
+             [5.0281868681, 0.3105856235, 0.4379838285, 0.0020236633]),
+}
+
+
+@pytest.mark.parametrize("task", ["node", "link"])
+def test_the_spec_init_draws_the_same_weights_as_before(task):
+    torch.manual_seed(0)
+    model = node_model(20, 7, "mlp", 2, 16, 0.5) if task == "node" else link_model(20, "mlp", 2, 16, 0.5)
+    tensors = [t.double() for t in model.state_dict().values()]
+    sums, squares = SPEC_INIT_FINGERPRINTS[task]
+    assert [float(t.sum()) for t in tensors] == pytest.approx(sums, rel=1e-6)
+    assert [float((t ** 2).sum()) for t in tensors] == pytest.approx(squares, rel=1e-6)
+
+
 def test_the_link_graph_field_propagates_over_every_edge_when_full():
     from ldp_audit.models.training.ldp_ge import train_on_reports
     from ldp_audit.models import data as datasets
