@@ -308,3 +308,21 @@ def test_a_both_protocol_report_plots_one_series_per_protocol():
     assert [r.name for r in series["spec"]] == [r.name for r in series["released"]]
     assert sum(r.details["eps"] is None for r in series["spec"]) == 1  # one non-private line per protocol
 
+
+def test_the_compound_method_row_is_shown_but_not_counted_twice():
+    spec = ldp_ge.preset("cora", "link", mechanism="LP", method="auto", seed=0)
+    released = RELEASED.apply(spec)
+    results = {spec: _score(0.5), released: _score(0.8)}
+    grids = attribution_grids([_Cell(spec)], [_Cell(released)], results, RELEASED)
+    moves = {"push_threshold -> spec": -10.0, "report_units -> spec": -20.0}
+    for name, config in grids[0][2][0].items():
+        # the method row takes the push switches with it: it moves what push_threshold moves
+        move = -10.0 if name.startswith("method -> spec") else moves.get(name, 0.0)
+        results.setdefault(config, _score(0.8 + move / 100))
+    rows = {r.details["element"]: r for r in ldp_ge_attribution_rows(grids, results)}
+    compound = "method -> spec (push_threshold, push_signs, push_leftover with it)"
+    assert rows[compound].statistic == pytest.approx(-10.0)
+    assert rows["whole gap"].details["explained"] == pytest.approx(-30.0)
+    assert rows["whole gap"].details["unexplained"] == pytest.approx(0.0)
+    assert list(rows)[-1] == "whole gap"
+

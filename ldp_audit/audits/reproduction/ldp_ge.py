@@ -507,7 +507,9 @@ def _named_for_what_they_switch(grid: dict, preset) -> dict:
 
 def ldp_ge_attribution_rows(grids: list[tuple], results: dict) -> list[CheckResult]:
     """The attribution rows (``protocol_gap.attribution_rows``) of every (spec cell, released cell, grids) of
-    :func:`attribution_grids`; INCONCLUSIVE for a cell whose switched runs are not all finished."""
+    :func:`attribution_grids`; INCONCLUSIVE for a cell whose switched runs are not all finished. A row that switches
+    other elements with its own (named "... with it)") is shown but left out of the whole gap's "explained" sum,
+    which would otherwise count those elements twice."""
     from .protocol_gap import attribution_rows
 
     rows = []
@@ -520,7 +522,11 @@ def ldp_ge_attribution_rows(grids: list[tuple], results: dict) -> list[CheckResu
                                     "finished: rerun to resume", details=details))
             continue
         switched = {name: [100.0 * results[seed[name]].test_score for seed in grid] for name in switches}
-        rows += attribution_rows(spec.name, _scores(spec, results), _scores(released, results), switched, details)
+        own = {name: values for name, values in switched.items() if not name.endswith(" with it)")}
+        cell = attribution_rows(spec.name, _scores(spec, results), _scores(released, results), own, details)
+        compound = attribution_rows(spec.name, _scores(spec, results), _scores(released, results),
+                                    {n: v for n, v in switched.items() if n not in own}, details)[:-1]
+        rows += cell[:-1] + compound + cell[-1:]
     return rows
 
 
