@@ -299,9 +299,12 @@ def backward_push(adjacency, x, alpha: float, r: float, r_max: float, residual_c
     """
     alpha = _check_unit("alpha", alpha, True, True)
     r = _check_unit("r", r, False, False)
-    limits = np.asarray(r_max, dtype=np.float64)
-    if not (limits.size and (limits > 0).all() and np.isfinite(limits).all()):
-        raise ValueError(f"r_max must be a positive number (or one per column), got {r_max!r}")
+    try:
+        limits = np.asarray(r_max, dtype=np.float64)
+    except (TypeError, ValueError):
+        limits = np.empty(0)
+    if not (limits.size and limits.ndim <= 1 and (limits > 0).all() and np.isfinite(limits).all()):
+        raise ValueError(f"r_max must be a positive number (or one per column, shape (d,)), got {r_max!r}")
     if divide_by not in ("receiver", "pusher"):
         raise ValueError(f"divide_by must be 'receiver' or 'pusher', got {divide_by!r}")
     if not 0.0 <= dense_fraction <= 1.0:
@@ -311,7 +314,10 @@ def backward_push(adjacency, x, alpha: float, r: float, r_max: float, residual_c
     a = _csr(adjacency)
     n = a.shape[0]
     x = _features(x, n)
-    limits = np.broadcast_to(limits, (x.shape[1],)) if limits.ndim else np.full(x.shape[1], float(limits))
+    if limits.ndim and limits.shape != (x.shape[1],):
+        raise ValueError(f"r_max per column must have shape ({x.shape[1]},) for {x.shape[1]} columns, "
+                         f"got shape {limits.shape}")
+    limits = limits if limits.ndim else np.full(x.shape[1], float(limits))
     degrees = safe_degrees(a)
     z = np.empty_like(x)
     pushes = updates = sparse_updates = dense_work = 0

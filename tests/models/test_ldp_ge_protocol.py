@@ -70,6 +70,25 @@ def test_per_column_thresholds_stop_each_column_at_its_own_limit(club):
         prop.backward_push(club, x, 0.1, 0.5, np.array([1e-3, 0.0]))
 
 
+@pytest.mark.parametrize("r_max, message", [(np.array([1e-3, 1e-3, 1e-3]), r"r_max per column.*\(2,\)"),
+                                            (np.full((2, 1), 1e-3), r"r_max .*shape \(d,\)"),
+                                            ("tight", r"r_max .*shape \(d,\)"), ([1e-3, "x"], "r_max")])
+def test_a_malformed_r_max_is_a_clear_error(club, r_max, message):
+    with pytest.raises(ValueError, match=message):
+        prop.backward_push(club, np.ones((club.shape[0], 2)), 0.1, 0.5, r_max)
+
+
+@pytest.mark.parametrize("relative, split, leftover", [(False, False, False), (True, False, False),
+                                                       (False, True, False), (True, True, True)])
+def test_the_released_push_stays_within_its_error_bound(club, relative, split, leftover):
+    x = np.random.default_rng(3).uniform(-1, 1, (club.shape[0], 3))
+    exact = prop.ppr_exact(club, 0.1, 0.5) @ x
+    out = prop.released_push(club, x, 0.1, 0.5, 1e-2, relative, split, leftover)
+    error = np.abs(out.z - exact)
+    assert error.max() > 1e-6  # a loose threshold: the bound is exercised, not trivially met
+    assert (error <= out.error_bound[:, None] + 1e-12).all()  # one bound per row (node)
+
+
 def test_the_server_pushes_with_the_released_switches_only_when_asked(club):
     x = np.random.default_rng(3).uniform(-1, 1, size=(club.shape[0], 3))
     spec = ldp_ge.preset("cora", "link", r_max=1e-3)
@@ -117,6 +136,25 @@ def test_released_init_draws_kaiming_weights_over_the_released_widths():
     assert float(spec_node.linears[0].weight.detach().abs().max()) > np.sqrt(6 / 500)  # spec: over the output width
 
 
+#: (sum, sum of squares) of every tensor of the spec's MLPs drawn under torch.manual_seed(0): node (20 -> 16 -> 7,
+#: bias-free) and link (20 -> 16 -> 1 with biases). Measured once; a refactor of the init must not move them.
+SPEC_INIT_FINGERPRINTS = {
+    "node": ([-0.6289551387, 3.435208433], [43.095455819, 28.4640555377]),
+    "link": ([-3.2470821495, 0.3221073989, 1.4054021537, -0.0449851453],
+             [5.0281868681, 0.3105856235, 0.4379838285, 0.0020236633]),
+}
+
+
+@pytest.mark.parametrize("task", ["node", "link"])
+def test_the_spec_init_draws_the_same_weights_as_before(task):
+    torch.manual_seed(0)
+    model = node_model(20, 7, "mlp", 2, 16, 0.5) if task == "node" else link_model(20, "mlp", 2, 16, 0.5)
+    tensors = [t.double() for t in model.state_dict().values()]
+    sums, squares = SPEC_INIT_FINGERPRINTS[task]
+    assert [float(t.sum()) for t in tensors] == pytest.approx(sums, rel=1e-6)
+    assert [float((t ** 2).sum()) for t in tensors] == pytest.approx(squares, rel=1e-6)
+
+
 def test_the_link_graph_field_propagates_over_every_edge_when_full():
     from ldp_audit.models.training.ldp_ge import train_on_reports
     from ldp_audit.models import data as datasets
@@ -141,8 +179,43 @@ def test_the_released_preset_round_trips_and_sets_ldp_ge_fields_away_from_the_sp
     spec = ldp_ge.preset("cora", "link", mechanism="MB", method="auto")
     released = RELEASED.apply(spec)
     assert released.key() != spec.key() and released.dataset == "cora"
-    assert set(one_at_a_time(spec, RELEASED)) == {"released"} | {f"{e.field} -> spec" for e in RELEASED.elements}
+    grid = one_at_a_time(spec, RELEASED)
+    assert set(grid) == {"released"} | {f"{e.field} -> spec" for e in RELEASED.elements}
     assert all("PrivGE@9ac59a9" in e.source for e in RELEASED.elements)
+    # switching the method back to auto takes the released push with it: the row runs (and is keyed as) the spec's
+    # push, and its name says so
+    method_row = grid["method -> spec"]
+    assert (method_row.push_threshold, method_row.push_signs, method_row.push_leftover) == ("absolute", "joint", False)
+    assert method_row == replace(spec, report_units="raw", init="released")
+    labels = {name for _, _, seeds in attribution_grids([_Cell(spec)], [_Cell(RELEASED.apply(spec))],
+                                                        {spec: _score(0.5), RELEASED.apply(spec): _score(0.6)},
+                                                        RELEASED) for name in seeds[0]}
+    assert "method -> spec (push_threshold, push_signs, push_leftover with it)" in labels
+
+
+def _score(value):
+    return SimpleNamespace(test_score=value)
+
+
+def _Cell(config):
+    return ldp_ge.LdpGeCell(config.dataset, config.task, config.mechanism, config.eps, (config,), "table3")
+
+
+def test_fields_that_do_not_act_go_back_to_the_spec_and_leave_no_attribution_row():
+    auto = ldp_ge.preset("cora", "link", mechanism="MB", method="auto")
+    released_push = dict(push_threshold="relative", push_signs="split", push_leftover=True)
+    assert replace(auto, **released_push) == auto and replace(auto, **released_push).key() == auto.key()
+    pushed = replace(auto, method="push", **released_push)
+    assert (pushed.push_threshold, pushed.push_signs, pushed.push_leftover) == ("relative", "split", True)
+    # a preset of the push switches alone (no method element) moves nothing on an auto config: no rows
+    switches_only = Protocol("ldp-ge", "switches", tuple(e for e in RELEASED.elements if e.field.startswith("push_")),
+                             pipeline="ldp-ge")
+    assert set(one_at_a_time(auto, switches_only)) == {"released"}
+    # init does nothing to logistic regression: no "init -> spec" row to retrain
+    logreg = replace(auto, downstream="logreg")
+    assert replace(logreg, init="released") == logreg
+    assert "init -> spec" not in one_at_a_time(logreg, RELEASED)
+    assert "init -> spec" in one_at_a_time(auto, RELEASED)
 
 
 def test_new_fields_enter_the_key_only_when_set():
@@ -172,6 +245,21 @@ def test_protocol_both_plans_the_spec_and_the_released_grid():
     assert plan(args)[0] == ldp_ge.quick_cells(2)
 
 
+@pytest.mark.parametrize("chosen", ["both", "released"])
+def test_full_protocol_changes_table3_only(chosen):
+    from ldp_audit.commands.reproduce.ldp_ge import _under_protocols
+
+    cells = ldp_ge.full_cells(("cora",), runs=1)
+    args = Namespace(mode="full", protocol=chosen)
+    _under_protocols(args, cells)
+    released = args.protocol_cells["released"]
+    assert {c.table for c in cells} == {"table3", "fig2", "ksweep"}
+    assert all(c.configs[0].report_units == ("raw" if c.table == "table3" else "unit") for c in released)
+    table3 = [c for c in cells if c.table == "table3"]
+    # both: the released list is Table III's (the figures would repeat the spec's rows); alone: every cell
+    assert [c.name for c in released] == [c.name for c in (table3 if chosen == "both" else cells)]
+
+
 def test_the_attribution_recovers_a_synthetic_two_element_difference():
     spec_cells = ldp_ge.protocol_cells(runs=3)[:2]
     released_cells = ldp_ge.under_protocol(spec_cells, RELEASED)
@@ -194,3 +282,47 @@ def test_the_attribution_recovers_a_synthetic_two_element_difference():
     assert rows["init -> spec"].statistic == pytest.approx(0.0)
     assert rows["whole gap"].statistic == pytest.approx(-30.0) and rows["whole gap"].details["unexplained"] == \
         pytest.approx(0.0)
+
+
+def test_a_both_protocol_report_plots_one_series_per_protocol():
+    from ldp_audit.audits.kernel.result import AuditReport
+    from ldp_audit.audits.reproduction.ldp_ge import ldp_ge_report
+    from ldp_audit.commands.reproduce.ldp_ge import ldp_ge_plot, protocol_series
+    from ldp_audit.models.training.store import RunResult
+
+    spec = ldp_ge.protocol_cells(runs=2)
+    cells = {"spec": spec, "released": ldp_ge.under_protocol(spec, RELEASED)}
+    rows = []
+    for name, own in cells.items():
+        score = 0.8 if name == "spec" else 0.6
+        results = {c: RunResult(c, {f"test_{c.metric}": score}, {}, "cpu", "test", {}, 0.0, {"propagation": "push"})
+                   for cell in own for c in cell.configs}
+        rows += [replace(r, name=f"{r.name} [{name}]") for r in ldp_ge_report("", own, results).results]
+    report = AuditReport.of("both", rows, {}, {})
+    assert ldp_ge_plot(report).startswith(b"\x89PNG")
+    cora = [r for r in report.results if "measured_mean" in r.details and r.details["task"] == "link"]
+    series = protocol_series(cora)
+    assert list(series) == ["spec", "released"]
+    assert {r.details["measured_mean"] for r in series["spec"]} == {80.0}
+    assert {r.details["measured_mean"] for r in series["released"]} == {60.0}
+    assert [r.name for r in series["spec"]] == [r.name for r in series["released"]]
+    assert sum(r.details["eps"] is None for r in series["spec"]) == 1  # one non-private line per protocol
+
+
+def test_the_compound_method_row_is_shown_but_not_counted_twice():
+    spec = ldp_ge.preset("cora", "link", mechanism="LP", method="auto", seed=0)
+    released = RELEASED.apply(spec)
+    results = {spec: _score(0.5), released: _score(0.8)}
+    grids = attribution_grids([_Cell(spec)], [_Cell(released)], results, RELEASED)
+    moves = {"push_threshold -> spec": -10.0, "report_units -> spec": -20.0}
+    for name, config in grids[0][2][0].items():
+        # the method row takes the push switches with it: it moves what push_threshold moves
+        move = -10.0 if name.startswith("method -> spec") else moves.get(name, 0.0)
+        results.setdefault(config, _score(0.8 + move / 100))
+    rows = {r.details["element"]: r for r in ldp_ge_attribution_rows(grids, results)}
+    compound = "method -> spec (push_threshold, push_signs, push_leftover with it)"
+    assert rows[compound].statistic == pytest.approx(-10.0)
+    assert rows["whole gap"].details["explained"] == pytest.approx(-30.0)
+    assert rows["whole gap"].details["unexplained"] == pytest.approx(0.0)
+    assert list(rows)[-1] == "whole gap"
+

@@ -488,12 +488,28 @@ def attribution_grids(spec_cells: list[LdpGeCell], released_cells: list[LdpGeCel
         return -1.0 if spec is None or released is None else abs(np.mean(spec) - np.mean(released))
 
     pairs = sorted((p for p in zip(spec_cells, released_cells) if gap(p) >= 0), key=gap, reverse=True)[:count]
-    return [(s, r, [one_at_a_time(c, preset) for c in s.configs]) for s, r in pairs]
+    return [(s, r, [_named_for_what_they_switch(one_at_a_time(c, preset), preset) for c in s.configs])
+            for s, r in pairs]
+
+
+def _named_for_what_they_switch(grid: dict, preset) -> dict:
+    """``grid`` (``one_at_a_time``) with every row that also sets other elements back to the spec named after them
+    too: switching ``method`` back to "auto" drops the released push switches, which act on push only
+    (``ldp_ge.ACTS_ON``), so that row reads "method -> spec (push_threshold, push_signs, push_leftover with it)"."""
+    full, named = grid["released"], {}
+    for name, config in grid.items():
+        own = name.removesuffix(" -> spec")
+        along = [e.field for e in preset.elements
+                 if e.field != own and getattr(config, e.field) != getattr(full, e.field)]
+        named[f"{name} ({', '.join(along)} with it)" if along and name != "released" else name] = config
+    return named
 
 
 def ldp_ge_attribution_rows(grids: list[tuple], results: dict) -> list[CheckResult]:
     """The attribution rows (``protocol_gap.attribution_rows``) of every (spec cell, released cell, grids) of
-    :func:`attribution_grids`; INCONCLUSIVE for a cell whose switched runs are not all finished."""
+    :func:`attribution_grids`; INCONCLUSIVE for a cell whose switched runs are not all finished. A row that switches
+    other elements with its own (named "... with it)") is shown but left out of the whole gap's "explained" sum,
+    which would otherwise count those elements twice."""
     from .protocol_gap import attribution_rows
 
     rows = []
@@ -506,7 +522,11 @@ def ldp_ge_attribution_rows(grids: list[tuple], results: dict) -> list[CheckResu
                                     "finished: rerun to resume", details=details))
             continue
         switched = {name: [100.0 * results[seed[name]].test_score for seed in grid] for name in switches}
-        rows += attribution_rows(spec.name, _scores(spec, results), _scores(released, results), switched, details)
+        own = {name: values for name, values in switched.items() if not name.endswith(" with it)")}
+        cell = attribution_rows(spec.name, _scores(spec, results), _scores(released, results), own, details)
+        compound = attribution_rows(spec.name, _scores(spec, results), _scores(released, results),
+                                    {n: v for n, v in switched.items() if n not in own}, details)[:-1]
+        rows += cell[:-1] + compound + cell[-1:]
     return rows
 
 

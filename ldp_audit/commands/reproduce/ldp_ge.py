@@ -17,7 +17,8 @@ core's sweep (``sweep.run_sweep`` with ``sweep.TRAIN_BATCH``) on ``--engine loca
 (``protocols.protocol("ldp-ge", "released")``), or both, released rows suffixed " [released]", followed by an
 attribution of the ATTRIBUTED_CELLS cells whose two protocols differ most (one element switched back to the spec
 at a time, paired by seed). With --quick the grid is ``ldp_ge.protocol_cells`` (Cora, eps = 1: the four link
-mechanisms, the non-private link row, node HDS and MB; 2 runs).
+mechanisms, the non-private link row, node HDS and MB; 2 runs). With --full the released protocol applies to
+Table III's cells only: Fig. 2 and the k sweep keep the spec's protocol.
 """
 from __future__ import annotations
 
@@ -60,14 +61,26 @@ def plan(args):
 
 def _under_protocols(args, cells: list) -> list:
     """The cells of every protocol ``--protocol`` names (kept in ``args.protocol_cells``, name -> cells), all
-    together; the spec's cells unchanged without --protocol."""
+    together; the spec's cells unchanged without --protocol. A preset other than the spec's changes the cells
+    :func:`_takes_protocol` accepts; with ``both`` its list holds only those (the others would repeat the spec's
+    rows), alone it keeps the others under the spec's protocol."""
     from ...models.training import ldp_ge
     from ...models.training.protocols import protocol
 
     chosen = {None: (), "spec": ("spec",), "released": ("released",), "both": ("spec", "released")}[args.protocol]
-    args.protocol_cells = {name: cells if name == "spec" else
-                           ldp_ge.under_protocol(cells, protocol("ldp-ge", name)) for name in chosen}
+    args.protocol_cells = {}
+    for name in chosen:
+        preset = protocol("ldp-ge", name)
+        args.protocol_cells[name] = cells if name == "spec" else [
+            ldp_ge.under_protocol([c], preset)[0] if _takes_protocol(args, c) else c
+            for c in cells if len(chosen) == 1 or _takes_protocol(args, c)]
     return [c for own in args.protocol_cells.values() for c in own] if chosen else cells
+
+
+def _takes_protocol(args, cell) -> bool:
+    """Whether ``--protocol`` applies to ``cell``: every cell of the quick protocol grid, Table III's cells only
+    with --full (Fig. 2 and the k sweep use the spec's protocol, as ``check_options`` tells --tables)."""
+    return args.mode == "quick" or cell.table == "table3"
 
 
 def run_ldp_ge(args, console, root) -> int:
@@ -112,8 +125,7 @@ def _protocol_report(args, console, store, device, results, subject, missing, se
     from dataclasses import replace
 
     from ...audits.kernel.result import AuditReport
-    from ...audits.reproduction.ldp_ge import ATTRIBUTED_CELLS, attribution_grids, ldp_ge_attribution_rows, \
-        ldp_ge_report
+    from ...audits.reproduction.ldp_ge import attribution_grids, ldp_ge_attribution_rows, ldp_ge_report
     from ...models.training import sweep
     from ...models.training.protocols import protocol
 
@@ -123,8 +135,8 @@ def _protocol_report(args, console, store, device, results, subject, missing, se
         rows += table.results if len(args.protocol_cells) == 1 else \
             [replace(r, name=f"{r.name} [{name}]") for r in table.results]
     if args.protocol == "both":
-        grids = attribution_grids(args.protocol_cells["spec"], args.protocol_cells["released"], results,
-                                  protocol("ldp-ge", "released"), ATTRIBUTED_CELLS)
+        spec = [c for c in args.protocol_cells["spec"] if _takes_protocol(args, c)]
+        grids = attribution_grids(spec, args.protocol_cells["released"], results, protocol("ldp-ge", "released"))
         configs = list(dict.fromkeys(c for _, _, grid in grids for seed in grid for c in seed.values()))
         switched = run_or_plan(args, console, "attribution", configs, store, device,
                                lambda config: (config.dataset, config.task), sweep.TRAIN_BATCH,
@@ -137,12 +149,18 @@ def _protocol_report(args, console, store, device, results, subject, missing, se
 COLOURS = {"LP": "tab:green", "PM": "tab:red", "MB": "tab:blue", "HDS": "tab:orange"}
 
 
+#: Line style of each protocol's series with ``--protocol both`` (unsuffixed rows are the spec's).
+PROTOCOL_STYLES = {"spec": "-", "released": ":"}
+
+
 def ldp_ge_plot(report) -> bytes:
     """PNG, one row per target in the report and one panel per dataset: Table III (link AUC against eps, each
     mechanism measured as mean ± std beside the printed mean ± std as open squares, the non-private AUC as a
     line, solid measured and dashed printed), Fig. 2 (node accuracy against eps, with the quoted HDS point and
     the quoted gap to non-private, C22; the paper prints no other number) and the k sweep (HDS's score against
-    k per task, measured only: Figs. 3-4 print no numbers)."""
+    k per task, measured only: Figs. 3-4 print no numbers). With ``--protocol both`` each protocol is its own
+    series (:func:`protocol_series`): the spec's solid, the released code's dotted, labelled with the protocol;
+    the printed numbers are drawn once."""
     rows = [r for r in report.results if "measured_mean" in r.details]
     groups = [(title, [r for r in rows if keep(r)]) for title, keep in (
         ("Table III", lambda r: r.details["task"] == "link" and " k=" not in r.name),
@@ -153,21 +171,39 @@ def ldp_ge_plot(report) -> bytes:
     fig, grid = panel_grid([[f"{name}: {title}" for name in row] for (title, _), row in zip(groups, names)])
     for (title, own), panels, row_names in zip(groups, grid, names):
         for (ax, _), name in zip(panels, row_names):
-            mine = [r for r in own if r.name.startswith(name + " ")]
-            if title.startswith("Figs."):
-                _k_panel(ax, mine)
-                continue
-            link = title == "Table III"
-            _eps_panel(ax, mine, "AUC (%)" if link else "test accuracy (%)", with_paper=link)
-            if title == "Fig. 2":
-                _figure2_quotes(ax, name, mine)
+            series = protocol_series([r for r in own if r.name.startswith(name + " ")])
+            for first, (protocol, mine) in zip((True, False), series.items()):
+                label = "" if len(series) == 1 else f" [{protocol}]"
+                style = PROTOCOL_STYLES[protocol]
+                if title.startswith("Figs."):
+                    _k_panel(ax, mine, style, label)
+                    continue
+                link = title == "Table III"
+                _eps_panel(ax, mine, "AUC (%)" if link else "test accuracy (%)", style, label,
+                           with_paper=link and first)
+                if title == "Fig. 2" and first:
+                    _figure2_quotes(ax, name, mine)
         panels[0][0].legend(fontsize=7)
     return panels_png(fig, "score (%)")
 
 
-def _eps_panel(ax, own, ylabel: str, with_paper: bool) -> None:
-    """One line per mechanism against eps (mean ± std; rescaled cells left out), with ``with_paper`` the printed
-    mean ± std as open squares, the non-private scores as horizontal lines."""
+def protocol_series(rows) -> dict:
+    """``rows`` by protocol, the spec's first: a row suffixed " [released]" is the released protocol's, any other
+    row (" [spec]" or no suffix) the spec's; each series keeps the rows' order, with names stripped of the
+    suffix."""
+    from dataclasses import replace
+
+    series = {}
+    for r in rows:
+        protocol = next((p for p in PROTOCOL_STYLES if r.name.endswith(f" [{p}]")), "spec")
+        series.setdefault(protocol, []).append(replace(r, name=r.name.removesuffix(f" [{protocol}]")))
+    return dict(sorted(series.items(), key=lambda item: item[0] != "spec"))
+
+
+def _eps_panel(ax, own, ylabel: str, style: str = "-", label: str = "", with_paper: bool = True) -> None:
+    """One line per mechanism against eps (mean ± std; rescaled cells left out) in line ``style`` with ``label``
+    after each name, with ``with_paper`` the printed mean ± std as open squares, the non-private scores as
+    horizontal lines."""
     for mechanism, colour in COLOURS.items():
         line = sorted((r for r in own if r.details["mechanism"] == mechanism and r.details["eps"] is not None
                        and "rescaled" not in r.name), key=lambda r: r.details["eps"])
@@ -175,7 +211,7 @@ def _eps_panel(ax, own, ylabel: str, with_paper: bool) -> None:
             continue
         eps = [r.details["eps"] for r in line]
         ax.errorbar(eps, [r.details["measured_mean"] for r in line], [r.details["measured_std"] for r in line],
-                    fmt="o-", capsize=3, color=colour, label=mechanism)
+                    fmt="o", linestyle=style, capsize=3, color=colour, label=mechanism + label)
         printed = [r for r in line if "paper_mean" in r.details] if with_paper else []
         if printed:
             ax.errorbar([r.details["eps"] for r in printed], [r.details["paper_mean"] for r in printed],
@@ -184,9 +220,9 @@ def _eps_panel(ax, own, ylabel: str, with_paper: bool) -> None:
     for r in own:
         if r.details["eps"] is None:
             raw = " raw" in r.name
-            ax.axhline(r.details["measured_mean"], color="black" if raw else "grey",
-                       label="non-private (raw features)" if raw else "non-private")
-            if "paper_mean" in r.details and not raw:
+            ax.axhline(r.details["measured_mean"], color="black" if raw else "grey", linestyle=style,
+                       label=("non-private (raw features)" if raw else "non-private") + label)
+            if "paper_mean" in r.details and not raw and with_paper:
                 ax.axhline(r.details["paper_mean"], color="grey", linestyle="--", label="non-private paper")
     ax.set_ylabel(ylabel)
 
@@ -206,15 +242,15 @@ def _figure2_quotes(ax, name: str, own) -> None:
                 label="paper gap to non-private, applied to ours")
 
 
-def _k_panel(ax, own) -> None:
-    """HDS's score against k, one line per task (mean ± std)."""
+def _k_panel(ax, own, style: str = "-", label: str = "") -> None:
+    """HDS's score against k, one line per task (mean ± std) in line ``style``, ``label`` after each name."""
     for task, colour in (("node", "tab:orange"), ("link", "tab:purple")):
         line = sorted(((int(r.name.split(" k=")[1].split(" ")[0]), r) for r in own if r.details["task"] == task),
                       key=lambda pair: pair[0])
         if line:
             ax.errorbar([k for k, _ in line], [r.details["measured_mean"] for _, r in line],
-                        [r.details["measured_std"] for _, r in line], fmt="o-", capsize=3, color=colour,
-                        label=f"HDS {task} (eps = {line[0][1].details['eps']:g})")
+                        [r.details["measured_std"] for _, r in line], fmt="o", linestyle=style, capsize=3,
+                        color=colour, label=f"HDS {task} (eps = {line[0][1].details['eps']:g}){label}")
     ax.set_xscale("log")
     ax.set_xlabel("k (sampled dimensions)")
     ax.set_ylabel("score (%)")

@@ -48,6 +48,13 @@ METHODS = ("push", "power", "auto")
 PROTOCOL_CHOICES = {"push_threshold": ("absolute", "relative"), "push_signs": ("joint", "split"),
                     "push_leftover": (False, True), "report_units": ("unit", "raw"), "init": ("spec", "released"),
                     "link_graph": ("train", "full")}
+#: Protocol field -> (config field, the values of it under which the field acts). Elsewhere the field has no effect
+#: and ``LdpGeConfig`` sets it back to the spec's value, so an identical run keeps one key and an attribution never
+#: measures a switch that does nothing. The released push switches act on ``method="push"`` only: "auto" may pick
+#: push, but always the spec's push (its cost model and error bound are the spec push's). ``init`` acts on the MLPs
+#: only (``logreg`` keeps torch's default initialisation).
+ACTS_ON = {"push_threshold": ("method", ("push",)), "push_signs": ("method", ("push",)),
+           "push_leftover": ("method", ("push",)), "init": ("downstream", ("mlp",))}
 
 #: Spec §7 table (released scripts, tuned at eps = 1 with HDS):
 #: (lr, batch, layers, hidden, dropout, weight decay, alpha, r_max, r, HDS k) per (task, dataset).
@@ -97,12 +104,13 @@ class LdpGeConfig(TrainingConfig):
 
     Protocol fields (issue 26; the spec's value first, the released code's second, see ``protocols``):
     ``push_threshold`` "absolute" | "relative", ``push_signs`` "joint" | "split" and ``push_leftover`` False |
-    True describe the push (:func:`~ldp_audit.models.propagation.released_push`; they apply when ``method`` is
-    "push"); ``report_units`` "unit" | "raw": the server holds the estimates in [-1, 1] units, or mapped back to
-    raw units on the sampled coordinates and 0 elsewhere (:func:`in_report_units`); ``init`` "spec" |
-    "released": the MLP's initial weights (:func:`~.ldp_ge_models.initialise`); ``link_graph`` "train" | "full":
-    link propagation over the training edges only, or over every edge (held-out edges leak; a hypothesis about
-    the released preprocessed adjacency, not part of any preset)."""
+    True describe the push (:func:`~ldp_audit.models.propagation.released_push`; they act when ``method`` is
+    "push" only and are set back to the spec's values otherwise, :data:`ACTS_ON`); ``report_units`` "unit" |
+    "raw": the server holds the estimates in [-1, 1] units, or mapped back to raw units on the sampled
+    coordinates and 0 elsewhere (:func:`in_report_units`); ``init`` "spec" | "released": the MLP's initial
+    weights (:func:`~.ldp_ge_models.initialise`; always "spec" with ``logreg``); ``link_graph`` "train" |
+    "full": link propagation over the training edges only, or over every edge (held-out edges leak; a hypothesis
+    about the released preprocessed adjacency, not part of any preset)."""
 
     PIPELINE: ClassVar[str] = "ldp-ge"
     STOPS_EARLY: ClassVar[bool] = True  # patience epochs without a better validation score
@@ -149,6 +157,9 @@ class LdpGeConfig(TrainingConfig):
         _check("downstream", self.downstream in DOWNSTREAMS, " or ".join(DOWNSTREAMS), self.downstream)
         for name, allowed in PROTOCOL_CHOICES.items():
             _check(name, getattr(self, name) in allowed, " or ".join(map(repr, allowed)), getattr(self, name))
+        for name, (field, acting) in ACTS_ON.items():
+            if getattr(self, field) not in acting:
+                object.__setattr__(self, name, PROTOCOL_CHOICES[name][0])
         if self.eps is not None and math.isinf(self.eps) and self.eps > 0:
             object.__setattr__(self, "eps", None)
         _check("eps", self.eps is None or (math.isfinite(self.eps) and self.eps > 0), "> 0 (or inf)", self.eps)
@@ -234,7 +245,10 @@ def in_report_units(estimates: np.ndarray, config: LdpGeConfig, bounds: tuple[fl
     sampled coordinate mapped back by x -> (x + 1) (hi - lo) / 2 + lo, every unsampled one left at 0 (not at the
     raw value that 0 stands for), every coordinate for LP, which samples none. Sampled coordinates are the
     nonzero estimates (MB's are +-C, PM's and HDS's continuous). The released code takes (lo, hi) from the data's
-    column minima and maxima; the public bounds are used here (the same on binary features)."""
+    column minima and maxima (PrivGE@9ac59a9 mechanisms.py:7-22); the public bounds are used here. The two agree
+    on a binary column only where it holds both a 0 and a 1: a constant column has max - min = 0 there, so the
+    released code keeps its raw value when mapping in and recovers its minimum whatever the estimate (one of
+    Cora's 1,433 columns is all zero; none of CiteSeer's 3,703 is constant)."""
     if config.report_units == "unit":
         return estimates
     lo, hi = bounds
@@ -259,7 +273,7 @@ def server_embedding(reports: np.ndarray, adjacency, config: LdpGeConfig, info: 
     :func:`~ldp_audit.models.propagation.released_push` with those switches. ``info``, when given, receives the
     method that ran (and for auto its work, bound and predicted costs)."""
     switches = _released_push_options(config)
-    if config.method == "push" and any(switches):
+    if any(switches):  # set only with method="push" (ACTS_ON)
         z = released_push(adjacency, reports, config.alpha, config.r, config.r_max, *switches).z
         detail = {"method": config.method}
     elif config.method != "auto":

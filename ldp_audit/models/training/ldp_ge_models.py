@@ -12,7 +12,6 @@ width, torch's default for the link MLP) or ``released`` (:data:`KAIMING_MODE`).
 from __future__ import annotations
 
 DOWNSTREAMS = ("mlp", "logreg")
-INITS = ("spec", "released")
 #: torch ``kaiming_uniform_`` mode (ReLU gain) on our (out, in) weights, per (init, task); None: torch's default.
 #: Released node layers store (in, out) weights and use fan_out, i.e. the input width (PrivGE@9ac59a9
 #: layers/dense.py:12, classification.py:113-117); the released link MLP applies fan_out (the output
