@@ -82,7 +82,8 @@ def test_ldp_ge_released_protocol_reaches_the_run_config_and_explicit_options_wi
     assert released == protocol("ldp-ge", "released").apply(spec) != spec
     assert spec == ldp_ge.preset("cora", "link", mechanism="HDS", eps=1.0, k=None, method="push", rescale=False,
                                  downstream="mlp", seed=0)
-    assert (overridden.method, overridden.push_signs, overridden.report_units) == ("power", "split", "raw")
+    # --propagation power wins over the preset's push; the push switches then act on nothing and are reset
+    assert (overridden.method, overridden.push_signs, overridden.report_units) == ("power", "joint", "raw")
 
 
 def test_lpgnn_train_fraction_reaches_the_run_config(captured):
