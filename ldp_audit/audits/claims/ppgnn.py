@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import math
 from decimal import Decimal
-from pathlib import Path
 
 import numpy as np
 
@@ -20,7 +19,7 @@ from ...papers import ppgnn as paper
 from ...seeding import rng_for
 from ..graph.aggregation import FLEXPROP_DRAWS, check_flexprop_weighting, check_linear_aggregation, check_mean_aggregation
 from .registry import ClaimSettings, audited_row, checks, claim, claim_row
-from .stored_results import results_folder
+from .stored_results import committed_or_env, results_folder
 from ..privacy.exact import enumerate_max_ratio
 from ..kernel.result import CheckResult
 
@@ -475,9 +474,10 @@ def c17_on_stored_results(settings: ClaimSettings) -> CheckResult:
 
 # ------------------------------------------------------------ the released code: C17 by protocol, C10 for its PPM
 
-#: Cora runs of Table III's pipeline (MB and PPM, quick grid, 5 runs) under the spec's and the released protocol,
-#: ``reproduce ppgnn --quick --runs 5 --protocol ... --mechanisms MB PPM`` on CPU (issue 26).
-PROTOCOL_RESULTS = Path(__file__).resolve().parents[3] / "benchmarks" / "results" / "ppgnn" / "ppm-released-cpu" / "runs"
+#: Where C17 by protocol reads Cora runs of Table III's pipeline (MB and PPM, quick grid, 5 runs) under the spec's
+#: and the released protocol, ``reproduce ppgnn --quick --runs 5 --protocol ... --mechanisms MB PPM`` (issue 26):
+#: the folder this variable names, else the committed CPU runs.
+PROTOCOL_RESULTS_ENV = "LDP_AUDIT_PPGNN_PROTOCOL_RESULTS"
 PROTOCOL_RUNS = 5
 
 
@@ -492,16 +492,17 @@ def c17_protocols() -> dict:
     return {"spec": None, "released": released, "released with the spec's PPM": spec_ppm}
 
 
-def c17_by_protocol(root=PROTOCOL_RESULTS, dataset: str = "cora", eps_grid=None, k_grid=None,
+def c17_by_protocol(root=None, dataset: str = "cora", eps_grid=None, k_grid=None,
                     runs: int = PROTOCOL_RUNS) -> list[CheckResult]:
-    """C17 (PPM > MB) on ``dataset`` at each eps under every protocol of :func:`c17_protocols`, from stored runs
-    (never trains). The row's verdict is the spec's (the protocol the audit stands by); its explanation says under
+    """C17 (PPM > MB) on ``dataset`` at each eps under every protocol of :func:`c17_protocols`, from the stored runs
+    in ``root`` (default: :data:`PROTOCOL_RESULTS_ENV`'s folder, else the committed ones; never trains). The row's verdict is the spec's (the protocol the audit stands by); its explanation says under
     which protocols the printed ordering holds, with each protocol's paired difference and CI."""
     from ...models.training import ppgnn as grids
     from ..kernel.result import Status
     from ..reproduction.lpgnn import stored_measurements
     from ..reproduction.ppgnn import ppm_over_mb
 
+    root = root or committed_or_env(PROTOCOL_RESULTS_ENV, "ppgnn", "ppm-released-cpu", "runs")
     rows = []
     for eps in eps_grid or grids.EPS_QUICK:
         verdicts = {}

@@ -8,6 +8,12 @@ from pathlib import Path
 _COMMITTED = Path(__file__).resolve().parents[3] / "benchmarks" / "results"
 
 
+def committed_or_env(env: str, *parts: str) -> Path:
+    """The folder named by the environment variable ``env``, else benchmarks/results/``parts`` of the repository
+    (which an installed package does not have: the claims reading it then say so)."""
+    return Path(os.environ[env]) if os.environ.get(env) else _COMMITTED.joinpath(*parts)
+
+
 def results_folder(paper: str, env: str) -> tuple[str | None, Path | None]:
     """(mode, folder) of the stored results of ``paper``: the folder named by the environment variable ``env``
     (mode "env"), else the committed full results, else the quick ones; (None, None) when there are none."""

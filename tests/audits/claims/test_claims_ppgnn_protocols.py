@@ -66,3 +66,9 @@ def test_c10_fails_for_the_released_ppm_and_passes_when_every_user_samples_its_o
     assert row.details["eps_lower"] > 1.0 and row.details["spec_ratio"] == pytest.approx(1.0)
     fixed = claims_ppgnn.c10_released_ppm(samples=20_000, seed=3, m_reported=8, sampled=8)
     assert fixed.status is Status.PASS
+
+
+def test_c17_by_protocol_reads_the_folder_its_environment_variable_names(monkeypatch, tmp_path):
+    monkeypatch.setenv(claims_ppgnn.PROTOCOL_RESULTS_ENV, str(tmp_path / "elsewhere"))
+    rows = claims_ppgnn.c17_by_protocol()
+    assert all(str(tmp_path / "elsewhere") in r.explanation for r in rows)
