@@ -58,8 +58,8 @@ from ...models.training.lpgnn import MAX_SPLITS
 from ...models.training.ppgnn_figures import FIGURES as PPGNN_FIGURES
 from ...papers import se_privgemb as se_privgemb_paper
 from .._common import add_output_options, emit
-from .common import (DATA_HOME_HELP, add_plan_option, add_sweep_options, check_paths, dataset_panels,
-                     devices_used, panels_png, run_or_plan, user_data_folder)
+from .common import (DATA_HOME_HELP, PROTOCOLS_OF_OPTION, add_plan_option, add_sweep_options, check_paths,
+                     dataset_panels, devices_used, panels_png, run_or_plan, user_data_folder)
 from .common import paper_datasets as _datasets
 from . import lpgnn as lpgnn_figures
 from ..data import add_data_options
@@ -192,8 +192,7 @@ def _protocols(args) -> dict:
 
     from ...models.training.protocols import protocol
 
-    chosen = {"both": ("spec", "released"), "released": ("released",)}.get(args.protocol, ("spec",))
-    presets = {name: protocol(args.paper, name) for name in chosen}
+    presets = {name: protocol(args.paper, name) for name in PROTOCOLS_OF_OPTION[args.protocol]}
     if "released" in presets and getattr(args, "backbone_given", False):
         released = presets["released"]
         presets["released"] = replace(released, elements=tuple(e for e in released.elements if e.field != "model"))

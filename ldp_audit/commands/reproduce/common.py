@@ -14,6 +14,9 @@ from pathlib import Path
 #: Where results go without --results: $XDG_DATA_HOME/ldp-audit, else ~/.local/share/ldp-audit.
 DATA_HOME_HELP = "$XDG_DATA_HOME/ldp-audit, else ~/.local/share/ldp-audit"
 
+#: The protocols each ``--protocol`` value runs, in report order (absent: the spec's alone).
+PROTOCOLS_OF_OPTION = {None: ("spec",), "spec": ("spec",), "released": ("released",), "both": ("spec", "released")}
+
 
 def user_data_folder() -> Path:
     """The user's data folder for ldp-audit's results (XDG base directories), never the working directory."""

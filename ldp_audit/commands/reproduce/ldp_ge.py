@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import time
 
-from .common import devices_used, panel_grid, panels_png, paper_datasets, run_or_plan
+from .common import PROTOCOLS_OF_OPTION, devices_used, panel_grid, panels_png, paper_datasets, run_or_plan
 
 
 def _tables(args) -> tuple:
@@ -67,7 +67,7 @@ def _under_protocols(args, cells: list) -> list:
     from ...models.training import ldp_ge
     from ...models.training.protocols import protocol
 
-    chosen = {None: (), "spec": ("spec",), "released": ("released",), "both": ("spec", "released")}[args.protocol]
+    chosen = PROTOCOLS_OF_OPTION[args.protocol] if args.protocol else ()
     args.protocol_cells = {}
     for name in chosen:
         preset = protocol("ldp-ge", name)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import time
 
-from .common import devices_used, panel_grid, panels_png, run_or_plan
+from .common import PROTOCOLS_OF_OPTION, devices_used, panel_grid, panels_png, run_or_plan
 
 
 def _datasets(args) -> tuple:
@@ -32,9 +32,6 @@ def _datasets(args) -> tuple:
     return tuple(names[n.lower()] for n in asked if names[n.lower()] in repro.DATASETS)
 
 
-#: --protocol -> the StrucEqu evaluations reported (None: the spec's alone).
-EVALUATIONS_BY_PROTOCOL = {None: ("spec",), "spec": ("spec",), "released": ("released",),
-                           "both": ("spec", "released")}
 
 
 def _evaluations(args, tables) -> tuple:
@@ -43,7 +40,7 @@ def _evaluations(args, tables) -> tuple:
     from ...audits.reproduction.se_privgemb import LINK_TABLES, TABLES
 
     protocol = getattr(args, "protocol", None)
-    evaluations = EVALUATIONS_BY_PROTOCOL[protocol]
+    evaluations = PROTOCOLS_OF_OPTION[protocol]
     if "released" in evaluations and all(t in LINK_TABLES for t in tables):
         strucequ = ", ".join(t for t in TABLES if t not in LINK_TABLES)
         raise ValueError(f"--protocol {protocol}: se-privgemb's released protocol is its StrucEqu evaluation, and "
