@@ -1,6 +1,6 @@
 """The one attribution of ``reproduce --protocol both`` (issue 26), shared by the GNN papers and LDP-GE: which cells
 it attributes, how its grids are named, its rows (INCONCLUSIVE while unfinished, compound switches after the
-others), and --plan counting the attribution runs the report trains.
+others), the CI on the attribution's own stream, and --plan counting the attribution runs the report trains.
 Measurements are fabricated (no training)."""
 from __future__ import annotations
 
@@ -9,13 +9,16 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from scipy.stats import bootstrap
 
+from ldp_audit import streams
 from ldp_audit.audits.kernel.result import Status
-from ldp_audit.audits.reproduction.protocol_gap import (attributed_cells, attribution_configs, cell_attribution_rows,
-                                                        switch_grid)
+from ldp_audit.audits.reproduction.protocol_gap import (ATTRIBUTION_SEED, attributed_cells, attribution_configs,
+                                                        attribution_rows, cell_attribution_rows, switch_grid)
 from ldp_audit.cli import main
 from ldp_audit.models.training import RunConfig
 from ldp_audit.models.training.protocols import protocol
+from ldp_audit.seeding import rng_for
 
 PPGNN = protocol("ppgnn", "released")
 
@@ -69,6 +72,30 @@ def test_cell_rows_put_compound_switches_after_the_others_and_count_them_once():
                                                     "whole gap"]
     assert rows[-1].details["explained"] == pytest.approx(20.0) and rows[-1].details["unexplained"] == \
         pytest.approx(0.0)
+
+
+def test_attribution_cis_draw_from_the_attributions_own_registered_stream():
+    diff = np.random.default_rng(0).normal(3.0, 2.0, 20)  # continuous: two streams give two different CIs
+    [row, _] = attribution_rows("c", diff, np.zeros(20), {"x -> spec": diff}, {})
+    expected = bootstrap((diff,), np.mean, confidence_level=0.95, n_resamples=1000, method="percentile",
+                         random_state=rng_for(ATTRIBUTION_SEED, *streams.REPRODUCTION_ATTRIBUTION.key()))
+    assert row.interval == (expected.confidence_interval.low, expected.confidence_interval.high)
+    assert row.seed == ATTRIBUTION_SEED
+    from ldp_audit.audits.reproduction.ppgnn import C17_SEED, paired_ci
+
+    assert ATTRIBUTION_SEED != C17_SEED and row.interval != paired_ci(diff, 0.05)  # not C17's stream
+    assert streams.REPRODUCTION_ATTRIBUTION in streams.FAMILIES
+
+
+def test_c17s_paired_ci_is_the_kernels_on_c17s_stream():
+    from ldp_audit.audits.kernel.stats import paired_mean_ci
+    from ldp_audit.audits.reproduction.ppgnn import C17_SEED, paired_ci
+
+    diff = np.array([1.0, 4.0, 2.0, 8.0, 3.0])
+    ci = bootstrap((diff,), np.mean, confidence_level=0.95, n_resamples=1000, method="percentile",
+                   random_state=np.random.default_rng(C17_SEED)).confidence_interval
+    assert paired_ci(diff, 0.05) == paired_mean_ci(diff, 0.05, C17_SEED) == (ci.low, ci.high)
+    assert paired_mean_ci(np.full(4, 2.0), 0.05, 1) == (2.0, 2.0)
 
 
 # ----- --plan counts the attribution runs the report trains ------------------------------------------------------
