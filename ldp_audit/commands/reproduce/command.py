@@ -270,7 +270,8 @@ def run(args, console) -> int:
                                  for c in cell.configs()))
     started = time.perf_counter()
     results = run_or_plan(args, console, f"reproduce {args.paper} --{args.mode}",
-                          _planned(args, cells, configs, store) if args.plan else configs, store, device,
+                          planned_runs(args, configs, store, _attributed_on_stored(args, cells)) if args.plan
+                          else configs, store, device,
                           lambda config: (config.dataset, config.model), sweep.TRAIN_BATCH, sweep.TRAIN_BATCH_KEY,
                           stacked=True)
     if results is None:
@@ -465,18 +466,24 @@ def _attribution(args, console, measured, results, lookup) -> list:
     return rows
 
 
-def _planned(args, cells, configs: list, store) -> list:
-    """The runs --plan counts: the tables' ``configs`` and, with --protocol both, the attribution's
-    (:func:`_attributed` on the runs stored so far, planning)."""
+def planned_runs(args, configs: list, store, attributed_of) -> list:
+    """The runs --plan counts: the tables' ``configs`` and, with --protocol both, the attribution's, of the cells
+    ``attributed_of(stored)`` gives (planning) on the runs stored so far: the list the report trains (every paper
+    with an attribution calls this)."""
     if args.protocol != "both":
         return configs
     from ...audits.reproduction.protocol_gap import attribution_configs
-    from ...models.training.lpgnn import summarise
 
     stored = {c: r for c in configs if (r := store.load(c)) is not None}
-    measured = {cell: summarise(cell, stored) for cell in cells if cell.runnable}
-    attributed = _attributed(args, measured, _paper_value(args.paper), planning=True)
-    return list(dict.fromkeys(configs + attribution_configs(attributed)))
+    return list(dict.fromkeys(configs + attribution_configs(attributed_of(stored))))
+
+
+def _attributed_on_stored(args, cells):
+    """``attributed_of`` of :func:`planned_runs` for lpgnn and ppgnn: the cells summarised on the stored runs."""
+    from ...models.training.lpgnn import summarise
+
+    return lambda stored: _attributed(args, {cell: summarise(cell, stored) for cell in cells if cell.runnable},
+                                      _paper_value(args.paper), planning=True)
 
 
 def _paper_value(paper: str):

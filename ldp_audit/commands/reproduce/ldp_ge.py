@@ -90,6 +90,7 @@ def run_ldp_ge(args, console, root) -> int:
     from ...models.training import RunStore, sweep
     from ...models.training.runtime import choose_device
     from .._common import emit
+    from .command import planned_runs
 
     device = choose_device(args.device)
     args.downstream = args.downstream or "mlp"
@@ -98,7 +99,8 @@ def run_ldp_ge(args, console, root) -> int:
     configs = list(dict.fromkeys(c for cell in cells for c in cell.configs))
     started = time.perf_counter()
     results = run_or_plan(args, console, f"reproduce ldp-ge --{args.mode}",
-                          _planned(args, configs, store) if args.plan else configs, store, device,
+                          planned_runs(args, configs, store, lambda stored: _attributed(args, stored, True))
+                          if args.plan else configs, store, device,
                           lambda config: (config.dataset, config.task), sweep.TRAIN_BATCH, sweep.TRAIN_BATCH_KEY)
     if results is None:
         return 0
@@ -155,17 +157,6 @@ def _attributed(args, results: dict, planning: bool = False) -> list:
     spec = [c for c in args.protocol_cells["spec"] if _takes_protocol(args, c)]
     return attribution_grids(spec, args.protocol_cells["released"], results, protocol("ldp-ge", "released"),
                              planning=planning)
-
-
-def _planned(args, configs: list, store) -> list:
-    """The runs --plan counts: the cells' ``configs`` and, with --protocol both, the attribution's
-    (:func:`_attributed` on the runs stored so far, planning)."""
-    if args.protocol != "both":
-        return configs
-    from ...audits.reproduction.protocol_gap import attribution_configs
-
-    stored = {c: r for c in configs if (r := store.load(c)) is not None}
-    return list(dict.fromkeys(configs + attribution_configs(_attributed(args, stored, planning=True))))
 
 
 #: Line colour per mechanism in every LDP-GE panel.
