@@ -82,6 +82,9 @@ FLEXPROP_NEIGHBOURHOODS = StreamFamily("graph.flexprop.neighbourhoods", "bounds"
 
 # ----- reproduction: lpgnn's MAE figure, eps number e: (e, mechanism, draw) -----
 REPRODUCTION_MAE = StreamFamily("reproduction.lpgnn-mae", "reproduce lpgnn mae", (0,), width=OPEN, tail=2)
+#: the percentile bootstrap of every attribution row of ``reproduce --protocol both`` (issue 26), under
+#: ``protocol_gap.ATTRIBUTION_SEED``
+REPRODUCTION_ATTRIBUTION = StreamFamily("reproduction.attribution", "reproduce attribution", (26,))
 
 # ----- training: one run's streams under the run's seed -----
 FEATURES = StreamFamily("training.features", "training", (1,))

@@ -329,15 +329,23 @@ class PersonalisedMechanism:
         """(user indices, feature mechanism) for every distinct (tau, m) -- (tau, tau_hat) in the corrected mode,
         (tau, tau', m') in the released mode, where every user samples max(m') coordinates."""
         if self.mode == "released":
-            keys = np.stack([tau, tau_prime, counts], axis=1)
-            for key in np.unique(keys, axis=0):
-                idx = np.flatnonzero(np.all(keys == key, axis=1))
-                yield idx, self.feature_mechanism(*(int(v) for v in key), sampled=int(counts.max()))
+            yield from self.report_groups(tau, tau_prime, counts)
             return
         key = tau if self.mode == "paper" else tau * (self.h + 1) + self.estimated_level(tau_prime)
         for value in np.unique(key):
             idx = np.flatnonzero(key == value)
             yield idx, self.feature_mechanism(int(tau[idx[0]]), int(tau_prime[idx[0]]))
+
+    def report_groups(self, tau, tau_prime, counts=None):
+        """(user indices, feature mechanism) for every distinct (tau, tau', m') of the users, in increasing key
+        order: the released mode's grouping, where every user samples max(m') coordinates (ID100 mechanisms.py:
+        156-169). Without ``counts`` (the other modes) the groups are the distinct (tau, tau'), finer than
+        :meth:`perturb`'s own; the training stage draws its reports in that order."""
+        keys = np.stack([tau, tau_prime, *([] if counts is None else [counts])], axis=1)
+        sampled = None if counts is None else int(np.max(counts))
+        for key in np.unique(keys, axis=0):
+            idx = np.flatnonzero(np.all(keys == key, axis=1))
+            yield idx, self.feature_mechanism(*(int(v) for v in key), sampled=sampled)
 
     def perturb(self, x, tau, rng, *, clip: bool = False) -> PersonalisedReports:
         """Algorithm 3 for n users: x of shape (n, d) in [-1, 1]^d, tau of shape (n,); independent ESW and MLR

@@ -104,3 +104,43 @@ def test_the_verify_command_fails_the_released_report_and_passes_the_specs(mode,
             "--samples", "20000", "--checks", "privacy", "--json"]
     assert main(argv) == code
     capsys.readouterr()
+
+
+def test_report_groups_split_users_by_level_report_and_count_and_sample_the_largest_count():
+    ppm, rng = PPM(1.0, 50, mode="released"), np.random.default_rng(4)
+    tau = rng.integers(1, 6, size=300)
+    tau_prime, counts = ppm.perturb_levels(tau, rng), ppm.perturb_counts(tau, rng)
+    groups = list(ppm.report_groups(tau, tau_prime, counts))
+    seen = np.concatenate([idx for idx, _ in groups])
+    assert np.array_equal(np.sort(seen), np.arange(300))  # every user in exactly one group
+    keys = [(tau[idx[0]], tau_prime[idx[0]], counts[idx[0]]) for idx, _ in groups]
+    assert keys == sorted(set(keys))  # one group per distinct (tau, tau', m'), in increasing order
+    for idx, user in groups:
+        assert len({(tau[i], tau_prime[i], counts[i]) for i in idx}) == 1
+        assert user.k == min(50, counts.max())  # every user samples max(m')
+
+
+def test_the_training_stage_draws_released_reports_through_the_mechanisms_groups(monkeypatch):
+    """One grouping of released users (tau, tau', m'), the mechanism's: the stage's features go through it."""
+    from ldp_audit.models.training import RunConfig
+    from ldp_audit.models.training.stages import PersonalisedFeatures
+    from ldp_audit.seeding import rng_for
+
+    class Graph:
+        num_nodes = 60
+
+        @staticmethod
+        def normalized_features(clip):
+            return np.random.default_rng(0).uniform(-1, 1, size=(60, 12))
+
+    calls = []
+    original = PPM.report_groups
+
+    def spy(self, *args):
+        calls.append(self.mode)
+        yield from original(self, *args)
+
+    monkeypatch.setattr(PPM, "report_groups", spy)
+    config = RunConfig("cora", mechanism="ppm", eps_x=1.0, k_x=2, seed=1, m="ppgnn", ppm_variant="released")
+    estimate = PersonalisedFeatures().node_features(Graph(), config, rng_for(1, 1))
+    assert calls == ["released"] and estimate.shape == (60, 12) and np.any(estimate != 0)

@@ -184,3 +184,23 @@ def expected_ratio_lower_bound(p1, p0, n: int, alpha: float, delta: float = 0.0)
     Used to choose input pairs and events from the exact law before any sample is drawn (no data snooping).
     """
     return ratio_lower_bound(np.round(np.asarray(p1) * n), np.round(np.asarray(p0) * n), n, n, alpha, delta)
+
+
+#: Resamples of :func:`paired_mean_ci`'s percentile bootstrap.
+PAIRED_RESAMPLES = 1000
+
+
+def paired_mean_ci(diff, alpha: float, seed: int, *key: int) -> tuple[float, float]:
+    """(1 - alpha) percentile bootstrap CI (:data:`PAIRED_RESAMPLES` resamples, scipy) of the mean of paired
+    differences ``diff`` (runs paired by seed), drawing from the stream ``rng_for(seed, *key)`` (with no key, the
+    generator of ``default_rng(seed)``); a degenerate sample (one value, or all equal) gives its mean at both
+    ends."""
+    from ...seeding import rng_for
+
+    diff = np.asarray(diff, dtype=float)
+    if diff.size < 2 or np.ptp(diff) == 0:
+        mean = float(diff.mean()) if diff.size else float("nan")
+        return mean, mean
+    ci = stats.bootstrap((diff,), np.mean, confidence_level=1 - alpha, n_resamples=PAIRED_RESAMPLES,
+                         method="percentile", random_state=rng_for(seed, *key)).confidence_interval
+    return float(ci.low), float(ci.high)

@@ -478,55 +478,26 @@ def missing_dataset_rows(names: Iterable[str]) -> list[CheckResult]:
 # ----- issue 26: what each protocol element moves ----------------------------------------------------------------
 
 def attribution_grids(spec_cells: list[LdpGeCell], released_cells: list[LdpGeCell], results: dict, preset,
-                      count: int = ATTRIBUTED_CELLS) -> list[tuple]:
-    """(spec cell, released cell, grid per seed) for the ``count`` cell pairs (the two lists side by side) whose
-    finished means differ most; a grid is ``protocols.one_at_a_time`` of that seed's spec config."""
-    from ...models.training.protocols import one_at_a_time
+                      count: int = ATTRIBUTED_CELLS, planning: bool = False) -> list:
+    """``protocol_gap.attributed_cells`` of LDP-GE: (spec cell, released cell, grid per seed) for the ``count`` cell
+    pairs (the two lists side by side) whose finished means differ most, each seed's grid switching that seed's
+    spec config; ``planning``: unfinished pairs after the finished ones (``--plan``)."""
+    from .protocol_gap import attributed_cells
 
-    def gap(pair):
-        spec, released = (_scores(c, results) for c in pair)
-        return -1.0 if spec is None or released is None else abs(np.mean(spec) - np.mean(released))
-
-    pairs = sorted((p for p in zip(spec_cells, released_cells) if gap(p) >= 0), key=gap, reverse=True)[:count]
-    return [(s, r, [_named_for_what_they_switch(one_at_a_time(c, preset), preset) for c in s.configs])
-            for s, r in pairs]
+    return attributed_cells(list(zip(spec_cells, released_cells)), lambda cell: _scores(cell, results),
+                            lambda spec, released: spec.configs, preset, planning, count)
 
 
-def _named_for_what_they_switch(grid: dict, preset) -> dict:
-    """``grid`` (``one_at_a_time``) with every row that also sets other elements back to the spec named after them
-    too: switching ``method`` back to "auto" drops the released push switches, which act on push only
-    (``ldp_ge.ACTS_ON``), so that row reads "method -> spec (push_threshold, push_signs, push_leftover with it)"."""
-    full, named = grid["released"], {}
-    for name, config in grid.items():
-        own = name.removesuffix(" -> spec")
-        along = [e.field for e in preset.elements
-                 if e.field != own and getattr(config, e.field) != getattr(full, e.field)]
-        named[f"{name} ({', '.join(along)} with it)" if along and name != "released" else name] = config
-    return named
-
-
-def ldp_ge_attribution_rows(grids: list[tuple], results: dict) -> list[CheckResult]:
-    """The attribution rows (``protocol_gap.attribution_rows``) of every (spec cell, released cell, grids) of
-    :func:`attribution_grids`; INCONCLUSIVE for a cell whose switched runs are not all finished. A row that switches
-    other elements with its own (named "... with it)") is shown but left out of the whole gap's "explained" sum,
-    which would otherwise count those elements twice."""
-    from .protocol_gap import attribution_rows
+def ldp_ge_attribution_rows(grids: list, results: dict) -> list[CheckResult]:
+    """The attribution rows (``protocol_gap.cell_attribution_rows``) of every attributed cell of
+    :func:`attribution_grids`, a switched run scored by its test AUC or accuracy in points."""
+    from .protocol_gap import cell_attribution_rows
 
     rows = []
     for spec, released, grid in grids:
-        switches = [name for name in grid[0] if name != "released"]
-        details = {"table": spec.table, "task": spec.task, "kind": "attribution"}
-        if not all(seed[name] in results for seed in grid for name in switches):
-            rows.append(CheckResult(f"{spec.name} attribution", f"issue 26: what each protocol element moves "
-                                    f"{spec.name}", Status.INCONCLUSIVE, explanation="attribution runs not "
-                                    "finished: rerun to resume", details=details))
-            continue
-        switched = {name: [100.0 * results[seed[name]].test_score for seed in grid] for name in switches}
-        own = {name: values for name, values in switched.items() if not name.endswith(" with it)")}
-        cell = attribution_rows(spec.name, _scores(spec, results), _scores(released, results), own, details)
-        compound = attribution_rows(spec.name, _scores(spec, results), _scores(released, results),
-                                    {n: v for n, v in switched.items() if n not in own}, details)[:-1]
-        rows += cell[:-1] + compound + cell[-1:]
+        rows += cell_attribution_rows(spec.name, _scores(spec, results), _scores(released, results), grid,
+                                      lambda c: 100.0 * results[c].test_score if c in results else None,
+                                      {"table": spec.table, "task": spec.task, "kind": "attribution"})
     return rows
 
 

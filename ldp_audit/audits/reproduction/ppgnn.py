@@ -3,11 +3,11 @@ paired differences) and E16 (PPM's mean feature budget against MB's). Reads stor
 from __future__ import annotations
 
 import numpy as np
-from scipy.stats import bootstrap
 
 from ...models.training.stages import mean_feature_budget
 from ...papers import ppgnn as paper
 from ..kernel.result import CheckResult, Status
+from ..kernel.stats import paired_mean_ci
 
 
 def ppgnn_paper_value(cell):
@@ -27,14 +27,9 @@ C17_SEED = 20260415
 
 
 def paired_ci(diff: np.ndarray, alpha: float, seed: int = C17_SEED) -> tuple[float, float]:
-    """(1 - alpha) percentile bootstrap CI (1000 resamples, scipy) of the mean of paired differences ``diff``;
-    a degenerate sample (one value, or all equal) gives its mean at both ends."""
-    if diff.size < 2 or np.ptp(diff) == 0:
-        mean = float(diff.mean()) if diff.size else float("nan")
-        return mean, mean
-    ci = bootstrap((diff,), np.mean, confidence_level=1 - alpha, n_resamples=1000, method="percentile",
-                   random_state=np.random.default_rng(seed)).confidence_interval
-    return float(ci.low), float(ci.high)
+    """C17's CI of a mean paired difference: :func:`~ldp_audit.audits.kernel.stats.paired_mean_ci` on the stream
+    ``default_rng(seed)``, C17's seed by default (the C17 and C19 rows and the figures' trends use it)."""
+    return paired_mean_ci(diff, alpha, seed)
 
 
 def sign_verdict(low: float, high: float, runs: int) -> tuple[Status, str]:

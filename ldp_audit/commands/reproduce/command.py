@@ -269,7 +269,9 @@ def run(args, console) -> int:
     configs = list(dict.fromkeys(c for cell in cells + sum(figures.values(), []) if cell.runnable
                                  for c in cell.configs()))
     started = time.perf_counter()
-    results = run_or_plan(args, console, f"reproduce {args.paper} --{args.mode}", configs, store, device,
+    results = run_or_plan(args, console, f"reproduce {args.paper} --{args.mode}",
+                          planned_runs(args, configs, store, _attributed_on_stored(args, cells)) if args.plan
+                          else configs, store, device,
                           lambda config: (config.dataset, config.model), sweep.TRAIN_BATCH, sweep.TRAIN_BATCH_KEY,
                           stacked=True)
     if results is None:
@@ -320,7 +322,7 @@ def _ppgnn_report(args, console, cells, measured, results, settings) -> int:
     loaders = {loader: name for name, loader in TABLE3_DATASETS.items()}
     num_nodes = {loaders[r.config.dataset]: r.extra["num_nodes"] for r in results.values()}
     widths = {loaders[r.config.dataset]: r.extra.get("in_features") for r in results.values()}
-    rows = _protocol_rows(args, console, measured, results, ppgnn_paper_value,
+    rows = _protocol_rows(args, console, measured, results, _paper_value("ppgnn"),
                           lambda own: ppgnn_rows(own, measured, num_nodes, widths) + c19_rows(own, measured, results))
     columns = ", ".join(dict.fromkeys(c.column.split(" eps=")[0] for c in cells))
     models = sorted({c.model for cell in cells for c in cell.configs()})
@@ -340,9 +342,8 @@ def _lpgnn_protocol_report(args, console, measured, results, settings) -> int:
     """LPGNN's Table 3 under --protocol: the cells of each protocol, then (``both``) the per-K rows and the
     attribution."""
     from ...audits.kernel.result import AuditReport
-    from ...audits.reproduction.lpgnn import lpgnn_paper_value
 
-    rows = _protocol_rows(args, console, measured, results, lpgnn_paper_value, lambda own: [])
+    rows = _protocol_rows(args, console, measured, results, _paper_value("lpgnn"), lambda own: [])
     attributed = " + attribution" if args.protocol == "both" else ""
     report = AuditReport.of(f"lpgnn reproduction ({args.mode})", rows,
                             {"paper": "lpgnn", "tables": f"seed Table 3{attributed}", "protocol": args.protocol},
@@ -418,44 +419,78 @@ def _k_grid_switch(spec_cell, released_cell, results):
     return summarise(replace(released_cell, candidates=shared), results)
 
 
-def _attribution(args, console, measured, results, lookup) -> list:
-    """Attribution rows (issue 26) for the ATTRIBUTED_CELLS cells with a printed number whose spec and released
-    means differ most: at the released cell's K, every seed's released run with one element switched back to the
-    spec's value, and (when the released preset has its own K grid) the released runs with K chosen on validation
-    within the spec's grid. Trains what is missing (resumable, --max-runs applies), so an unfinished grid gives
-    INCONCLUSIVE rows."""
-    from ...audits.kernel.result import CheckResult, Status
-    from ...audits.reproduction.protocol_gap import attribution_rows
-    from ...models.training import RunStore, sweep
-    from ...models.training.protocols import one_at_a_time
+def _attributed(args, measured, lookup, planning: bool = False) -> list:
+    """The cells ``--protocol both`` attributes (``protocol_gap.attributed_cells``): among the cells with a printed
+    number, the ATTRIBUTED_CELLS whose spec and released means (K chosen on validation) differ most; a cell's grid
+    switches the spec runs at the released cell's K (``planning``, for --plan: unfinished cells follow, at the
+    first K of their grid that the spec's grid has too, else their first: where the switched runs coincide with the
+    tables' runs as much as at the K validation picks). The one list of attribution runs that --plan counts and the
+    report trains."""
+    from ...audits.reproduction.protocol_gap import attributed_cells
+
+    def spec_runs(spec, released):
+        filled = measured.get(released)
+        if filled is not None:
+            return _spec_runs_at(spec, filled.choice)
+        shared = [k for k in released.candidates if k in spec.candidates]
+        return _spec_runs_at(spec, (shared or list(released.candidates))[0])
 
     pairs = [(s, r) for s, r in zip(args.protocol_cells["spec"], args.protocol_cells["released"])
-             if measured.get(s) is not None and measured.get(r) is not None and lookup(r) is not None]
-    pairs = sorted(pairs, key=lambda p: -abs(measured[p[0]].mean - measured[p[1]].mean))[:ATTRIBUTED_CELLS]
-    preset = _protocols(args)["released"]
-    grids = {r: [one_at_a_time(c, preset) for c in _spec_runs_at(s, measured[r].choice)] for s, r in pairs}
-    configs = list(dict.fromkeys(c for grid in grids.values() for seed in grid for c in seed.values()))
+             if lookup(r) is not None]
+    return attributed_cells(pairs, lambda cell: None if measured.get(cell) is None else measured[cell].values,
+                            spec_runs, _protocols(args)["released"], planning)
+
+
+def _attribution(args, console, measured, results, lookup) -> list:
+    """Attribution rows (issue 26) of the :func:`_attributed` cells: at the released cell's K, every seed's released
+    run with one element switched back to the spec's value, and (when the released preset has its own K grid) the
+    released runs with K chosen on validation within the spec's grid. Trains what is missing (resumable, --max-runs
+    applies), so an unfinished grid gives INCONCLUSIVE rows."""
+    from ...audits.reproduction.protocol_gap import attribution_configs, cell_attribution_rows
+    from ...models.training import RunStore, sweep
+
+    cells = _attributed(args, measured, lookup)
+    configs = attribution_configs(cells)
     store = RunStore(results_folder(args))
     switched_runs = run_or_plan(args, console, "attribution", configs, store, args.device_chosen,
                                 lambda config: (config.dataset, config.model), sweep.TRAIN_BATCH,
                                 sweep.TRAIN_BATCH_KEY, stacked=True) if configs else {}
     rows = []
-    for s, r in pairs:
-        label = f"{r.dataset} {r.column}"
-        switches = [name for name in grids[r][0] if name != "released"]
-        values = {name: [switched_runs.get(seed[name]) for seed in grids[r]] for name in switches}
-        if any(v is None for vs in values.values() for v in vs):
-            rows.append(CheckResult(f"{label} attribution", f"issue 26: what each protocol element moves {label}",
-                                    Status.INCONCLUSIVE, explanation="attribution runs not finished: rerun to resume",
-                                    details={"table": r.table, "kind": "attribution"}))
-            continue
-        switched = {name: [100 * v.test_accuracy for v in vs] for name, vs in values.items()}
+    for s, r, grid in cells:
         narrower = _k_grid_switch(s, r, results)
-        if narrower is not None:
-            switched["k_grid -> spec"] = list(narrower.values)
-        rows += attribution_rows(label, measured[s].values, measured[r].values, switched,
-                                 {"table": r.table, "k": measured[r].choice})
+        rows += cell_attribution_rows(
+            f"{r.dataset} {r.column}", measured[s].values, measured[r].values, grid,
+            lambda config: 100 * switched_runs[config].test_accuracy if config in switched_runs else None,
+            {"table": r.table, "k": measured[r].choice},
+            None if narrower is None else {"k_grid -> spec": list(narrower.values)})
     return rows
+
+
+def planned_runs(args, configs: list, store, attributed_of) -> list:
+    """The runs --plan counts: the tables' ``configs`` and, with --protocol both, the attribution's, of the cells
+    ``attributed_of(stored)`` gives (planning) on the runs stored so far: the list the report trains (every paper
+    with an attribution calls this)."""
+    if args.protocol != "both":
+        return configs
+    from ...audits.reproduction.protocol_gap import attribution_configs
+
+    stored = {c: r for c in configs if (r := store.load(c)) is not None}
+    return list(dict.fromkeys(configs + attribution_configs(attributed_of(stored))))
+
+
+def _attributed_on_stored(args, cells):
+    """``attributed_of`` of :func:`planned_runs` for lpgnn and ppgnn: the cells summarised on the stored runs."""
+    from ...models.training.lpgnn import summarise
+
+    return lambda stored: _attributed(args, {cell: summarise(cell, stored) for cell in cells if cell.runnable},
+                                      _paper_value(args.paper), planning=True)
+
+
+def _paper_value(paper: str):
+    """The printed number of a cell of ``paper`` (lpgnn or ppgnn): (mean, spread, citation) or None."""
+    from ...audits.reproduction.lpgnn import lpgnn_paper_value
+
+    return ppgnn_paper_value if paper == "ppgnn" else lpgnn_paper_value
 
 
 def ppgnn_plot(report) -> bytes:

@@ -90,6 +90,7 @@ def run_ldp_ge(args, console, root) -> int:
     from ...models.training import RunStore, sweep
     from ...models.training.runtime import choose_device
     from .._common import emit
+    from .command import planned_runs
 
     device = choose_device(args.device)
     args.downstream = args.downstream or "mlp"
@@ -97,7 +98,9 @@ def run_ldp_ge(args, console, root) -> int:
     store = RunStore(root)
     configs = list(dict.fromkeys(c for cell in cells for c in cell.configs))
     started = time.perf_counter()
-    results = run_or_plan(args, console, f"reproduce ldp-ge --{args.mode}", configs, store, device,
+    results = run_or_plan(args, console, f"reproduce ldp-ge --{args.mode}",
+                          planned_runs(args, configs, store, lambda stored: _attributed(args, stored, True))
+                          if args.plan else configs, store, device,
                           lambda config: (config.dataset, config.task), sweep.TRAIN_BATCH, sweep.TRAIN_BATCH_KEY)
     if results is None:
         return 0
@@ -125,9 +128,9 @@ def _protocol_report(args, console, store, device, results, subject, missing, se
     from dataclasses import replace
 
     from ...audits.kernel.result import AuditReport
-    from ...audits.reproduction.ldp_ge import attribution_grids, ldp_ge_attribution_rows, ldp_ge_report
+    from ...audits.reproduction.ldp_ge import ldp_ge_attribution_rows, ldp_ge_report
+    from ...audits.reproduction.protocol_gap import attribution_configs
     from ...models.training import sweep
-    from ...models.training.protocols import protocol
 
     rows = []
     for name, own in args.protocol_cells.items():
@@ -135,14 +138,25 @@ def _protocol_report(args, console, store, device, results, subject, missing, se
         rows += table.results if len(args.protocol_cells) == 1 else \
             [replace(r, name=f"{r.name} [{name}]") for r in table.results]
     if args.protocol == "both":
-        spec = [c for c in args.protocol_cells["spec"] if _takes_protocol(args, c)]
-        grids = attribution_grids(spec, args.protocol_cells["released"], results, protocol("ldp-ge", "released"))
-        configs = list(dict.fromkeys(c for _, _, grid in grids for seed in grid for c in seed.values()))
+        attributed = _attributed(args, results)
+        configs = attribution_configs(attributed)
         switched = run_or_plan(args, console, "attribution", configs, store, device,
                                lambda config: (config.dataset, config.task), sweep.TRAIN_BATCH,
                                sweep.TRAIN_BATCH_KEY) if configs else {}
-        rows += ldp_ge_attribution_rows(grids, {**results, **(switched or {})})
+        rows += ldp_ge_attribution_rows(attributed, {**results, **(switched or {})})
     return AuditReport.of(f"ldp-ge reproduction ({args.mode}, protocol {args.protocol})", rows, subject, settings)
+
+
+def _attributed(args, results: dict, planning: bool = False) -> list:
+    """The cells ``--protocol both`` attributes (``ldp_ge.attribution_grids`` of the cells the released protocol
+    applies to, from ``results``; ``planning``: unfinished cells follow, for --plan): the one list of attribution
+    runs that --plan counts and the report trains."""
+    from ...audits.reproduction.ldp_ge import attribution_grids
+    from ...models.training.protocols import protocol
+
+    spec = [c for c in args.protocol_cells["spec"] if _takes_protocol(args, c)]
+    return attribution_grids(spec, args.protocol_cells["released"], results, protocol("ldp-ge", "released"),
+                             planning=planning)
 
 
 #: Line colour per mechanism in every LDP-GE panel.

@@ -174,12 +174,8 @@ class PersonalisedFeatures(Features):
         mechanism = personalised_mechanism(config, x.shape[1])
         tau, tau_prime = personalised_levels(mechanism, graph.num_nodes, config.seed, config.level_distribution)
         counts = released_counts(mechanism, tau, rng)
-        sampled = int(counts[0].max()) if counts else None
         estimate = np.zeros_like(x)
-        keys = np.stack([tau, tau_prime, *counts], axis=1)
-        for key in np.unique(keys, axis=0):
-            idx = np.flatnonzero(np.all(keys == key, axis=1))
-            user = mechanism.feature_mechanism(*(int(v) for v in key), sampled=sampled)
+        for idx, user in mechanism.report_groups(tau, tau_prime, *counts):
             estimate[idx] = user.estimate(user.perturb(x[idx], rng))
         return estimate
 
