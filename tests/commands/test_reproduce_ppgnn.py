@@ -270,3 +270,40 @@ def test_the_k_match_row_finds_the_k_that_reproduces_the_printed_number():
     assert "within the cell's tolerance" in row.explanation and row.status.value == "info"
     far = k_match_row("x", 90.0, {0: [20.0], 2: [33.0]}, 5.0, {}, "a rule")
     assert far.details["closest_k"] == 2 and "outside" in far.explanation
+
+
+@pytest.mark.parametrize("argv, parameter", [
+    (["reproduce", "ppgnn", "--k-grid", "0", "0", "--max-runs", "0"], "--k-grid"),
+    (["reproduce", "ppgnn", "--k-grid", "65", "--max-runs", "0"], "--k-grid"),
+    (["reproduce", "ldp-ge", "--k-grid", "0", "--max-runs", "0"], "--k-grid"),
+    (["reproduce", "lpgnn", "--k-grid", "2", "--tables", "fig6", "--max-runs", "0"], "--k-grid"),
+])
+def test_k_grid_refuses_what_it_cannot_do(argv, parameter, capsys):
+    assert _exit_code(argv) == 2
+    assert parameter in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("paper, extra", [("ppgnn", ["--protocol", "released", "--mechanisms", "1B", "LP"]),
+                                          ("lpgnn", ["--protocol", "released", "--datasets", "cora"]),
+                                          ("ppgnn", [])])
+def test_k_grid_replaces_the_modes_and_the_presets_k(paper, extra, monkeypatch, tmp_path, capsys):
+    """Every private Table III / Table 3 run of --k-grid 0 3 has K in {0, 3} (the released LPGNN preset's own grid
+    {1, ..., 32} and the mode's give way; LPGNN's GCN rows keep their one fixed KProp(1) layer), and each cell
+    chooses among exactly those K."""
+    from ldp_audit.models.training import RunResult, sweep
+
+    trained = []
+
+    def fake_sweep(configs, *args, **kwargs):
+        trained.extend(configs)
+        return {c: RunResult(c, {"val_acc": 0.5 + 0.1 * (c.k_x == 3), "test_acc": 0.5}, {}, "cpu", "cpu", {}, 0.0,
+                             {"num_nodes": 2708, "in_features": 1433}) for c in configs}
+
+    monkeypatch.setattr(sweep, "run_sweep", fake_sweep)
+    argv = ["reproduce", paper, "--quick", "--runs", "1", "--k-grid", "0", "3", "--results", str(tmp_path), "--json",
+            "--device", "cpu", "--data-dir", str(tmp_path / "none"), *extra]
+    assert _exit_code(argv) in (0, 1)
+    rows = json.loads(capsys.readouterr().out)["results"]
+    assert trained and {c.k_x for c in trained if c.eps_x is not None} == {0, 3}
+    chosen = [r["details"]["choice"] for r in rows if r.get("details", {}).get("choice") is not None]
+    assert chosen and set(chosen) == {3}
