@@ -277,6 +277,7 @@ def test_the_k_match_row_finds_the_k_that_reproduces_the_printed_number():
     (["reproduce", "ppgnn", "--k-grid", "65", "--max-runs", "0"], "--k-grid"),
     (["reproduce", "ldp-ge", "--k-grid", "0", "--max-runs", "0"], "--k-grid"),
     (["reproduce", "lpgnn", "--k-grid", "2", "--tables", "fig6", "--max-runs", "0"], "--k-grid"),
+    (["reproduce", "lpgnn", "--k-grid", "2", "--tables", "table3", "drop", "--max-runs", "0"], "--k-grid"),
 ])
 def test_k_grid_refuses_what_it_cannot_do(argv, parameter, capsys):
     assert _exit_code(argv) == 2
@@ -303,7 +304,36 @@ def test_k_grid_replaces_the_modes_and_the_presets_k(paper, extra, monkeypatch, 
     argv = ["reproduce", paper, "--quick", "--runs", "1", "--k-grid", "0", "3", "--results", str(tmp_path), "--json",
             "--device", "cpu", "--data-dir", str(tmp_path / "none"), *extra]
     assert _exit_code(argv) in (0, 1)
-    rows = json.loads(capsys.readouterr().out)["results"]
+    report = json.loads(capsys.readouterr().out)
+    rows = report["results"]
+    assert report["settings"]["k grid"] == "0 3"
     assert trained and {c.k_x for c in trained if c.eps_x is not None} == {0, 3}
     chosen = [r["details"]["choice"] for r in rows if r.get("details", {}).get("choice") is not None]
     assert chosen and set(chosen) == {3}
+
+
+@pytest.mark.parametrize("protocol", [[], ["--protocol", "released"]])
+def test_k_grid_leaves_lpgnns_drop_table_out_of_full_and_a_one_k_cell_chooses_nothing(protocol, monkeypatch,
+                                                                                      tmp_path, capsys):
+    """--full --k-grid 0 fills Table 3 only (the Drop table sweeps its own K, so it is not silently kept at its
+    own K), and a cell of one K says K=0 without "chosen on validation" and gets no per-K row."""
+    from ldp_audit.models.training import RunResult, sweep
+
+    trained = []
+
+    def fake_sweep(configs, *args, **kwargs):
+        trained.extend(configs)
+        return {c: RunResult(c, {"val_acc": 0.5, "test_acc": 0.5}, {}, "cpu", "cpu", {}, 0.0,
+                             {"num_nodes": 2708, "in_features": 1433}) for c in configs}
+
+    monkeypatch.setattr(sweep, "run_sweep", fake_sweep)
+    argv = ["reproduce", "lpgnn", "--full", "--datasets", "cora", "--runs", "1", "--k-grid", "0", *protocol,
+            "--results", str(tmp_path), "--json", "--device", "cpu", "--data-dir", str(tmp_path / "none")]
+    assert _exit_code(argv) in (0, 1)
+    report = json.loads(capsys.readouterr().out)
+    assert "Drop" not in report["subject"].get("tables", "")
+    assert all(r["details"].get("table") != "drop" for r in report["results"])
+    private = [r for r in report["results"] if r["details"].get("choice") == 0]
+    assert private and all("K=0)" in r["explanation"] and "chosen on validation" not in r["explanation"]
+                           for r in private)
+    assert not any("per K" in r["name"] for r in report["results"])

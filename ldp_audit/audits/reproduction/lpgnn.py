@@ -52,6 +52,15 @@ def _choice_text(choice) -> str:
     return "" if choice is None else f"K={choice}"
 
 
+def chosen_phrase(measured: Measured) -> str:
+    """" (K=2 chosen on validation)" for a cell that chose among several K, " (K=0)" for a cell of one K (e.g.
+    ``--k-grid 0``: nothing was chosen), "" for a fixed configuration."""
+    if measured.choice is None:
+        return ""
+    chosen = " chosen on validation" if len(measured.validation) > 1 else ""
+    return f" ({_choice_text(measured.choice)}{chosen})"
+
+
 def split_means(measured: Measured) -> dict[int, float]:
     """{split seed: mean test accuracy (%) of the cell's runs on that split} at the chosen K."""
     by_split: dict[int, list[float]] = {}
@@ -88,7 +97,7 @@ def compare_cell(measured: Measured, printed: tuple[float, float, str]) -> Check
     splits_text = "" if between is None else \
         f" on {len(per_split)} splits (split-to-split spread {between:.1f})"
     parts = [f"measured {measured.mean:.1f} ± {measured.std:.1f} over {runs} runs{splits_text}"
-             + (f" ({_choice_text(measured.choice)} chosen on validation)" if measured.choice is not None else "")
+             + chosen_phrase(measured)
              + f" vs paper {mean:.1f} ± {spread:.1f}: gap {gap:+.1f}, tolerance {tol:.1f}"]
     test_mean = sum(measured.test_values) / len(measured.test_values)
     if measured.test_choice != measured.choice:
@@ -137,8 +146,7 @@ def reproduction_report(title: str, cells: Iterable[Cell], measured: dict[Cell, 
                 f"{cell.dataset} {cell.column}", "no printed value (a control)", Status.INFO, filled.mean,
                 "measured", n=len(filled.values),
                 explanation=f"measured {filled.mean:.1f} ± {filled.std:.1f} over {len(filled.values)} runs"
-                            + (f" ({_choice_text(filled.choice)} chosen on validation)" if filled.choice is not None
-                               else ""),
+                            + chosen_phrase(filled),
                 details={"measured_mean": filled.mean, "measured_std": filled.std, "values": list(filled.values),
                          "choice": filled.choice, "devices": list(filled.devices), "table": cell.table,
                          "kind": cell.kind}))

@@ -23,7 +23,7 @@ import numpy as np
 from ...papers import ppgnn as paper
 from .ppgnn import (C17_MIN_RUNS, C17_SEED, C19_ALPHA, paired_ci, paired_difference_row,
                     rise_then_fall)
-from .lpgnn import MIN_RUNS, not_run, tolerance
+from .lpgnn import MIN_RUNS, chosen_phrase, not_run, tolerance
 from ..kernel.result import CheckResult, Status
 
 #: Points within which "similar accuracy" holds (Fig. 5 right, Strict case); spec C18 uses the same 3 points.
@@ -39,9 +39,7 @@ def point_row(cell, filled) -> CheckResult:
     figure = cell.table.removeprefix("ppgnn_")
     if not cell.runnable or filled is None:
         return not_run(cell, None, cell.reason if not cell.runnable else "not finished: rerun to resume")
-    choice = f" (K={filled.choice} chosen on validation)" if len(cell.candidates) > 1 else \
-        f" (K={filled.choice})" if filled.choice is not None else ""
-    notes = [f"measured {filled.mean:.1f} ± {filled.std:.1f} over {len(filled.values)} runs{choice}",
+    notes = [f"measured {filled.mean:.1f} ± {filled.std:.1f} over {len(filled.values)} runs{chosen_phrase(filled)}",
              "no printed value (figure only)"]
     if cell.reduced:
         notes.append(cell.reduced)

@@ -143,7 +143,7 @@ def _cells(args):
     quick = args.mode == "quick"
     names = _datasets(args, lpgnn)
     runs = args.runs or (lpgnn.RUNS_QUICK if quick else lpgnn.RUNS_FULL)
-    tables = set(args.tables or (("table3",) if quick or args.protocol else ("table3", "drop")))
+    tables = set(args.tables or (("table3",) if quick or args.protocol or args.k_grid else ("table3", "drop")))
     drop_names = [n for n in names if n in lpgnn.DROP_DATASETS] if "drop" in tables else []
     loaders = {lpgnn.TABLE3_DATASETS[n] for n in names} if "table3" in tables else set()
     loaders |= {lpgnn.DROP_DATASETS[n] for n in drop_names}
@@ -231,7 +231,8 @@ def check_options(args) -> None:
         raise ValueError(f"--backbone: ppgnn only ({args.paper} trains its paper's own networks)")
     if args.k_grid is not None:
         if args.paper not in ("ppgnn", "lpgnn"):
-            raise ValueError(f"--k-grid: ppgnn and lpgnn only ({args.paper} does not sweep K)")
+            raise ValueError(f"--k-grid: ppgnn and lpgnn only (the propagation steps K of their GNN cells; "
+                             f"{args.paper} has none)")
         if len(set(args.k_grid)) != len(args.k_grid):
             raise ValueError(f"--k-grid: each K once, got {' '.join(map(str, args.k_grid))}")
         if args.tables and set(args.tables) != {"table3"}:
@@ -298,8 +299,9 @@ def run(args, console) -> int:
     if results is None:
         return 0
     measured = {cell: summarise(cell, results) for cell in cells + sum(figures.values(), []) if cell.runnable}
-    settings = {"mode": args.mode, "runs": runs, "device": devices_used(results.values(), device),
-                "results": str(store.root), "runs finished": f"{len(results)}/{len(configs)}",
+    settings = {"mode": args.mode, "runs": runs,
+                **({"k grid": " ".join(map(str, args.k_grid))} if args.k_grid else {}),
+                "device": devices_used(results.values(), device), "results": str(store.root), "runs finished": f"{len(results)}/{len(configs)}",
                 "wall time (s)": round(time.perf_counter() - started, 1)}
     if args.paper == "ppgnn":
         return _ppgnn_report(args, console, cells, measured, results, settings)
@@ -396,7 +398,7 @@ def _protocol_rows(args, console, measured, results, lookup, paper_rows) -> list
 
 
 def _k_matches(args, measured, results, lookup) -> list:
-    """Per released cell with a K grid and a printed number: its test accuracy at every K, the K closest to the
+    """Per released cell with a K grid of two or more K and a printed number: its test accuracy at every K, the K closest to the
     paper and the K chosen on test (``k_match_row``, explanatory only)."""
     from ...audits.reproduction.lpgnn import cell_tolerance
     from ...audits.reproduction.protocol_gap import k_match_row
@@ -404,8 +406,8 @@ def _k_matches(args, measured, results, lookup) -> list:
     rows = []
     for cell in args.protocol_cells["released"]:
         filled, printed = measured.get(cell), lookup(cell)
-        if filled is None or printed is None or None in cell.candidates:
-            continue
+        if filled is None or printed is None or None in cell.candidates or len(cell.candidates) < 2:
+            continue  # a per-K row compares K values: a cell of one K (--k-grid 0) has none to compare
         test_by_k = {k: [100 * results[c].test_accuracy for c in configs] for k, configs in cell.candidates.items()}
         rows.append(k_match_row(f"{cell.dataset} {cell.column} [released]", printed[0], test_by_k,
                                 cell_tolerance(filled), {"table": cell.table}, K_ON_TEST[args.paper]))
