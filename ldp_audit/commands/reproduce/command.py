@@ -491,8 +491,10 @@ def _attribution(args, console, measured, results, lookup) -> list:
 
 def planned_runs(args, configs: list, store, attributed_of) -> list:
     """The runs --plan counts: the tables' ``configs`` and, with --protocol both, the attribution's, of the cells
-    ``attributed_of(stored)`` gives (planning) on the runs stored so far: the list the report trains (every paper
-    with an attribution calls this)."""
+    ``attributed_of(stored)`` gives (planning) on the runs stored so far (every paper with an attribution calls
+    this). Once the tables are stored this is the list the report trains; before, the attributed cells and their K
+    are a guess (the unfinished cells in table order, a K of both grids), so the count can be off by one cell's
+    switched runs (e.g. a released PPM cell has one switch more than an MB cell)."""
     if args.protocol != "both":
         return configs
     from ...audits.reproduction.protocol_gap import attribution_configs
