@@ -39,13 +39,22 @@ def plan(args):
     from ...models.training import ldp_ge
 
     if args.mode == "quick":
+        if args.protocol is not None:  # the protocol grid (eps = 1, every Table III row) on any dataset
+            if args.tables:
+                raise ValueError("--tables: reproduce ldp-ge --quick --protocol runs its fixed grid; use --full")
+            names, runs = paper_datasets(args, ldp_ge), args.runs or ldp_ge.PROTOCOL_RUNS
+            missing = [n for n in names if data.load(ldp_ge.TABLE3_DATASETS[n], args.data_dir, args.cache_dir,
+                                                     with_features=False).missing_features is not None]
+            if missing:
+                raise ValueError(f"--datasets: {', '.join(missing)} ha{'s' if len(missing) == 1 else 've'} no "
+                                 "feature file, so no LDP-GE run (see `ldp-audit data`)")
+            cells = [c for name in names for c in
+                     ldp_ge.protocol_cells(runs, ldp_ge.TABLE3_DATASETS[name], downstream=args.downstream)]
+            return (_under_protocols(args, cells), runs, (),
+                    {"paper": "ldp-ge", "tables": f"Table III ({', '.join(names)}, eps 1, all rows) + Fig. 2 "
+                                                  "(HDS/MB, eps 1)", "protocol": args.protocol})
         if args.tables or args.datasets not in (None, ["cora"], ("cora",)):
             raise ValueError("--tables / --datasets: reproduce ldp-ge --quick is Cora's fixed grid; use --full")
-        if args.protocol is not None:
-            runs = args.runs or ldp_ge.PROTOCOL_RUNS
-            return (_under_protocols(args, ldp_ge.protocol_cells(runs, downstream=args.downstream)), runs, (),
-                    {"paper": "ldp-ge", "tables": "Table III (Cora, eps 1, all rows) + Fig. 2 (HDS/MB, eps 1)",
-                     "protocol": args.protocol})
         runs = args.runs or ldp_ge.QUICK_RUNS
         return (ldp_ge.quick_cells(runs, downstream=args.downstream), runs, (),
                 {"paper": "ldp-ge", "tables": "Table III (Cora, HDS/MB, eps 1 and 5) + Fig. 2 point (eps 1)"})
