@@ -59,7 +59,7 @@ from ...models.training.ppgnn_figures import FIGURES as PPGNN_FIGURES
 from ...papers import se_privgemb as se_privgemb_paper
 from .._common import add_output_options, emit
 from .common import (DATA_HOME_HELP, PROTOCOLS_OF_OPTION, add_plan_option, add_sweep_options, check_paths,
-                     dataset_panels, devices_used, panels_png, run_or_plan, user_data_folder)
+                     dataset_panels, devices_used, panels_png, planned_runs, run_or_plan, user_data_folder)
 from .common import paper_datasets as _datasets
 from . import lpgnn as lpgnn_figures
 from ..data import add_data_options
@@ -487,20 +487,6 @@ def _attribution(args, console, measured, results, lookup) -> list:
             {"table": r.table, "k": measured[r].choice},
             None if narrower is None else {"k_grid -> spec": list(narrower.values)})
     return rows
-
-
-def planned_runs(args, configs: list, store, attributed_of) -> list:
-    """The runs --plan counts: the tables' ``configs`` and, with --protocol both, the attribution's, of the cells
-    ``attributed_of(stored)`` gives (planning) on the runs stored so far (every paper with an attribution calls
-    this). Once the tables are stored this is the list the report trains; before, the attributed cells and their K
-    are a guess (the unfinished cells in table order, a K of both grids), so the count can be off by one cell's
-    switched runs (e.g. a released PPM cell has one switch more than an MB cell)."""
-    if args.protocol != "both":
-        return configs
-    from ...audits.reproduction.protocol_gap import attribution_configs
-
-    stored = {c: r for c in configs if (r := store.load(c)) is not None}
-    return list(dict.fromkeys(configs + attribution_configs(attributed_of(stored))))
 
 
 def _attributed_on_stored(args, cells):

@@ -414,3 +414,17 @@ def run_or_plan(args, console, title: str, configs: list, store, device: str, sh
         return sweep.run_sweep(configs, store, engine, device, args.data_dir, args.cache_dir,
                                on_result=lambda result, fresh: advance(result.config), max_new=args.max_runs,
                                run_batch=run_batch, batch_key=batch_key, say=progress.say)
+
+
+def planned_runs(args, configs: list, store, attributed_of) -> list:
+    """The runs --plan counts: the tables' ``configs`` and, with --protocol both, the attribution's, of the cells
+    ``attributed_of(stored)`` gives (planning) on the runs stored so far (every paper with an attribution calls
+    this). Once the tables are stored this is the list the report trains; before, the attributed cells and their K
+    are a guess (the unfinished cells in table order, a K of both grids), so the count can be off by one cell's
+    switched runs (e.g. a released PPM cell has one switch more than an MB cell)."""
+    if args.protocol != "both":
+        return configs
+    from ...audits.reproduction.protocol_gap import attribution_configs
+
+    stored = {c: r for c in configs if (r := store.load(c)) is not None}
+    return list(dict.fromkeys(configs + attribution_configs(attributed_of(stored))))

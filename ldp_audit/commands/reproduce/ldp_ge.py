@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import time
 
-from .common import PROTOCOLS_OF_OPTION, devices_used, panel_grid, panels_png, paper_datasets, run_or_plan
+from .common import (PROTOCOLS_OF_OPTION, devices_used, panel_grid, panels_png, paper_datasets, planned_runs,
+                     run_or_plan)
 
 
 def _tables(args) -> tuple:
@@ -43,8 +44,8 @@ def plan(args):
             if args.tables:
                 raise ValueError("--tables: reproduce ldp-ge --quick --protocol runs its fixed grid; use --full")
             names, runs = paper_datasets(args, ldp_ge), args.runs or ldp_ge.PROTOCOL_RUNS
-            missing = [n for n in names if data.load(ldp_ge.TABLE3_DATASETS[n], args.data_dir, args.cache_dir,
-                                                     with_features=False).missing_features is not None]
+            missing = [n for n in (args.datasets or ()) if data.load(
+                ldp_ge.TABLE3_DATASETS[n], args.data_dir, args.cache_dir, with_features=False).missing_features]
             if missing:
                 raise ValueError(f"--datasets: {', '.join(missing)} ha{'s' if len(missing) == 1 else 've'} no "
                                  "feature file, so no LDP-GE run (see `ldp-audit data`)")
@@ -99,7 +100,6 @@ def run_ldp_ge(args, console, root) -> int:
     from ...models.training import RunStore, sweep
     from ...models.training.runtime import choose_device
     from .._common import emit
-    from .command import planned_runs
 
     device = choose_device(args.device)
     args.downstream = args.downstream or "mlp"
