@@ -28,7 +28,8 @@ C17_SEED = 20260415
 
 def paired_ci(diff: np.ndarray, alpha: float, seed: int = C17_SEED) -> tuple[float, float]:
     """C17's CI of a mean paired difference: :func:`~ldp_audit.audits.kernel.stats.paired_mean_ci` on the stream
-    ``default_rng(seed)``, C17's seed by default (the C17 and C19 rows, the figures' trends and LPGNN's MAE rows use it)."""
+    ``default_rng(seed)``, C17's seed by default (the C17 and C19 rows, the figures' trends and LPGNN's MAE rows
+    use it)."""
     return paired_mean_ci(diff, alpha, seed)
 
 

@@ -123,8 +123,8 @@ def register(sub) -> None:
                         "grid {1, 2, 4, 8, 16, 32}; ldp-ge: the released push, report units and initialisation; "
                         "se-privgemb: the released StrucEqu evaluation, training unchanged), or both: both columns, "
                         f"then (not for se-privgemb) an attribution of the {ATTRIBUTED_CELLS} cells that differ "
-                        "most, one element switched back to the spec at a time; every released GNN cell gets a per-K row (the K closest to the "
-                        "paper and the K chosen on test, as the paper did: explanatory only); the runs are stored "
+                        "most, one element switched back to the spec at a time; every released GNN cell gets a "
+                        "per-K row (the K closest to the paper and the K chosen on test, as the paper did: explanatory only); the runs are stored "
                         "beside the spec's; combines with --splits")
     p.add_argument("--downstream", choices=("mlp", "logreg"), default=None,
                    help="ldp-ge only: the classifier on the embeddings: the released code's mlp (default) or the "
@@ -301,7 +301,8 @@ def run(args, console) -> int:
     measured = {cell: summarise(cell, results) for cell in cells + sum(figures.values(), []) if cell.runnable}
     settings = {"mode": args.mode, "runs": runs,
                 **({"k grid": " ".join(map(str, args.k_grid))} if args.k_grid else {}),
-                "device": devices_used(results.values(), device), "results": str(store.root), "runs finished": f"{len(results)}/{len(configs)}",
+                "device": devices_used(results.values(), device), "results": str(store.root),
+                "runs finished": f"{len(results)}/{len(configs)}",
                 "wall time (s)": round(time.perf_counter() - started, 1)}
     if args.paper == "ppgnn":
         return _ppgnn_report(args, console, cells, measured, results, settings)
@@ -398,8 +399,8 @@ def _protocol_rows(args, console, measured, results, lookup, paper_rows) -> list
 
 
 def _k_matches(args, measured, results, lookup) -> list:
-    """Per released cell with a K grid of two or more K and a printed number: its test accuracy at every K, the K closest to the
-    paper and the K chosen on test (``k_match_row``, explanatory only)."""
+    """Per released cell with a K grid of two or more K and a printed number: its test accuracy at every K, the K
+    closest to the paper and the K chosen on test (``k_match_row``, explanatory only)."""
     from ...audits.reproduction.lpgnn import cell_tolerance
     from ...audits.reproduction.protocol_gap import k_match_row
 
