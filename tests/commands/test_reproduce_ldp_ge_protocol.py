@@ -3,6 +3,7 @@ Fig. 2's HDS and MB) on the datasets named, a dataset without features refused b
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
@@ -43,3 +44,49 @@ def test_a_dataset_without_features_is_refused_by_name(tmp_path, capsys):
     assert _run(["reproduce", "ldp-ge", "--protocol", "released", "--datasets", "lastfm", "--max-runs", "0",
                  "--results", str(tmp_path)]) == 2
     assert "--datasets: lastfm" in capsys.readouterr().err
+
+
+def _faked(monkeypatch):
+    from ldp_audit.models.training import RunResult, sweep
+
+    trained = []
+
+    def fake_sweep(configs, *args, **kwargs):
+        trained.extend(configs)
+        return {c: RunResult(c, {"val_auc": 0.7, "test_auc": 0.7, "val_acc": 0.7, "test_acc": 0.7}, {}, "cpu",
+                             "cpu", {}, 0.0, {"propagation": "push", "k": None}) for c in configs}
+
+    monkeypatch.setattr(sweep, "run_sweep", fake_sweep)
+    return trained
+
+
+@pytest.mark.parametrize("protocol", [[], ["--protocol", "released"], ["--protocol", "both"]])
+def test_set_changes_every_run_after_the_preset_and_the_report_names_it(protocol, monkeypatch, tmp_path, capsys):
+    trained = _faked(monkeypatch)
+    argv = ["reproduce", "ldp-ge", *protocol, "--runs", "1", "--results", str(tmp_path), "--json", "--device", "cpu",
+            "--set", "feature_rows=l1", "feature_bounds=columns", "lr=0.001"]
+    assert _run(argv) in (0, 1)
+    report = json.loads(capsys.readouterr().out)
+    assert trained and all((c.feature_rows, c.feature_bounds, c.lr) == ("l1", "columns", 0.001) for c in trained)
+    assert all(c.key() != replace(c, feature_rows="raw").key() for c in trained)  # stored beside the others
+    assert report["settings"]["set"] == "feature_rows=l1 feature_bounds=columns lr=0.001"
+    if protocol:  # the preset still applies: released runs keep the released report units
+        assert any(c.report_units == "raw" for c in trained)
+
+
+@pytest.mark.parametrize("sets, message", [
+    (["feature_rows=l2"], "--set: feature_rows must be 'raw' or 'l1'"),
+    (["eps=2"], "--set: 'eps' is not a field --set changes"),
+    (["colour=red"], "--set: 'colour' is not a field --set changes; one of alpha"),
+    (["lr=0.1", "lr=0.2"], "--set: lr given twice"),
+    (["lr"], "--set: FIELD=VALUE, got 'lr'"),
+])
+def test_a_bad_set_is_refused_by_name(sets, message, monkeypatch, tmp_path, capsys):
+    trained = _faked(monkeypatch)
+    assert _run(["reproduce", "ldp-ge", "--results", str(tmp_path), "--set", *sets]) == 2
+    assert message in capsys.readouterr().err and not trained
+
+
+def test_set_is_refused_for_the_other_papers(tmp_path, capsys):
+    assert _run(["reproduce", "ppgnn", "--results", str(tmp_path), "--set", "lr=0.1"]) == 2
+    assert "--set: ldp-ge only" in capsys.readouterr().err

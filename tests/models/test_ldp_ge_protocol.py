@@ -113,10 +113,57 @@ def test_raw_report_units_map_sampled_coordinates_back_and_leave_the_rest_at_zer
 
 
 def test_raw_report_units_without_a_mechanism_are_the_raw_features():
-    graph = SimpleNamespace(x=np.array([[0.0, 3.0]]), normalized_features=lambda clip: np.array([[-1.0, 1.0]]))
+    graph = SimpleNamespace(x=np.array([[0.0, 3.0]]), normalized_features=lambda clip: np.array([[-1.0, 1.0]]),
+                            feature_range=(0.0, 3.0))
     clear = ldp_ge.preset("cora", "link", eps=None)
     assert np.allclose(ldp_ge.client_reports(graph, clear, None), [[-1.0, 1.0]])
     assert np.allclose(ldp_ge.client_reports(graph, replace(clear, report_units="raw"), None), [[0.0, 3.0]])
+
+
+def _graph_with(x: np.ndarray):
+    from scipy import sparse
+    from ldp_audit.models import data as datasets
+
+    graph = datasets.load("csbm")
+    return replace(graph, x=sparse.csr_matrix(x[:graph.num_nodes]))
+
+
+def test_l1_feature_rows_sum_to_one_and_raw_rows_are_untouched():
+    x = np.random.default_rng(4).integers(0, 2, size=(1000, 12)).astype(float)
+    x[0] = 0.0  # a row of zeros stays zero
+    graph = _graph_with(x)
+    clear = ldp_ge.preset("csbm", "link", eps=None, raw_clear=True)
+    l1 = ldp_ge.client_reports(graph, replace(clear, feature_rows="l1"), None)
+    assert np.allclose(l1[1:].sum(axis=1), 1.0) and not l1[0].any()
+    assert np.allclose(l1[1:] * x[1:].sum(axis=1, keepdims=True), x[1:])  # each row divided by its own norm
+    assert np.array_equal(ldp_ge.client_reports(graph, clear, None), x)
+
+
+def test_column_bounds_follow_each_columns_data_and_public_bounds_do_not():
+    rng = np.random.default_rng(5)
+    x = rng.integers(0, 2, size=(1000, 6)).astype(float)
+    x[0], x[1] = 0.0, 1.0  # every column holds a 0 and a 1: both bounds map x alike
+    scaled = x * np.array([1.0, 0.5, 0.25, 1.0, 0.1, 1.0])
+    mb = ldp_ge.preset("csbm", "link", mechanism="MB", eps=1.0, report_units="raw")
+    columns = replace(mb, feature_bounds="columns")
+    reports = {name: ldp_ge.client_reports(_graph_with(data), config, np.random.default_rng(6))
+               for name, data, config in (("binary", x, columns), ("scaled", scaled, columns),
+                                          ("public", x, mb), ("public scaled", scaled, mb))}
+    assert np.array_equal(reports["binary"], reports["public"])
+    # the same draws, each column's raw report shrunk by its own maximum (its minimum is 0)
+    assert np.allclose(reports["scaled"], reports["binary"] * np.array([1.0, 0.5, 0.25, 1.0, 0.1, 1.0]))
+    assert not np.allclose(reports["public scaled"], reports["scaled"])
+    unit, (lo, hi) = ldp_ge.unit_features(_graph_with(scaled), columns)
+    assert np.allclose(hi, [1.0, 0.5, 0.25, 1.0, 0.1, 1.0]) and unit.min() == -1.0 and unit.max() == 1.0
+
+
+def test_a_constant_column_keeps_its_raw_value_under_column_bounds():
+    x = np.random.default_rng(7).integers(0, 2, size=(1000, 3)).astype(float)
+    x[:, 1] = 0.5
+    columns = ldp_ge.preset("csbm", "link", eps=None, feature_bounds="columns")
+    unit, (lo, hi) = ldp_ge.unit_features(_graph_with(x), columns)
+    assert np.all(unit[:, 1] == 0.5) and lo[1] == hi[1] == 0.5
+    assert np.allclose(ldp_ge.client_reports(_graph_with(x), columns, None)[:, 0], 2 * x[:, 0] - 1)
 
 
 # ------------------------------------------------------------------------------------------------- the MLPs

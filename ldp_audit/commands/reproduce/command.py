@@ -129,6 +129,11 @@ def register(sub) -> None:
     p.add_argument("--downstream", choices=("mlp", "logreg"), default=None,
                    help="ldp-ge only: the classifier on the embeddings: the released code's mlp (default) or the "
                         "paper's logistic regression (one linear layer)")
+    p.add_argument("--set", nargs="+", metavar="FIELD=VALUE", default=None,
+                   help="ldp-ge only: change these run-config fields of every cell (after a --protocol preset), "
+                        "e.g. feature_rows=l1 feature_bounds=columns link_graph=full (hypotheses about the authors' "
+                        "unreleased link files) or lr=0.001; not the grid's axes (dataset, task, mechanism, eps, k, "
+                        "seed; --downstream has its own option); the runs are stored under keys of their own")
     p.add_argument("--plot", metavar="FILE.png", help="draw the targets as a PNG: the paper's numbers beside "
                                                        "the measured ones, one panel per dataset")
     add_device_option(p)
@@ -250,6 +255,8 @@ def check_options(args) -> None:
             and set(args.tables) != {"table3"}:
         raise ValueError("--protocol: the papers' Table 3 / Table III only (--tables table3); the other tables and "
                          "the figures use the spec's protocol")
+    if args.set is not None and args.paper != "ldp-ge":
+        raise ValueError(f"--set: ldp-ge only so far ({args.paper}'s runs are changed by their own options)")
     if args.downstream is not None and args.paper != "ldp-ge":
         raise ValueError(f"--downstream: ldp-ge only ({args.paper} trains its paper's own networks)")
     if args.plan and args.paper == "se-privgemb":

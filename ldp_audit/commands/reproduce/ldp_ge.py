@@ -19,13 +19,62 @@ attribution of the ATTRIBUTED_CELLS cells whose two protocols differ most (one e
 at a time, paired by seed). With --quick the grid is ``ldp_ge.protocol_cells`` (Cora, eps = 1: the four link
 mechanisms, the non-private link row, node HDS and MB; 2 runs). With --full the released protocol applies to
 Table III's cells only: Fig. 2 and the k sweep keep the spec's protocol.
+
+``--set FIELD=VALUE ...`` changes run-config fields of every cell (after any preset), e.g. the hypotheses about the
+authors' unreleased link files (``feature_rows=l1``, ``feature_bounds=columns``, ``link_graph=full``) or
+``link_pred.py``'s own hyperparameters; the grid's own axes (:data:`GRID_AXES`) are refused. The runs are stored
+under keys of their own and the report's settings name the fields.
 """
 from __future__ import annotations
 
 import time
 
+from dataclasses import fields, replace
+
 from .common import (PROTOCOLS_OF_OPTION, devices_used, panel_grid, panels_png, paper_datasets, planned_runs,
                      run_or_plan)
+
+
+#: Config fields that are the grid's own axes (or an option of their own, --downstream): --set refuses them.
+GRID_AXES = ("dataset", "task", "mechanism", "eps", "k", "seed", "downstream")
+
+
+def field_changes(args) -> dict:
+    """``{field: value}`` of ``--set FIELD=VALUE ...``, each value read as an int, float, true/false or text; an
+    unknown field, a grid axis or a field given twice is refused by name (values are checked by the config)."""
+    from ...models.training.ldp_ge import LdpGeConfig
+
+    allowed = [f.name for f in fields(LdpGeConfig) if f.name not in GRID_AXES]
+    changes = {}
+    for text in getattr(args, "set", None) or ():
+        name, sep, raw = text.partition("=")
+        if not sep or not name:
+            raise ValueError(f"--set: FIELD=VALUE, got {text!r}")
+        if name not in allowed:
+            raise ValueError(f"--set: {name!r} is not a field --set changes; one of {', '.join(allowed)}")
+        if name in changes:
+            raise ValueError(f"--set: {name} given twice")
+        changes[name] = _value(raw)
+    return changes
+
+
+def _value(raw: str):
+    for cast in (int, float):
+        try:
+            return cast(raw)
+        except ValueError:
+            pass
+    return {"true": True, "false": False}.get(raw.lower(), raw)
+
+
+def _with_changes(cells: list, changes: dict) -> list:
+    """``cells`` with ``changes`` on every config (a config's own check names a bad value: "--set: ...")."""
+    if not changes:
+        return cells
+    try:
+        return [replace(cell, configs=tuple(replace(c, **changes) for c in cell.configs)) for cell in cells]
+    except ValueError as error:
+        raise ValueError(f"--set: {error}") from None
 
 
 def _tables(args) -> tuple:
@@ -57,7 +106,7 @@ def plan(args):
         if args.tables or args.datasets not in (None, ["cora"], ("cora",)):
             raise ValueError("--tables / --datasets: reproduce ldp-ge --quick is Cora's fixed grid; use --full")
         runs = args.runs or ldp_ge.QUICK_RUNS
-        return (ldp_ge.quick_cells(runs, downstream=args.downstream), runs, (),
+        return (_with_changes(ldp_ge.quick_cells(runs, downstream=args.downstream), field_changes(args)), runs, (),
                 {"paper": "ldp-ge", "tables": "Table III (Cora, HDS/MB, eps 1 and 5) + Fig. 2 point (eps 1)"})
     names, tables = paper_datasets(args, ldp_ge), _tables(args)
     missing = tuple(n for n in names if data.load(ldp_ge.TABLE3_DATASETS[n], args.data_dir, args.cache_dir,
@@ -78,13 +127,14 @@ def _under_protocols(args, cells: list) -> list:
     from ...models.training.protocols import protocol
 
     chosen = PROTOCOLS_OF_OPTION[args.protocol] if args.protocol else ()
+    changes = field_changes(args)
     args.protocol_cells = {}
     for name in chosen:
         preset = protocol("ldp-ge", name)
-        args.protocol_cells[name] = cells if name == "spec" else [
+        args.protocol_cells[name] = _with_changes(cells if name == "spec" else [
             ldp_ge.under_protocol([c], preset)[0] if _takes_protocol(args, c) else c
-            for c in cells if len(chosen) == 1 or _takes_protocol(args, c)]
-    return [c for own in args.protocol_cells.values() for c in own] if chosen else cells
+            for c in cells if len(chosen) == 1 or _takes_protocol(args, c)], changes)
+    return [c for own in args.protocol_cells.values() for c in own] if chosen else _with_changes(cells, changes)
 
 
 def _takes_protocol(args, cell) -> bool:
@@ -115,7 +165,8 @@ def run_ldp_ge(args, console, root) -> int:
         return 0
     downstream = {} if args.downstream == "mlp" else {"downstream": f"{args.downstream} (the paper's logistic "
                                                                      "regression, not the released MLP)"}
-    settings = {"mode": args.mode, "runs": runs, **downstream, "device": devices_used(results.values(), device),
+    changed = {"set": " ".join(args.set)} if getattr(args, "set", None) else {}
+    settings = {"mode": args.mode, "runs": runs, **downstream, **changed, "device": devices_used(results.values(), device),
                 "results": str(store.root), "runs finished": f"{len(results)}/{len(configs)}",
                 "wall time (s)": round(time.perf_counter() - started, 1)}
     if args.protocol is None:

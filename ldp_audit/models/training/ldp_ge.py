@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 from typing import Callable, ClassVar
 
 import numpy as np
+from scipy import sparse
 from scipy.stats import rankdata
 
 from ... import streams
@@ -47,7 +48,8 @@ METHODS = ("push", "power", "auto")
 #: The protocol fields' values, the spec's first (issue 26, see LdpGeConfig).
 PROTOCOL_CHOICES = {"push_threshold": ("absolute", "relative"), "push_signs": ("joint", "split"),
                     "push_leftover": (False, True), "report_units": ("unit", "raw"), "init": ("spec", "released"),
-                    "link_graph": ("train", "full")}
+                    "link_graph": ("train", "full"), "feature_rows": ("raw", "l1"),
+                    "feature_bounds": ("public", "columns")}
 #: Protocol field -> (config field, the values of it under which the field acts). Elsewhere the field has no effect
 #: and ``LdpGeConfig`` sets it back to the spec's value, so an identical run keeps one key and an attribution never
 #: measures a switch that does nothing. The released push switches act on ``method="push"`` only: "auto" may pick
@@ -110,14 +112,16 @@ class LdpGeConfig(TrainingConfig):
     coordinates and 0 elsewhere (:func:`in_report_units`); ``init`` "spec" | "released": the MLP's initial
     weights (:func:`~.ldp_ge_models.initialise`; always "spec" with ``logreg``); ``link_graph`` "train" |
     "full": link propagation over the training edges only, or over every edge (held-out edges leak; a hypothesis
-    about the released preprocessed adjacency, not part of any preset)."""
+    about the released preprocessed adjacency, not part of any preset). Two more hypotheses about the released
+    link feature file, not part of any preset: ``feature_rows`` "raw" | "l1" (:func:`row_normalised`) and
+    ``feature_bounds`` "public" | "columns" (:func:`unit_features`)."""
 
     PIPELINE: ClassVar[str] = "ldp-ge"
     STOPS_EARLY: ClassVar[bool] = True  # patience epochs without a better validation score
     #: Off by default and in the key only when on, so the runs stored before these fields keep their folders.
     KEYED_WHEN_SET: ClassVar[tuple[str, ...]] = ("rescale", "raw_clear", "downstream", "push_threshold",
                                                  "push_signs", "push_leftover", "report_units", "init",
-                                                 "link_graph")
+                                                 "link_graph", "feature_rows", "feature_bounds")
 
     dataset: str
     task: str = "link"
@@ -147,6 +151,8 @@ class LdpGeConfig(TrainingConfig):
     report_units: str = "unit"
     init: str = "spec"
     link_graph: str = "train"
+    feature_rows: str = "raw"
+    feature_bounds: str = "public"
 
     def __post_init__(self):
         _check("dataset", isinstance(self.dataset, str) and bool(self.dataset), "a dataset name", self.dataset)
@@ -227,27 +233,58 @@ def client_reports(graph: datasets.Graph, config: LdpGeConfig, rng: np.random.Ge
     """What the users send: x in [-1, 1]^d by public bounds (A1), then one report each (M2-M7); dense (n, d).
     The only function of the pipeline that reads raw features. ``raw_clear`` (or ``report_units="raw"`` without
     a mechanism): the raw values, unperturbed; ``report_units="raw"``: the estimates in raw units
-    (:func:`in_report_units`)."""
+    (:func:`in_report_units`). ``feature_rows`` and ``feature_bounds`` act before anything else."""
+    graph = row_normalised(graph, config)
     if config.raw_clear or (config.eps is None and config.report_units == "raw"):
         return as_dense(graph.x)
-    x = graph.normalized_features(clip=True)
+    x, bounds = unit_features(graph, config)
     k = config.sampled(x.shape[1])
     if k is None:
         return x
     mechanism = unit_box_mechanism(MECHANISMS[config.mechanism], config.eps, x.shape[1],
                                    None if config.mechanism == "LP" else k)
-    return in_report_units(as_dense(server_estimates(mechanism, x, rng)), config, graph.feature_range)
+    return in_report_units(as_dense(server_estimates(mechanism, x, rng)), config, bounds)
 
 
-def in_report_units(estimates: np.ndarray, config: LdpGeConfig, bounds: tuple[float, float]) -> np.ndarray:
+def row_normalised(graph: datasets.Graph, config: LdpGeConfig) -> datasets.Graph:
+    """``graph`` with each feature row divided by its L1 norm when ``config.feature_rows`` is "l1" (a row of zeros
+    stays zero), else unchanged. A hypothesis about the released link feature file (PrivGE@9ac59a9 datasets.py:29-35
+    reads ``<name>_link_feat.npy``, a file of its own that is not in the repository): the repository defines this
+    normalisation (utils.py:53-63, ``normalize_attributes``) and no released script calls it. The public bounds
+    stay valid: an L1-normalised row of features in [0, hi] lies in [0, 1]."""
+    if config.feature_rows == "raw":
+        return graph
+    x = sparse.csr_matrix(graph.features(), dtype=np.float64)
+    norms = np.asarray(abs(x).sum(axis=1)).ravel()
+    return replace(graph, x=(sparse.diags(1.0 / np.maximum(norms, 1e-12)) @ x).tocsr())
+
+
+def unit_features(graph: datasets.Graph, config: LdpGeConfig) -> tuple[np.ndarray, tuple]:
+    """The features in [-1, 1] and the bounds (lo, hi) that mapped them. ``feature_bounds="public"``: the
+    dataset's public bounds (A1). "columns": each column's minimum and maximum over the data, as the released
+    ``MinMaxScaler`` does (PrivGE@9ac59a9 mechanisms.py:7-22; not LDP, since every user's bound depends on every
+    other user's data), a constant column keeping its raw value (clipped into [-1, 1]). The two agree on binary
+    columns that hold a 0 and a 1; they differ on scaled data, e.g. L1-normalised rows (:func:`row_normalised`),
+    whose column maxima are far below 1, so that raw report units shrink with them."""
+    if config.feature_bounds == "public":
+        return graph.normalized_features(clip=True), graph.feature_range
+    x = as_dense(graph.features()).astype(np.float64)
+    lo, hi = x.min(axis=0), x.max(axis=0)
+    constant = hi == lo
+    unit = np.where(constant, np.clip(x, -1.0, 1.0), 2.0 * (x - lo) / np.where(constant, 1.0, hi - lo) - 1.0)
+    return unit, (lo, hi)
+
+
+def in_report_units(estimates: np.ndarray, config: LdpGeConfig, bounds: tuple) -> np.ndarray:
     """The estimates in the units ``config.report_units`` asks for. "unit": unchanged ([-1, 1] units, the spec).
     "raw": the released code's s * recover(x') (PrivGE@9ac59a9 mechanisms.py:21-22, 43, 67, 109, 150): every
     sampled coordinate mapped back by x -> (x + 1) (hi - lo) / 2 + lo, every unsampled one left at 0 (not at the
     raw value that 0 stands for), every coordinate for LP, which samples none. Sampled coordinates are the
-    nonzero estimates (MB's are +-C, PM's and HDS's continuous). The released code takes (lo, hi) from the data's
-    column minima and maxima (PrivGE@9ac59a9 mechanisms.py:7-22); the public bounds are used here. The two agree
-    on a binary column only where it holds both a 0 and a 1: a constant column has max - min = 0 there, so the
-    released code keeps its raw value when mapping in and recovers its minimum whatever the estimate (one of
+    nonzero estimates (MB's are +-C, PM's and HDS's continuous). ``bounds`` are :func:`unit_features`' (lo, hi),
+    two floats or one per column. The released code takes them from the data's column minima and maxima
+    (PrivGE@9ac59a9 mechanisms.py:7-22, ``feature_bounds="columns"``); the public bounds are the default. The two
+    agree on a binary column only where it holds both a 0 and a 1: a constant column has max - min = 0 there, so
+    the released code keeps its raw value when mapping in and recovers its minimum whatever the estimate (one of
     Cora's 1,433 columns is all zero; none of CiteSeer's 3,703 is constant)."""
     if config.report_units == "unit":
         return estimates
