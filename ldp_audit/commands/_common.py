@@ -57,10 +57,10 @@ def emit(report: AuditReport, args: argparse.Namespace, console) -> int:
     return 0 if report.passed else 1
 
 
-def parse_param(text: str) -> tuple[str, object]:
-    """``key=value`` with the value read as int, float, bool or left as text."""
+def parse_param(text: str, option: str = "--param") -> tuple[str, object]:
+    """``key=value`` (of ``option``) with the value read as int, float, bool or left as text."""
     if "=" not in text:
-        raise argparse.ArgumentTypeError(f"--param expects KEY=VALUE, got {text!r}")
+        raise argparse.ArgumentTypeError(f"{option} expects KEY=VALUE, got {text!r}")
     key, value = text.split("=", 1)
     for cast in (int, float):
         try:

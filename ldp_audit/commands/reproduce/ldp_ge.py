@@ -28,7 +28,6 @@ under keys of their own and the report's settings name the fields.
 from __future__ import annotations
 
 import time
-
 from dataclasses import fields, replace
 
 from .common import (PROTOCOLS_OF_OPTION, devices_used, panel_grid, panels_png, paper_datasets, planned_runs,
@@ -43,28 +42,20 @@ def field_changes(args) -> dict:
     """``{field: value}`` of ``--set FIELD=VALUE ...``, each value read as an int, float, true/false or text; an
     unknown field, a grid axis or a field given twice is refused by name (values are checked by the config)."""
     from ...models.training.ldp_ge import LdpGeConfig
+    from .._common import parse_param
 
     allowed = [f.name for f in fields(LdpGeConfig) if f.name not in GRID_AXES]
     changes = {}
     for text in getattr(args, "set", None) or ():
-        name, sep, raw = text.partition("=")
-        if not sep or not name:
+        name, value = parse_param(text, "--set") if "=" in text else ("", None)
+        if not name:
             raise ValueError(f"--set: FIELD=VALUE, got {text!r}")
         if name not in allowed:
             raise ValueError(f"--set: {name!r} is not a field --set changes; one of {', '.join(allowed)}")
         if name in changes:
             raise ValueError(f"--set: {name} given twice")
-        changes[name] = _value(raw)
+        changes[name] = value
     return changes
-
-
-def _value(raw: str):
-    for cast in (int, float):
-        try:
-            return cast(raw)
-        except ValueError:
-            pass
-    return {"true": True, "false": False}.get(raw.lower(), raw)
 
 
 def _with_changes(cells: list, changes: dict) -> list:
@@ -166,8 +157,8 @@ def run_ldp_ge(args, console, root) -> int:
     downstream = {} if args.downstream == "mlp" else {"downstream": f"{args.downstream} (the paper's logistic "
                                                                      "regression, not the released MLP)"}
     changed = {"set": " ".join(args.set)} if getattr(args, "set", None) else {}
-    settings = {"mode": args.mode, "runs": runs, **downstream, **changed, "device": devices_used(results.values(), device),
-                "results": str(store.root), "runs finished": f"{len(results)}/{len(configs)}",
+    settings = {"mode": args.mode, "runs": runs, **downstream, **changed,
+                "device": devices_used(results.values(), device), "results": str(store.root), "runs finished": f"{len(results)}/{len(configs)}",
                 "wall time (s)": round(time.perf_counter() - started, 1)}
     if args.protocol is None:
         report = ldp_ge_report(f"ldp-ge reproduction ({args.mode})", cells, results, subject=subject,
