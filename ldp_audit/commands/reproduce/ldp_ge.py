@@ -158,7 +158,8 @@ def run_ldp_ge(args, console, root) -> int:
                                                                      "regression, not the released MLP)"}
     changed = {"set": " ".join(args.set)} if getattr(args, "set", None) else {}
     settings = {"mode": args.mode, "runs": runs, **downstream, **changed,
-                "device": devices_used(results.values(), device), "results": str(store.root), "runs finished": f"{len(results)}/{len(configs)}",
+                "device": devices_used(results.values(), device), "results": str(store.root),
+                "runs finished": f"{len(results)}/{len(configs)}",
                 "wall time (s)": round(time.perf_counter() - started, 1)}
     if args.protocol is None:
         report = ldp_ge_report(f"ldp-ge reproduction ({args.mode})", cells, results, subject=subject,
