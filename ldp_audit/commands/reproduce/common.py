@@ -365,7 +365,7 @@ def panel_grid(rows: list):
 def panels_png(fig, ylabel: str, xlabel: str = "eps", xscale: str = "log") -> bytes:
     """Every panel without an x label on an ``xscale`` ``xlabel`` axis (log eps by default), every panel without
     a y label with ``ylabel``, a legend on the first panel (and on any panel given one already), and the figure as
-    PNG bytes."""
+    PNG bytes, cropped to what is drawn (a legend placed beside the panels included)."""
     import io
 
     import matplotlib.pyplot as plt
@@ -380,7 +380,7 @@ def panels_png(fig, ylabel: str, xlabel: str = "eps", xscale: str = "log") -> by
         fig.axes[0].legend(fontsize=7)
     fig.tight_layout()
     buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=120)
+    fig.savefig(buffer, format="png", dpi=120, bbox_inches="tight")  # a legend beside the panels stays in
     plt.close(fig)
     return buffer.getvalue()
 
