@@ -17,9 +17,8 @@ def _run(argv):
         return exc.code
 
 
-@pytest.mark.parametrize("datasets, expected", [([], {"cora"}), (["--datasets", "citeseer"], {"citeseer"}),
-                                                (["--datasets", "cora", "citeseer"], {"cora", "citeseer"})])
-def test_the_protocol_grid_runs_on_the_datasets_named(datasets, expected, monkeypatch, tmp_path, capsys):
+def _faked(monkeypatch):
+    """Training faked: every config 'trains' to 0.7; returns the list of configs handed to the sweep."""
     from ldp_audit.models.training import RunResult, sweep
 
     trained = []
@@ -30,6 +29,13 @@ def test_the_protocol_grid_runs_on_the_datasets_named(datasets, expected, monkey
                              "cpu", {}, 0.0, {"propagation": "push", "k": None}) for c in configs}
 
     monkeypatch.setattr(sweep, "run_sweep", fake_sweep)
+    return trained
+
+
+@pytest.mark.parametrize("datasets, expected", [([], {"cora"}), (["--datasets", "citeseer"], {"citeseer"}),
+                                                (["--datasets", "cora", "citeseer"], {"cora", "citeseer"})])
+def test_the_protocol_grid_runs_on_the_datasets_named(datasets, expected, monkeypatch, tmp_path, capsys):
+    trained = _faked(monkeypatch)
     argv = ["reproduce", "ldp-ge", "--protocol", "released", "--runs", "1", "--results", str(tmp_path), "--json",
             "--device", "cpu", *datasets]
     assert _run(argv) in (0, 1)
@@ -44,20 +50,6 @@ def test_a_dataset_without_features_is_refused_by_name(tmp_path, capsys):
     assert _run(["reproduce", "ldp-ge", "--protocol", "released", "--datasets", "lastfm", "--max-runs", "0",
                  "--results", str(tmp_path)]) == 2
     assert "--datasets: lastfm" in capsys.readouterr().err
-
-
-def _faked(monkeypatch):
-    from ldp_audit.models.training import RunResult, sweep
-
-    trained = []
-
-    def fake_sweep(configs, *args, **kwargs):
-        trained.extend(configs)
-        return {c: RunResult(c, {"val_auc": 0.7, "test_auc": 0.7, "val_acc": 0.7, "test_acc": 0.7}, {}, "cpu",
-                             "cpu", {}, 0.0, {"propagation": "push", "k": None}) for c in configs}
-
-    monkeypatch.setattr(sweep, "run_sweep", fake_sweep)
-    return trained
 
 
 @pytest.mark.parametrize("protocol", [[], ["--protocol", "released"], ["--protocol", "both"]])
