@@ -6,7 +6,7 @@ import numpy as np
 
 from ldp_audit.audits.reproduction.ldp_ge import ldp_ge_report
 from ldp_audit.audits.kernel.result import AuditReport, CheckResult, Status
-from ldp_audit.commands.reproduce.common import panel_grid
+from ldp_audit.commands.reproduce.common import LEGEND_WIDTH, legend_beside_rows, panel_grid
 from ldp_audit.commands.reproduce.ldp_ge import ldp_ge_plot
 from ldp_audit.commands.reproduce.se_privgemb import se_privgemb_plot
 from ldp_audit.models.training import ldp_ge
@@ -22,6 +22,23 @@ def test_panel_grid_has_one_row_per_table_and_drops_the_unused_places():
     assert len(fig.axes) == 3
     fig, [row] = panel_grid([])
     assert row == [] and len(fig.axes) == 1
+
+
+def test_each_row_gets_one_legend_beside_its_last_panel_with_every_label_of_the_row():
+    fig, grid = panel_grid([["cora", "citeseer"], ["cora k"]])
+    (a, _), (b, _) = grid[0]
+    a.plot([1, 2], [1, 2], label="MB")
+    b.plot([1, 2], [2, 1], label="MB")
+    b.plot([1, 2], [3, 3], label="paper (text)")
+    grid[1][0][0].plot([1, 2], [0, 1], label="HDS")
+    width = fig.get_figwidth()
+    legend_beside_rows(fig)
+    assert a.get_legend() is None  # nothing over the first panel's data
+    assert [t.get_text() for t in b.get_legend().get_texts()] == ["MB", "paper (text)"]  # each label once
+    assert [t.get_text() for t in grid[1][0][0].get_legend().get_texts()] == ["HDS"]
+    anchor = b.get_legend().get_bbox_to_anchor().transformed(b.transAxes.inverted())
+    assert anchor.x0 > 1.0  # right of the panel, off its data
+    assert fig.get_figwidth() == width + LEGEND_WIDTH
 
 
 def test_ldp_ge_plot_draws_every_table_of_the_report():

@@ -362,10 +362,32 @@ def panel_grid(rows: list):
     return fig, [list(zip(axes_row, titles)) for axes_row, titles in zip(axes, rows)]
 
 
+#: Inches added to a figure's width for the legends drawn beside its rows of panels.
+LEGEND_WIDTH = 2.2
+
+
+def legend_beside_rows(fig) -> None:
+    """One legend per row of panels, beside the row's last panel (off the data): every distinct label drawn in the
+    row, the first handle of each; the figure widened by :data:`LEGEND_WIDTH` for them."""
+    rows: dict = {}
+    for ax in fig.axes:
+        rows.setdefault(ax.get_subplotspec().rowspan.start, []).append(ax)
+    for row in rows.values():
+        handles: dict = {}
+        for ax in row:
+            for handle, label in zip(*ax.get_legend_handles_labels()):
+                handles.setdefault(label, handle)
+        if handles:
+            last = max(row, key=lambda ax: ax.get_subplotspec().colspan.start)
+            last.legend(list(handles.values()), list(handles), fontsize=7, loc="upper left",
+                        bbox_to_anchor=(1.02, 1.0))
+    fig.set_size_inches(fig.get_figwidth() + LEGEND_WIDTH, fig.get_figheight())
+
+
 def panels_png(fig, ylabel: str, xlabel: str = "eps", xscale: str = "log") -> bytes:
     """Every panel without an x label on an ``xscale`` ``xlabel`` axis (log eps by default), every panel without
-    a y label with ``ylabel``, a legend on the first panel (and on any panel given one already), and the figure as
-    PNG bytes, cropped to what is drawn (a legend placed beside the panels included)."""
+    a y label with ``ylabel``, a legend beside each row of panels (:func:`legend_beside_rows`), and the figure as
+    PNG bytes, cropped to what is drawn."""
     import io
 
     import matplotlib.pyplot as plt
@@ -376,11 +398,10 @@ def panels_png(fig, ylabel: str, xlabel: str = "eps", xscale: str = "log") -> by
             ax.set_xlabel(xlabel)
         if not ax.get_ylabel():
             ax.set_ylabel(ylabel)
-    if fig.axes[0].get_legend() is None:
-        fig.axes[0].legend(fontsize=7)
+    legend_beside_rows(fig)
     fig.tight_layout()
     buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=120, bbox_inches="tight")  # a legend beside the panels stays in
+    fig.savefig(buffer, format="png", dpi=120, bbox_inches="tight")  # the legends beside the panels stay in
     plt.close(fig)
     return buffer.getvalue()
 

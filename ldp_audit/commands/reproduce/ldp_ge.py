@@ -215,9 +215,6 @@ def _attributed(args, results: dict, planning: bool = False) -> list:
 COLOURS = {"LP": "tab:green", "PM": "tab:red", "MB": "tab:blue", "HDS": "tab:orange"}
 
 
-#: Inches added to the figure's width for the legend drawn beside each row of panels.
-LEGEND_WIDTH = 2.2
-
 #: Line style of each protocol's series with ``--protocol both`` (unsuffixed rows are the spec's).
 PROTOCOL_STYLES = {"spec": "-", "released": ":"}
 
@@ -252,8 +249,6 @@ def ldp_ge_plot(report) -> bytes:
                            with_paper=link and first)
                 if title == "Fig. 2" and first:
                     _figure2_quotes(ax, name, mine)
-        panels[-1][0].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0))  # beside the row, off the data
-    fig.set_size_inches(fig.get_figwidth() + LEGEND_WIDTH, fig.get_figheight())
     return panels_png(fig, "score (%)")
 
 

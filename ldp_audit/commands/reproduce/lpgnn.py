@@ -183,8 +183,6 @@ def fig6_plot(report) -> bytes:
                 k, gain = paper.FIG6_GAIN_OVER_K1[name]
                 ax.plot([1, k], [means[0], means[0] + gain], "s--", color="tab:red", label="paper (text): gain")
         ax.set_title(f"{name}: Fig. 6 {'top' if i < len(names) else 'bottom'} (eps={lpgnn.FIGURE_EPS:g})")
-        if i in (0, len(names)):
-            ax.legend(fontsize=7)
     return panels_png(fig, "micro-F1 (%)", xlabel="K", xscale="log")
 
 
@@ -217,8 +215,6 @@ def fig7_plot(report) -> bytes:
                 ax.plot([rates[0]], [means[0] + paper.FIG7_GAIN_OVER_K1[name]], "s", color="tab:red",
                         label=f"paper (text): K={paper.FIG7_K_GAIN} at rho=10%")
         ax.set_title(f"{name}: Fig. 7 {'top' if i < len(names) else 'bottom'}")
-        if i in (0, len(names)):
-            ax.legend(fontsize=7)
     return panels_png(fig, "micro-F1 (%)", xlabel="label rate rho (%)", xscale="linear")
 
 

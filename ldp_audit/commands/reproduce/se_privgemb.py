@@ -140,7 +140,6 @@ def se_privgemb_plot(report) -> bytes:
             ax.set_ylabel("AUC" if title.startswith("Fig. 4") else "StrucEqu")
             if not title.startswith("Fig. 4") and name in degree_only:
                 ax.axhline(degree_only[name], color="grey", linestyle="--", label="degree-only control")
-        panels[0][0].legend(fontsize=7)
     return panels_png(fig, "StrucEqu")
 
 
