@@ -28,8 +28,11 @@ def test_without_stored_runs_a_few_random_probe_runs_of_the_shape_go_to_their_ea
         trained.extend((c.epochs, c) for c in batch)
         return [RunResult(c, {"epochs_run": min(c.epochs, stops[c.eps])}, {}, "cpu", "x", {}, 0.0) for c in batch]
 
-    costs = common.probe_costs([[c] for c in configs], _shape, run_batch, "cpu", None, None)
+    said = []
+    costs = common.probe_costs([[c] for c in configs], _shape, run_batch, "cpu", None, None, say=said.append)
     to_stop = [c for e, c in trained if e == 1000]
+    assert len(said) == 2 and said[0].startswith("plan: timing csbm/link: 1 probe task trained for 10 and 40")
+    assert f"training {common.PROBE_STOP_RUNS} of them to their early stop" in said[1]  # the long part is named
     assert [e for e, _ in trained[:3]] == [1, *common.PROBE_EPOCHS]  # warm-up and two timed probes
     assert len(to_stop) == len(set(to_stop)) == common.PROBE_STOP_RUNS == len(trained) - 3
     cost = costs[("csbm", "link")]
@@ -42,8 +45,10 @@ def test_stored_runs_give_the_expected_epochs_and_no_run_is_trained_to_its_end()
     stored = [RunResult(ldp_ge.preset("csbm", "node", eps=5.0, seed=s), {"epochs_run": e}, {}, "cpu", "x", {}, 0.0)
               for s, e in enumerate((70, 90))]
     stored.append(RunResult(ldp_ge.preset("csbm", "link", eps=1.0), {"epochs_run": 400}, {}, "cpu", "x", {}, 0.0))
-    trained = []
-    costs = common.probe_costs([configs], _shape, _fake_runner(trained), "cpu", None, None, stored=stored)
+    trained, said = [], []
+    costs = common.probe_costs([configs], _shape, _fake_runner(trained), "cpu", None, None, stored=stored,
+                               say=said.append)
+    assert len(said) == 1 and "early stop" not in said[0]  # nothing long to announce
     assert trained == [1, *common.PROBE_EPOCHS] and costs[("csbm", "node")].expected_epochs == 80  # node runs only
 
 

@@ -140,7 +140,7 @@ def test_the_wall_time_follows_the_drivers_first_free_worker_policy():
 def test_plan_prints_the_grid_and_trains_nothing(tmp_path, capsys, monkeypatch):
     probed = []
 
-    def probe(groups, shape_of, run_batch, device, data_dir, cache_dir, stacked, stored=()):
+    def probe(groups, shape_of, run_batch, device, data_dir, cache_dir, stacked, stored=(), say=None):
         configs = [c for group in groups for c in group]
         probed.extend(configs)
         return {shape_of(c): common.RunCost(0.5, 2.0 / c.epochs) for c in configs}  # 2.5 CPU-s a run

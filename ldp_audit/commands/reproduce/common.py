@@ -146,15 +146,18 @@ class ClassCosts:
 PROBE_STOP_RUNS = 4
 
 
-def expected_epochs(configs: list, shape, shape_of, stored, run_batch, device: str, cache) -> float:
+def expected_epochs(configs: list, shape, shape_of, stored, run_batch, device: str, cache, say=None) -> float:
     """The epochs an early-stopping run of ``shape`` is expected to train: the mean ``epochs_run`` of the stored
     runs of the shape, else of :data:`PROBE_STOP_RUNS` of its ``configs`` trained here to their early stop
-    (nothing is stored)."""
+    (nothing is stored; ``say`` is told first, since that takes as long as those runs)."""
     ran = [r.metrics["epochs_run"] for r in stored if shape_of(r.config) == shape and "epochs_run" in r.metrics]
     if not ran:
         import numpy as np
 
         picks = np.random.default_rng(0).choice(len(configs), min(PROBE_STOP_RUNS, len(configs)), replace=False)
+        if say is not None:
+            say(f"plan: no stored {'/'.join(map(str, shape))} run tells how long such runs train: training "
+                f"{len(picks)} of them to their early stop (as long as {len(picks)} real runs; not stored)")
         ran = [r.metrics["epochs_run"] for r in run_batch([configs[i] for i in sorted(picks)], device, cache)]
     return sum(ran) / len(ran)
 
@@ -205,7 +208,7 @@ def _timed_cost(probes: list, run_batch, device: str, data_dir, cache_dir, graph
 
 
 def probe_costs(groups, shape_of, run_batch, device: str, data_dir, cache_dir, stacked: bool = False,
-                stored=()) -> dict:
+                stored=(), say=None) -> dict:
     """{shape: cost} per run (``cost(epochs, steps, cost_class)``): the shape's probe runs trained for the two
     :data:`PROBE_EPOCHS` in this process with one torch thread, each from a fresh cache (dataset loading and an
     untimed 1-epoch warm-up not counted), timed with process CPU time; nothing is stored. ``groups`` are the plan's
@@ -215,7 +218,8 @@ def probe_costs(groups, shape_of, run_batch, device: str, data_dir, cache_dir, s
     its steps (a :class:`ClassCosts`). The first task alone (CiteSeer's GCN+Raw at K = 1) said half of what
     CiteSeer's grid took. Otherwise the shape's first run is probed (a :class:`RunCost`). Pipelines that stop
     early (``config.STOPS_EARLY``) are charged the epochs they are expected to run (:func:`expected_epochs`, from
-    the ``stored`` results of the plan or a few probe runs to their early stop)."""
+    the ``stored`` results of the plan or a few probe runs to their early stop). ``say`` (if given) is told what
+    is probed as it starts."""
     from ...models.training.runtime import limit_threads
     from ...models.training.train import RunCache
 
@@ -224,12 +228,16 @@ def probe_costs(groups, shape_of, run_batch, device: str, data_dir, cache_dir, s
     for config in (c for group in groups for c in group):
         by_shape.setdefault(shape_of(config), []).append(config)
     for (shape, of_class), probes in _probe_members(groups, shape_of, stacked).items():
+        if say is not None:
+            say(f"plan: timing {'/'.join(map(str, shape))}{'' if of_class is None else f' ({of_class})'}: "
+                f"{len(probes)} probe task{'s' if len(probes) != 1 else ''} trained for "
+                f"{' and '.join(map(str, PROBE_EPOCHS))} epochs (not stored)")
         cost = _timed_cost(probes, run_batch, device, data_dir, cache_dir, graphs)
         first = probes[0][0]
         if getattr(first, "STOPS_EARLY", False):
             cache = RunCache(data_dir, cache_dir, graphs={first.dataset: graphs.graph(first.dataset)})
             cost = replace(cost, expected_epochs=expected_epochs(by_shape[shape], shape, shape_of, stored,
-                                                                 run_batch, device, cache))
+                                                                 run_batch, device, cache, say))
         if stacked:
             costs.setdefault(shape, ClassCosts({})).by_class[of_class] = cost
         else:
@@ -290,6 +298,11 @@ def paper_datasets(args, preset) -> tuple:
     return tuple(names)
 
 
+def notice(text: str) -> None:
+    """``ldp-audit: text`` on stderr (stdout stays the report's; a plain write: safe inside a signal handler)."""
+    os.write(2, f"ldp-audit: {text}\n".encode())
+
+
 class RunProgress:
     """A rich progress bar over runs (done / total, ETA) with the count of completed cells in its label; ``say``
     prints a notice above it (or on stderr when there is no bar)."""
@@ -313,7 +326,7 @@ class RunProgress:
         if self.enabled:
             self.bar.console.print(f"ldp-audit: {text}", markup=False, highlight=False)
         else:
-            os.write(2, f"ldp-audit: {text}\n".encode())  # a plain write: safe inside a signal handler
+            notice(text)
 
     def __exit__(self, *exc):
         if self.enabled:
@@ -427,7 +440,7 @@ def run_or_plan(args, console, title: str, configs: list, store, device: str, sh
         workers = 1 if engine == "local" else args.workers
         plan, stored = sweep.plan_sweep(configs, store, args.max_runs, batch_key, workers)
         costs = probe_costs(plan.groups, shape_of, run_batch, device, args.data_dir, args.cache_dir, stacked,
-                            stored.values())
+                            stored.values(), say=notice)
         print_plan(console, title, plan, costs, shape_of, engine, workers, args.json)
         return None
     progress = RunProgress(console, len(configs), enabled=not (args.json or getattr(args, "markdown", False)))
