@@ -166,6 +166,30 @@ def test_a_constant_column_keeps_its_raw_value_under_column_bounds():
     assert np.allclose(ldp_ge.client_reports(_graph_with(x), columns, None)[:, 0], 2 * x[:, 0] - 1)
 
 
+def test_a_report_warns_of_runs_that_are_not_ldp_or_leak_and_keeps_its_verdict():
+    from ldp_audit.audits.kernel.result import Status
+    from ldp_audit.audits.reproduction.ldp_ge import ldp_ge_report
+    from ldp_audit.models.training.store import RunResult
+
+    def report(**changes):
+        cells = [replace(cell, configs=tuple(replace(c, **changes) for c in cell.configs))
+                 for cell in ldp_ge.protocol_cells(runs=2)]
+        results = {c: RunResult(c, {f"test_{c.metric}": 0.8}, {}, "cpu", "t", {}, 0.0, {"propagation": "push"})
+                   for cell in cells for c in cell.configs}
+        return ldp_ge_report("", cells, results), cells
+
+    plain, _ = report()
+    assert not [r for r in plain.results if r.status == Status.WARN]
+    hypothesis, cells = report(feature_bounds="columns", link_graph="full")
+    warned = {r.details["setting"]: r for r in hypothesis.results if r.status == Status.WARN}
+    private = [c for cell in cells for c in cell.configs if c.eps is not None]
+    assert warned["feature_bounds=columns"].details["runs"] == len(private)  # the non-private runs leak nothing
+    assert "not LDP" in warned["feature_bounds=columns"].explanation
+    assert warned["link_graph=full"].details["runs"] == sum(c.task == "link" for cell in cells for c in cell.configs)
+    assert hypothesis.verdict == replace(hypothesis, results=tuple(
+        r for r in hypothesis.results if r.status != Status.WARN)).verdict
+
+
 # ------------------------------------------------------------------------------------------------- the MLPs
 
 def _largest_weight(model) -> float:

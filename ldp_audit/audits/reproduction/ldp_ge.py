@@ -475,6 +475,20 @@ def missing_dataset_rows(names: Iterable[str]) -> list[CheckResult]:
                                     "its cells are not run") for name in names]
 
 
+def caveat_rows(cells: Iterable[LdpGeCell]) -> list[CheckResult]:
+    """One WARN row per hypothesis setting under which some runs are not private or not leak-free
+    (:meth:`LdpGeConfig.caveats`), naming how many runs it covers: a number measured that way is evidence about the
+    released code, never a private pipeline's result."""
+    runs: dict = {}
+    for config in dict.fromkeys(c for cell in cells for c in cell.configs):
+        for setting, why in config.caveats().items():
+            runs.setdefault((setting, why), []).append(config)
+    return [CheckResult(f"caveat {setting}", "ldp-ge reproduction settings (issue 26 hypotheses)", Status.WARN,
+                        explanation=f"{len(configs)} run{'s' if len(configs) != 1 else ''} with {setting}: {why}",
+                        details={"setting": setting, "runs": len(configs)})
+            for (setting, why), configs in runs.items()]
+
+
 # ----- issue 26: what each protocol element moves ----------------------------------------------------------------
 
 def attribution_grids(spec_cells: list[LdpGeCell], released_cells: list[LdpGeCell], results: dict, preset,
@@ -506,5 +520,5 @@ def ldp_ge_report(title: str, cells: list[LdpGeCell], results: dict, subject: di
     rows = [cell_row(c, results) for c in cells] + ordering_rows(cells, results) + link_text_rows(cells, results)
     rows += margin_rows(cells, results) + lp_below_rows(cells, results) + instability_rows(cells, results)
     rows += baseline_protocol_rows(cells, results) + figure2_rows(cells, results) + k_sweep_rows(cells, results)
-    rows += missing_dataset_rows(missing)
+    rows += missing_dataset_rows(missing) + caveat_rows(cells)
     return AuditReport.of(title, rows, subject, settings)

@@ -192,6 +192,19 @@ class LdpGeConfig(TrainingConfig):
         """LDP-GE runs train one by one (they stop early at different epochs): each run is its own sweep task."""
         return (self.PIPELINE, self.dataset, self.key(), self.seed)
 
+    def caveats(self) -> dict[str, str]:
+        """{field=value: why}: the hypothesis settings under which the run is not what its row's name says, a
+        private run under LDP with a leak-free evaluation (empty for every preset's run)."""
+        found = {}
+        if self.feature_bounds == "columns" and self.eps is not None:
+            found["feature_bounds=columns"] = (
+                "not LDP: each feature column is mapped by its own minimum and maximum over all users (the released "
+                "MinMaxScaler), so every user's report depends on every other user's features")
+        if self.link_graph == "full" and self.task == "link":
+            found["link_graph=full"] = ("the link propagation runs over every edge, the held-out test edges "
+                                        "included: the AUC is optimistic")
+        return found
+
     def sampled(self, d: int) -> int | None:
         """The k the mechanism runs with (None when unperturbed)."""
         if self.eps is None:
