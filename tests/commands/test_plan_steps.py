@@ -29,9 +29,11 @@ def _grid():
 
 
 def test_a_stacked_probe_times_the_cheapest_and_dearest_tasks_and_charges_each_run_its_steps():
-    probed = []
-    costs = common.probe_costs(_grid(), lambda c: c.dataset, _busy_stack(probed), "cpu", None, None, True)
+    probed, said = [], []
+    costs = common.probe_costs(_grid(), lambda c: c.dataset, _busy_stack(probed), "cpu", None, None, True,
+                               say=said.append)
     assert probed == [[1]] * 3 + [[32]] * 3  # warm-up and two timed runs of each, never the middle task
+    assert said == ["plan: timing csbm (raw, multibit): 2 probe tasks trained for 10 and 40 epochs (not stored)"]
     cost = costs["csbm"]
     for k in (1, 4, 32):
         assert cost(500, k) == pytest.approx(PER_STEP_EPOCH * k * 500, rel=0.3)

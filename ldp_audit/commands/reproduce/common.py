@@ -140,6 +140,11 @@ class ClassCosts:
         return setup + epoch * self.charged(epochs)
 
 
+def shape_label(shape) -> str:
+    """A model shape as the plan prints it: ``citeseer/link`` for the tuple ("citeseer", "link")."""
+    return "/".join(map(str, shape)) if isinstance(shape, tuple) else str(shape)
+
+
 #: Runs of an early-stopping shape trained to their stop when no stored run tells how long they train, drawn at
 #: random (a fixed seed) from the shape's runs: how long a run trains depends on its cell (CiteSeer link: an LP run
 #: stopped after 54 epochs, a PM run after 255), and evenly spaced picks fall on one mechanism of a grid.
@@ -156,7 +161,7 @@ def expected_epochs(configs: list, shape, shape_of, stored, run_batch, device: s
 
         picks = np.random.default_rng(0).choice(len(configs), min(PROBE_STOP_RUNS, len(configs)), replace=False)
         if say is not None:
-            say(f"plan: no stored {'/'.join(map(str, shape))} run tells how long such runs train: training "
+            say(f"plan: no stored {shape_label(shape)} run tells how long such runs train: training "
                 f"{len(picks)} of them to their early stop (as long as {len(picks)} real runs; not stored)")
         ran = [r.metrics["epochs_run"] for r in run_batch([configs[i] for i in sorted(picks)], device, cache)]
     return sum(ran) / len(ran)
@@ -229,7 +234,8 @@ def probe_costs(groups, shape_of, run_batch, device: str, data_dir, cache_dir, s
         by_shape.setdefault(shape_of(config), []).append(config)
     for (shape, of_class), probes in _probe_members(groups, shape_of, stacked).items():
         if say is not None:
-            say(f"plan: timing {'/'.join(map(str, shape))}{'' if of_class is None else f' ({of_class})'}: "
+            named = ", ".join(str(part) for part in of_class or () if part is not None)
+            say(f"plan: timing {shape_label(shape)}{f' ({named})' if named else ''}: "
                 f"{len(probes)} probe task{'s' if len(probes) != 1 else ''} trained for "
                 f"{' and '.join(map(str, PROBE_EPOCHS))} epochs (not stored)")
         cost = _timed_cost(probes, run_batch, device, data_dir, cache_dir, graphs)
@@ -258,11 +264,11 @@ def print_plan(console, title: str, plan, costs: dict, shape_of, engine: str, wo
     mean = lambda values: sum(values) / len(values)  # noqa: E731
     summary = {"plan": title, "runs": plan.total, "stored": plan.stored, "to_train": plan.todo,
                "tasks": len(plan.groups), "largest_task": max((len(g) for g in plan.groups), default=0),
-               "cpu_s_per_run": {"/".join(map(str, shape)): round(mean([cost_of(c) for c in runs[shape]]), 3)
+               "cpu_s_per_run": {shape_label(shape): round(mean([cost_of(c) for c in runs[shape]]), 3)
                                  for shape in costs},
-               "cpu_s_setup_and_per_epoch": {"/".join(map(str, shape)): [
+               "cpu_s_setup_and_per_epoch": {shape_label(shape): [
                    round(mean([split(c)[i] for c in runs[shape]]), 4 + i) for i in (0, 1)] for shape in costs},
-               **({"expected_epochs": {"/".join(map(str, shape)): round(cost.expected_epochs, 1)
+               **({"expected_epochs": {shape_label(shape): round(cost.expected_epochs, 1)
                                        for shape, cost in costs.items() if cost.expected_epochs is not None}}
                   if any(cost.expected_epochs is not None for cost in costs.values()) else {}),
                "engine": engine, "workers": workers, **{k: round(v, 3) for k, v in numbers.items()}}
