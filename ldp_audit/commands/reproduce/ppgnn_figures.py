@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 from .._common import emit
-from .common import dataset_panels, devices_used, run_or_plan
+from .common import dataset_panels, devices_used, panels_png, run_or_plan
 from .common import paper_datasets as _datasets
 
 #: eps of the attribute-inference rows of Fig. 5 left (Sec. IV-E); the attack trains nothing.
@@ -105,15 +105,13 @@ def plot_path(plot: str, figure: str, count: int) -> str:
 
 
 def figure_plot(report, figure: str) -> bytes:
-    """PNG of one figure: a panel per dataset (or sub-figure), each series measured (mean ± std over runs); the
-    paper's printed points beside them (Fig. 3(a): BASE + the printed gains; Fig. 5 left: NonPriv's > 90%)."""
-    import io
-
-    import matplotlib.pyplot as plt
-
+    """PNG of one figure: a panel per dataset (or sub-figure), each series measured (mean ± std over runs) in one
+    colour on every panel; the paper's printed points beside them (Fig. 3(a): BASE + the printed gains; Fig. 5
+    left: NonPriv's > 90%); one legend beside the panels."""
     points = [r for r in report.results if r.details.get("table") == f"ppgnn_{figure}"
               and r.details.get("kind") == "point"]
     panels = list(dict.fromkeys(r.details["panel"] for r in points))
+    colours = {series: f"C{i}" for i, series in enumerate(dict.fromkeys(r.details["series"] for r in points))}
     attack = [r for r in report.results if r.name.startswith("attack.neighbour-vote.")] if figure == "fig5" else []
     fig, axes = dataset_panels(panels + (["cora attack (left)"] if attack else []))
     readoffs = {r.name: r for r in report.results if r.details.get("kind") == "readoff"}
@@ -128,22 +126,16 @@ def figure_plot(report, figure: str) -> bytes:
                 ax.axhline(line[0].details["measured_mean"], color="grey", label=f"{series} measured")
                 continue
             xs = [r.details["x"] for r in line]
-            handle = ax.errorbar(xs, [r.details["measured_mean"] for r in line],
-                                 [r.details["measured_std"] for r in line], fmt="o-", capsize=3,
-                                 label=f"{series} measured")
-            _paper_points(ax, figure, panel, series, line, readoffs, handle[0].get_color())
+            ax.errorbar(xs, [r.details["measured_mean"] for r in line], [r.details["measured_std"] for r in line],
+                        fmt="o-", capsize=3, color=colours[series], label=f"{series} measured")
+            _paper_points(ax, figure, panel, series, line, readoffs, colours[series])
         if figure in EPS_AXIS:
             ax.set_xscale("log")
         ax.set_xlabel(_x_label(figure, panel))
         ax.set_ylabel("test accuracy (%)")
         if not (figure == "fig3" and any(name.startswith(f"{panel} fig3(a)") for name in readoffs)):
             ax.set_title(f"{panel}\n(the paper prints no values here: trend only)", fontsize=9)
-        ax.legend(fontsize=7)
-    fig.tight_layout()
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=120)
-    plt.close(fig)
-    return buffer.getvalue()
+    return panels_png(fig, "test accuracy (%)")
 
 
 def _x_label(figure: str, panel: str) -> str:
@@ -178,5 +170,5 @@ def _attack_panel(ax, rows) -> None:
     ax.bar(range(len(values)), values, color="tab:blue", label="attack accuracy measured")
     ax.axhline(90, color="tab:red", linestyle="--", label="paper: NonPriv > 90%")
     ax.set_xticks(range(len(values)), labels, rotation=60, fontsize=6)
+    ax.set_xlabel("features the attacker sees")
     ax.set_ylabel("attack accuracy (%)")
-    ax.legend(fontsize=7)
