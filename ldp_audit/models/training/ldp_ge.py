@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, replace
-from typing import Callable, ClassVar
+from typing import Any, Callable, ClassVar, NamedTuple
 
 import numpy as np
 from scipy import sparse
@@ -414,7 +414,19 @@ def _train_node(z, graph: datasets.Graph, config: LdpGeConfig, torch_rng, device
     return _early_stopping(config, epoch_step, evaluate)
 
 
-def _train_link(z, split: datasets.EdgeSplit, num_nodes: int, config: LdpGeConfig, torch_rng, rng, device: str):
+class LinkTraining(NamedTuple):
+    """The link task ready to train: the MLP, the embedding it reads (a float32 tensor), the edge split, one epoch
+    (``epoch_step()``) and the (validation, test) AUC now (``evaluate()``)."""
+
+    model: Any
+    embedding: Any
+    split: datasets.EdgeSplit
+    epoch_step: Callable[[], None]
+    evaluate: Callable[[], tuple]
+
+
+def _link_training(z, split: datasets.EdgeSplit, num_nodes: int, config: LdpGeConfig, torch_rng, rng,
+                   device: str) -> LinkTraining:
     import torch
 
     x = torch.as_tensor(z, dtype=torch.float32, device=device)
@@ -441,7 +453,7 @@ def _train_link(z, split: datasets.EdgeSplit, num_nodes: int, config: LdpGeConfi
                              score(torch.as_tensor(n, device=device)).cpu().numpy())
                          for p, n in ((split.val_pos, split.val_neg), (split.test_pos, split.test_neg)))
 
-    return _early_stopping(config, epoch_step, evaluate)
+    return LinkTraining(model, x, split, epoch_step, evaluate)
 
 
 def train_on_reports(graph: datasets.Graph, reports: np.ndarray, config: LdpGeConfig, device: str = "cpu",
@@ -450,18 +462,34 @@ def train_on_reports(graph: datasets.Graph, reports: np.ndarray, config: LdpGeCo
     Propagation runs on the CPU (numpy/scipy), the MLP on ``device``. Returns the metrics at the epoch chosen on
     validation (``val_acc``/``test_acc`` or ``val_auc``/``test_auc``, fractions in [0, 1]) and the validation
     curve ({name: values}); ``info``, when given, receives what the propagation did (:func:`server_embedding`)."""
-    import torch
-
-    reports = conditioned(reports, config)
-    torch_rng = torch.Generator().manual_seed(runtime.torch_seed(config.seed, *streams.INIT.key()))
-    torch.manual_seed(runtime.torch_seed(config.seed, *streams.INIT_LINK.key()))
     if config.task == "node":
+        reports, torch_rng = conditioned(reports, config), _seeded_torch(config)
         z = server_embedding(reports, graph.adjacency, config, info)
         return _train_node(z, graph, config, torch_rng, device)
+    link = link_training(graph, reports, config, device, info)
+    return _early_stopping(config, link.epoch_step, link.evaluate)
+
+
+def link_training(graph: datasets.Graph, reports: np.ndarray, config: LdpGeConfig, device: str = "cpu",
+                  info: dict | None = None) -> LinkTraining:
+    """The link task of :func:`train_on_reports` up to its epochs (:class:`LinkTraining`): the same seeds, split,
+    propagation and MLP, for a caller that looks inside the model between epochs (e.g.
+    ``benchmarks/ldp_ge_dead_units.py``)."""
+    reports, torch_rng = conditioned(reports, config), _seeded_torch(config)
     split = datasets.edge_split(graph, config.split_seed)
     propagated_over = split.train_graph if config.link_graph == "train" else graph
     z = server_embedding(reports, propagated_over.adjacency, config, info)
-    return _train_link(z, split, graph.num_nodes, config, torch_rng, rng_for(config.seed, *streams.LABELS.key()), device)
+    return _link_training(z, split, graph.num_nodes, config, torch_rng, rng_for(config.seed, *streams.LABELS.key()),
+                          device)
+
+
+def _seeded_torch(config: LdpGeConfig):
+    """The run's batch-order generator; torch's global generator seeded for the MLP's initial weights."""
+    import torch
+
+    torch_rng = torch.Generator().manual_seed(runtime.torch_seed(config.seed, *streams.INIT.key()))
+    torch.manual_seed(runtime.torch_seed(config.seed, *streams.INIT_LINK.key()))
+    return torch_rng
 
 
 def run_ldp_ge(config: LdpGeConfig, graph: datasets.Graph | None = None, data_dir=None, cache_dir=None,
