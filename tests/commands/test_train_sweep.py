@@ -280,6 +280,6 @@ def test_ctrl_c_of_a_process_pool_sweep(tmp_path, presses):
         assert took < 5, took
     assert _wait_for(lambda: not any(map(_alive, below)), 5)
     saved = list(tmp_path.rglob("seed*.json"))
-    assert 1 <= len(saved) < 12 and not list(tmp_path.rglob("*.tmp"))
+    assert 0 < len(saved) < 12 and not list(tmp_path.rglob("*.tmp"))
     store = RunStore(tmp_path)
     assert all(store.load(RunConfig("csbm", eps_x=1.0, k_x=1, epochs=800, seed=int(p.stem[4:]))) for p in saved)
