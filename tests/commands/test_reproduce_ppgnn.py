@@ -229,13 +229,15 @@ def test_attribution_recovers_both_shares_of_a_synthetic_two_element_difference(
 
 
 def test_protocol_both_reports_both_columns_and_attributes_the_gap(monkeypatch, tmp_path, capsys):
-    """Fabricated runs (no training): accuracy 20 % under the saturating loss, 70 % otherwise, +5 with SAGE.
-    The attribution must give the loss +50 points and the backbone -5, and leave nothing unexplained."""
+    """Fabricated runs (no training): accuracy 20 % under the saturating loss, 70 % otherwise, +5 with SAGE,
+    spread over the seeds ten times wider at K = 2 than at K = 8 (chosen on validation). The attribution must
+    give the loss +50 points and the backbone -5, and leave nothing unexplained; the per-K row judges K = 2 by
+    the tolerance of its own runs."""
     from ldp_audit.models.training import RunResult, sweep
 
     def accuracy(config):
         return (0.2 if config.objective == "saturating" else 0.7) + (0.05 if config.model == "sage" else 0.0) \
-            + 0.001 * config.seed
+            + 0.001 * config.seed * (10 if config.k_x == 2 else 1)
 
     def fake_sweep(configs, *args, **kwargs):
         return {c: RunResult(c, {"val_acc": accuracy(c) + 0.01 * c.k_x, "test_acc": accuracy(c)}, {}, "cpu", "cpu",
@@ -255,8 +257,9 @@ def test_protocol_both_reports_both_columns_and_attributes_the_gap(monkeypatch, 
     assert whole["statistic"] == pytest.approx(45.0) and whole["details"]["unexplained"] == pytest.approx(0.0)
     assert report["subject"]["protocol"] == "both"
     per_k = rows["cora MB eps=0.01 [released] per K"]
-    assert per_k["status"] == "info" and per_k["details"]["closest_k"] == 2  # every K alike here: the first
-    assert per_k["statistic"] == pytest.approx(25.2)
+    assert per_k["status"] == "info" and per_k["details"]["closest_k"] == 2
+    assert per_k["statistic"] == pytest.approx(27.0)
+    assert per_k["threshold"] == pytest.approx(3 * np.std([25.0, 26, 27, 28, 29], ddof=1) * np.sqrt(2 / 5))
     assert (tmp_path / "both.png").read_bytes().startswith(b"\x89PNG")
 
 
@@ -264,12 +267,16 @@ def test_the_k_match_row_finds_the_k_that_reproduces_the_printed_number():
     from ldp_audit.audits.reproduction.protocol_gap import k_match_row
 
     row = k_match_row("cora 1B eps=0.01 [released]", 25.9, {0: [20.0, 21.0], 2: [33.0, 34.0], 16: [53.0, 54.0]},
-                      6.0, {}, "a rule")
+                      {0: 6.0, 2: 1.0, 16: 1.0}, {}, "a rule")
     assert row.details["closest_k"] == 0 and row.statistic == pytest.approx(20.5)
     assert "K chosen on test (a rule): K=16" in row.explanation
-    assert "within the cell's tolerance" in row.explanation and row.status.value == "info"
-    far = k_match_row("x", 90.0, {0: [20.0], 2: [33.0]}, 5.0, {}, "a rule")
+    assert "within the tolerance of its runs at that K, 6.0" in row.explanation and row.status.value == "info"
+    assert row.threshold == 6.0
+    far = k_match_row("x", 90.0, {0: [20.0], 2: [33.0]}, {0: 5.0, 2: 5.0}, {}, "a rule")
     assert far.details["closest_k"] == 2 and "outside" in far.explanation
+    # the closest K is judged by its own runs' tolerance, not by the tolerance of the K chosen on validation
+    narrow = k_match_row("y", 25.9, {0: [20.0, 21.0], 16: [53.0, 54.0]}, {0: 1.0, 16: 6.0}, {}, "a rule")
+    assert "outside the tolerance of its runs at that K, 1.0" in narrow.explanation
 
 
 @pytest.mark.parametrize("argv, parameter", [
