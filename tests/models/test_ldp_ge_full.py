@@ -26,10 +26,12 @@ def _fake(cells, score):
 def test_full_grid_has_table3_fig2_and_the_k_sweep_and_shares_the_papers_k():
     cells = ldp_ge.full_cells(("cora",), runs=2)
     by_table = {t: [c for c in cells if c.table == t] for t in ldp_ge.TABLES}
-    assert len(by_table["table3"]) == 4 * 4 + 2 and len(by_table["fig2"]) == 6 * 4 + 1
+    assert len(by_table["table3"]) == 4 * 4 + 2 and len(by_table["fig2"]) == 6 * 4 + 2
     assert len(by_table["ksweep"]) == 2 * 7
     configs = {c for cell in cells for c in cell.configs}
-    assert len(configs) == 2 * (18 + 25 + 14 - 2)  # k = 1 (link) and k = 20 (node) reuse Table III / Fig. 2 runs
+    assert len(configs) == 2 * (18 + 26 + 14 - 2)  # k = 1 (link) and k = 20 (node) reuse Table III / Fig. 2 runs
+    clear = [c for c in by_table["fig2"] if c.eps is None]
+    assert [c.raw_clear for c in clear] == [False, True] and [c.task for c in clear] == ["node", "node"]
     assert all(c.method == "auto" for c in configs)
     assert {c.eps for c in by_table["fig2"]} == {0.01, 0.1, 1.0, 2.0, 3.0, 5.0, None}
 
@@ -131,6 +133,38 @@ def test_c22_rows_check_the_quoted_gaps_and_flatness():
 
     failed = {r.name for r in figure2_rows(cells, _fake(cells, mutant)) if r.status is Status.FAIL}
     assert failed == {r.name for r in rows}
+
+
+def test_c22_loss_row_never_passes_on_a_collapsed_non_private_reference():
+    """The spec's non-private MLP on CiteSeer's [-1, 1] features predicted one class (7.6 %); "HDS loses less than
+    7 points" then held with a loss of -60. Such a reference makes the row INCONCLUSIVE, naming the raw-feature
+    row; a reference a little below HDS (within the tolerance) still decides it."""
+    cells = _node_cells("citeseer")
+
+    def collapsed(c):
+        return (7.6 if not c.raw_clear else 71.0) if c.eps is None else 67.0 if c.mechanism == "HDS" else 62.0
+
+    rows = {r.name: r for r in figure2_rows(cells, _fake(cells, collapsed))}
+    loss = rows["C22 citeseer loss vs non-private"]
+    assert loss.status is Status.INCONCLUSIVE and loss.statistic == pytest.approx(7.6 - 67.0)
+    assert "collapsed" in loss.explanation and "raw features the non-private row measures 71.05" in loss.explanation
+
+    def close(c):  # non-private 2 points under HDS: a small negative loss, within the tolerance
+        return 65.0 if c.eps is None else collapsed(c)
+
+    assert {r.name: r for r in figure2_rows(cells, _fake(cells, close))}[
+        "C22 citeseer loss vs non-private"].status is Status.PASS
+
+
+def test_node_baseline_rows_set_the_normalised_beside_the_raw_non_private_row():
+    from ldp_audit.audits.reproduction.ldp_ge import node_baseline_rows
+
+    cells = _node_cells("citeseer")
+    rows = node_baseline_rows(cells, _fake(cells, lambda c: (71.0 if c.raw_clear else 7.6) if c.eps is None
+                                          else 66.0))
+    assert [r.name for r in rows] == ["citeseer node non-private protocol"] and rows[0].status is Status.INFO
+    assert rows[0].statistic == pytest.approx(71.05) and "normalised features 7.65" in rows[0].explanation
+    assert node_baseline_rows([c for c in cells if not c.raw_clear], _fake(cells, lambda c: 66.0)) == []
 
 
 def test_c23_rows_read_the_shape_over_k():

@@ -581,7 +581,8 @@ def full_cells(datasets_: tuple, runs: int = FULL_RUNS, tables: tuple = TABLES, 
                downstream: str = "mlp") -> list[LdpGeCell]:
     """``reproduce ldp-ge --full``: per dataset, Table III (link: LP/PM/MB/HDS at eps 1, 2, 3, 5, the
     non-private row, and the non-private row on raw features as the released code runs it), Fig. 2 (node: the
-    four mechanisms at eps 0.01 ... 5 and non-private) and the k sweep (HDS at eps = 1, k in K_SWEEP, both tasks);
+    four mechanisms at eps 0.01 ... 5, the non-private row and that row on raw features) and the k sweep (HDS at
+    eps = 1, k in K_SWEEP, both tasks);
     propagation ``method`` auto by default (push or power at push's error, whichever is cheaper); every run with
     the ``downstream`` model."""
     cells, common = [], {"method": method, "downstream": downstream}
@@ -595,6 +596,7 @@ def full_cells(datasets_: tuple, runs: int = FULL_RUNS, tables: tuple = TABLES, 
             cells += [_cell(name, "node", m, eps, runs, "fig2", **common)
                       for eps in FIG2_EPS for m in TABLE3_MECHANISMS]
             cells.append(_cell(name, "node", "HDS", None, runs, "fig2", **common))
+            cells.append(_cell(name, "node", "HDS", None, runs, "fig2", raw_clear=True, **common))
         if "ksweep" in tables:
             cells += [_cell(name, task, "HDS", K_SWEEP_EPS, runs, "ksweep", k, **common)
                       for task in TASKS for k in K_SWEEP]
