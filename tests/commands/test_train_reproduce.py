@@ -192,6 +192,17 @@ def test_report_names_the_devices_the_runs_trained_on_not_this_machine():
     assert devices_used([], "cpu").startswith("cpu (") and devices_used([], "cpu").endswith("no runs")
 
 
+def test_report_names_the_torch_versions_a_resumed_folder_mixes():
+    from ldp_audit.commands.reproduce.common import software_used
+
+    def result(versions):
+        return RunResult(RunConfig("cora"), {}, {}, "cpu", "2 CPU cores", versions, 1.0)
+
+    mixed = [result({"torch": "2.13.0+cpu"})] * 2 + [result({"torch": "2.14.1"}), result({})]
+    assert software_used(mixed) == "torch 2.13.0+cpu: 2 runs; torch 2.14.1: 1 runs; unrecorded: 1 runs"
+    assert software_used([]) == "no runs"
+
+
 def test_several_splits_widen_the_tolerance_by_the_split_to_split_spread(tmp_path, capsys):
     """Runs on 5 splits whose means differ by up to 2 points: a gap of 3 points FAILs on one split (tolerance 1.5)
     and PASSes once the split-to-split spread enters the tolerance; the row reports the per-split means."""

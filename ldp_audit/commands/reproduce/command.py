@@ -59,7 +59,8 @@ from ...models.training.ppgnn_figures import FIGURES as PPGNN_FIGURES
 from ...papers import se_privgemb as se_privgemb_paper
 from .._common import add_output_options, emit
 from .common import (DATA_HOME_HELP, PROTOCOLS_OF_OPTION, add_plan_option, add_sweep_options, check_paths,
-                     dataset_panels, devices_used, panels_png, planned_runs, run_or_plan, user_data_folder)
+                     dataset_panels, devices_used, panels_png, planned_runs, run_or_plan, software_used,
+                     user_data_folder)
 from .common import paper_datasets as _datasets
 from . import lpgnn as lpgnn_figures
 from ..data import add_data_options
@@ -308,7 +309,8 @@ def run(args, console) -> int:
     measured = {cell: summarise(cell, results) for cell in cells + sum(figures.values(), []) if cell.runnable}
     settings = {"mode": args.mode, "runs": runs,
                 **({"k grid": " ".join(map(str, args.k_grid))} if args.k_grid else {}),
-                "device": devices_used(results.values(), device), "results": str(store.root),
+                "device": devices_used(results.values(), device), "software": software_used(results.values()),
+                "results": str(store.root),
                 "runs finished": f"{len(results)}/{len(configs)}",
                 "wall time (s)": round(time.perf_counter() - started, 1)}
     if args.paper == "ppgnn":

@@ -353,6 +353,17 @@ def devices_used(results, fallback: str) -> str:
     return "; ".join(f"{label}: {count} runs" for label, count in counts.most_common())
 
 
+def software_used(results) -> str:
+    """The torch versions the results were trained under, e.g. ``torch 2.13.0+cpu: 92 runs; torch 2.14.1: 88
+    runs``: a folder resumed under another torch holds runs of both, which the same config need not reproduce
+    bit for bit; "unrecorded" for runs that store no versions."""
+    from collections import Counter
+
+    counts = Counter(f"torch {result.versions.get('torch', 'unrecorded')}" if getattr(result, "versions", None)
+                     else "unrecorded" for result in results)
+    return "; ".join(f"{label}: {count} runs" for label, count in counts.most_common()) or "no runs"
+
+
 def dataset_panels(names: list, rows: int = 1):
     """A figure with one titled panel per dataset in each of ``rows`` rows (matplotlib's Agg backend):
     ``(figure, [(axis, name), ...])``, row after row."""

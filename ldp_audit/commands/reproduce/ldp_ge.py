@@ -31,7 +31,7 @@ import time
 from dataclasses import fields, replace
 
 from .common import (PROTOCOLS_OF_OPTION, devices_used, panel_grid, panels_png, paper_datasets, planned_runs,
-                     run_or_plan)
+                     run_or_plan, software_used)
 
 
 #: Config fields that are the grid's own axes (or an option of their own, --downstream): --set refuses them.
@@ -158,7 +158,8 @@ def run_ldp_ge(args, console, root) -> int:
                                                                      "regression, not the released MLP)"}
     changed = {"set": " ".join(args.set)} if getattr(args, "set", None) else {}
     settings = {"mode": args.mode, "runs": runs, **downstream, **changed,
-                "device": devices_used(results.values(), device), "results": str(store.root),
+                "device": devices_used(results.values(), device), "software": software_used(results.values()),
+                "results": str(store.root),
                 "runs finished": f"{len(results)}/{len(configs)}",
                 "wall time (s)": round(time.perf_counter() - started, 1)}
     if args.protocol is None:

@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 from .._common import emit
-from .common import dataset_panels, devices_used, panels_png, run_or_plan
+from .common import dataset_panels, devices_used, panels_png, run_or_plan, software_used
 from .common import paper_datasets as _datasets
 
 #: eps of the attribute-inference rows of Fig. 5 left (Sec. IV-E); the attack trains nothing.
@@ -82,6 +82,7 @@ def run_ppgnn_figures(args, console, root: Path, figures: tuple, features_presen
         if figure == "fig5":
             rows += _attack_rows(args)
     settings = {"mode": args.mode, "runs": grid.runs, "device": devices_used(results.values(), device),
+                "software": software_used(results.values()),
                 "results": str(store.root), "runs finished": f"{len(results)}/{len(configs)}",
                 "wall time (s)": round(time.perf_counter() - started, 1)}
     report = AuditReport.of(f"ppgnn figures {', '.join(figures)} ({args.mode})", rows,
