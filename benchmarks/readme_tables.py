@@ -25,6 +25,12 @@ def _report(path: Path) -> dict[str, dict]:
     return {row["name"]: row for row in json.loads(path.read_text())["results"]}
 
 
+def _measured(rows: dict[str, dict], name: str) -> dict | None:
+    """Row ``name`` if its cell has been measured (a cell not filled yet has a row without a mean), else None."""
+    row = rows.get(name)
+    return row if row is not None and "measured_mean" in row["details"] else None
+
+
 def _cell(row: dict, digits: int = 1) -> str:
     """``mean ± sd``: a measured cell's mean and spread over its runs, as its report stores them."""
     d = row["details"]
@@ -51,29 +57,62 @@ def ppgnn_full_table3() -> str:
     return "\n".join(lines)
 
 
-def ldp_ge_full_table3() -> str:
-    """ldp-ge Table III on Cora (link AUC), from ``ldp_ge/full-h100/report.json`` (with C21(a) per eps)."""
-    rows = _report(RESULTS / "ldp_ge" / "full-h100" / "report.json")
+def ldp_ge_table3(report: Path, dataset: str) -> str:
+    """ldp-ge Table III on ``dataset`` (link AUC, mean ± sd over the runs, the paper's mean, the verdict), from a
+    stored ``reproduce ldp-ge`` report, with C21(a) per eps; an eps whose cells are not all filled yet is left
+    out, a missing C21(a) row reads "-"."""
+    rows = _report(report)
     lines = ["| eps | LP (paper) | PM (paper) | MB (paper) | HDS (paper) | C21(a) HDS best |",
              "|---|---|---|---|---|---|"]
     for eps in ("1", "2", "3", "5"):
-        cells = [eps]
-        for mechanism in ("LP", "PM", "MB", "HDS"):
-            row = rows[f"cora link {mechanism} eps={eps}"]
-            cells.append(f"{_cell(row)} ({row['details']['paper_mean']:.2f}) {row['status'].upper()}")
-        cells.append(rows[f"C21a cora eps={eps}"]["status"].upper())
+        named = [_measured(rows, f"{dataset} link {mechanism} eps={eps}") for mechanism in ("LP", "PM", "MB", "HDS")]
+        if None in named:
+            continue
+        cells = [eps] + [f"{_cell(row)} ({row['details']['paper_mean']:.2f}) {row['status'].upper()}" for row in named]
+        c21 = rows.get(f"C21a {dataset} eps={eps}")
+        cells.append("-" if c21 is None else c21["status"].upper())
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
-def _count_runs(folder: Path) -> str:
-    return f"{sum(1 for _ in folder.rglob('seed*.json')):,}"
+def ldp_ge_fig2(report: Path, dataset: str) -> str:
+    """ldp-ge Fig. 2 on ``dataset`` (node accuracy, mean ± sd over the runs per mechanism and eps, and the
+    non-private row on [-1, 1] and on raw features), from a stored ``reproduce ldp-ge --tables fig2`` report; a
+    cell with a printed value (C22's quoted numbers) also shows the paper's and the verdict, a cell not filled
+    yet reads "-"."""
+    rows = _report(report)
+
+    def shown(row):
+        if row is None:
+            return "-"
+        paper = row["details"].get("paper_mean")
+        return _cell(row) + ("" if paper is None else f" ({paper:.2f}) {row['status'].upper()}")
+
+    lines = ["| eps | LP | PM | MB | HDS |", "|---|---|---|---|---|"]
+    for eps in ("0.01", "0.1", "1", "2", "3", "5"):
+        lines.append("| " + " | ".join([eps] + [shown(_measured(rows, f"{dataset} node {mechanism} eps={eps}"))
+                                                for mechanism in ("LP", "PM", "MB", "HDS")]) + " |")
+    clear_rows = (("non-private, [-1, 1] features", "non-private"), ("non-private, raw features", "non-private raw"))
+    for label, cell in clear_rows:
+        lines.append(f"| {label} | | | | {shown(_measured(rows, f'{dataset} node {cell} eps=inf'))} |")
+    return "\n".join(lines)
 
 
-TABLES = {"ppgnn-full-table3": ppgnn_full_table3, "ldp-ge-full-table3": ldp_ge_full_table3}
+def _count_runs(folder: Path, runs: str = "*") -> str:
+    """How many run JSONs lie in the run folders under ``folder`` whose names match ``runs``."""
+    return f"{sum(1 for _ in folder.rglob(f'{runs}/seed*.json')):,}"
+
+
+LDP_GE_CPU = RESULTS / "ldp_ge" / "full-cpu"
+TABLES = {"ppgnn-full-table3": ppgnn_full_table3,
+          "ldp-ge-full-table3": lambda: ldp_ge_table3(RESULTS / "ldp_ge" / "full-h100" / "report.json", "cora"),
+          "ldp-ge-citeseer-table3": lambda: ldp_ge_table3(LDP_GE_CPU / "citeseer-report.json", "citeseer"),
+          "ldp-ge-citeseer-fig2": lambda: ldp_ge_fig2(LDP_GE_CPU / "citeseer-fig2-report.json", "citeseer")}
 FIGURES = {"lpgnn-quick-runs": lambda: _count_runs(RESULTS / "lpgnn" / "quick"),
            "ppgnn-quick-runs": lambda: _count_runs(RESULTS / "ppgnn" / "quick"),
-           "ldp-ge-full-runs": lambda: _count_runs(RESULTS / "ldp_ge" / "full-h100" / "runs")}
+           "ldp-ge-full-runs": lambda: _count_runs(RESULTS / "ldp_ge" / "full-h100" / "runs"),
+           "ldp-ge-citeseer-link-runs": lambda: _count_runs(LDP_GE_CPU / "citeseer", "link-*"),
+           "ldp-ge-citeseer-node-runs": lambda: _count_runs(LDP_GE_CPU / "citeseer", "node-*")}
 
 
 def _pattern(kind: str, name: str) -> re.Pattern:
