@@ -440,18 +440,27 @@ def node_baseline_rows(cells: Iterable[LdpGeCell], results: dict) -> list[CheckR
     the one on raw features (the released code at eps = inf). On sparse binary features (CiteSeer: about 32 ones
     in 3,703 columns per row) the normalised row is almost all -1, and the input dropout of 0.7 on that constant
     part drowns the few informative entries: the MLP predicts one class. Fig. 2 prints no number."""
-    found: dict = {}
-    for cell in cells:
-        scores = _scores(cell, results)
-        if cell.table == "fig2" and cell.task == "node" and cell.eps is None and scores is not None:
-            found.setdefault(cell.dataset, {})["raw" if cell.raw_clear else "normalised"] = scores
     return [CheckResult(
         f"{dataset} node non-private protocol", "ldp-ge Fig. 2: the non-private node accuracy; the paper does not "
         "say how the clear features enter", Status.INFO, float(np.mean(pair["raw"])), "raw-feature accuracy",
-        explanation="; ".join(f"{k} features {np.mean(v):.2f} (min {min(v):.2f}, max {max(v):.2f})"
-                              for k, v in sorted(pair.items())),
-        details={"normalised": pair["normalised"], "raw": pair["raw"]})
-        for dataset, pair in found.items() if len(pair) == 2]
+        explanation=_pair_text(pair), details={"normalised": pair["normalised"], "raw": pair["raw"]})
+        for dataset, pair in _clear_feature_pairs(cells, results, "fig2").items()]
+
+
+def _clear_feature_pairs(cells: Iterable[LdpGeCell], results: dict, table: str) -> dict:
+    """{dataset: {"normalised": scores, "raw": scores}} for each dataset whose two non-private cells of ``table``
+    (the spec's [-1, 1] features and raw features) have both finished."""
+    found: dict = {}
+    for cell in cells:
+        scores = _scores(cell, results)
+        if cell.table == table and cell.eps is None and scores is not None:
+            found.setdefault(cell.dataset, {})["raw" if cell.raw_clear else "normalised"] = scores
+    return {dataset: pair for dataset, pair in found.items() if len(pair) == 2}
+
+
+def _pair_text(pair: dict) -> str:
+    return "; ".join(f"{k} features {np.mean(v):.2f} (min {min(v):.2f}, max {max(v):.2f})"
+                     for k, v in sorted(pair.items()))
 
 
 def k_sweep_rows(cells: Iterable[LdpGeCell], results: dict) -> list[CheckResult]:
@@ -488,18 +497,12 @@ def baseline_protocol_rows(cells: Iterable[LdpGeCell], results: dict) -> list[Ch
     below the printed 93.07. Propagating over the whole graph, validation and test edges included (a leak the
     pipeline avoids, spec §9), gives 98.8 on seed 0. The printed value lies between the two; the released code
     reads a preprocessed adjacency whose content is not available, so the gap stays open."""
-    found: dict = {}
-    for cell in cells:
-        scores = _scores(cell, results)
-        if cell.table == "table3" and cell.eps is None and scores is not None:
-            found.setdefault(cell.dataset, {})["raw" if cell.raw_clear else "normalised"] = scores
     rows = []
-    for dataset, pair in found.items():
-        if len(pair) < 2 or dataset not in paper.TABLE3:
+    for dataset, pair in _clear_feature_pairs(cells, results, "table3").items():
+        if dataset not in paper.TABLE3:
             continue
         printed = paper.TABLE3[dataset][None][None][0]
-        text = "; ".join(f"{k} features {np.mean(v):.2f} (min {min(v):.2f}, max {max(v):.2f})"
-                         for k, v in sorted(pair.items()))
+        text = _pair_text(pair)
         rows.append(CheckResult(
             f"{dataset} non-private protocol", f"{paper.TABLE3_CITE}: non-private AUC {printed:.2f} ({dataset}); "
             "the paper does not say how the clear features enter", Status.INFO, float(np.mean(pair["raw"])),
