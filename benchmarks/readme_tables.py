@@ -37,6 +37,11 @@ def _cell(row: dict, digits: int = 1) -> str:
     return f"{d['measured_mean']:.{digits}f} ± {d['measured_std']:.{digits}f}"
 
 
+def _judged(row: dict) -> str:
+    """``mean ± sd (paper) VERDICT``: a measured cell beside the paper's mean."""
+    return f"{_cell(row)} ({row['details']['paper_mean']:.2f}) {row['status'].upper()}"
+
+
 def ppgnn_full_table3() -> str:
     """ppgnn Table III, MB and PPM columns, from ``ppgnn/full-h100/report.json`` (with C17 per cell)."""
     rows = _report(RESULTS / "ppgnn" / "full-h100" / "report.json")
@@ -57,10 +62,15 @@ def ppgnn_full_table3() -> str:
     return "\n".join(lines)
 
 
+#: The non-private rows of an LDP-GE report: (label in a table, cell name).
+_CLEAR_ROWS = (("non-private, [-1, 1] features", "non-private"), ("non-private, raw features", "non-private raw"))
+
+
 def ldp_ge_table3(report: Path, dataset: str) -> str:
     """ldp-ge Table III on ``dataset`` (link AUC, mean ± sd over the runs, the paper's mean, the verdict), from a
-    stored ``reproduce ldp-ge`` report, with C21(a) per eps; an eps whose cells are not all filled yet is left
-    out, a missing C21(a) row reads "-"."""
+    stored ``reproduce ldp-ge`` report, with C21(a) per eps, then the non-private row on [-1, 1] and on raw
+    features; an eps whose cells are not all filled yet is left out, a missing C21(a) row reads "-", a
+    non-private row not filled yet is left out."""
     rows = _report(report)
     lines = ["| eps | LP (paper) | PM (paper) | MB (paper) | HDS (paper) | C21(a) HDS best |",
              "|---|---|---|---|---|---|"]
@@ -68,10 +78,14 @@ def ldp_ge_table3(report: Path, dataset: str) -> str:
         named = [_measured(rows, f"{dataset} link {mechanism} eps={eps}") for mechanism in ("LP", "PM", "MB", "HDS")]
         if None in named:
             continue
-        cells = [eps] + [f"{_cell(row)} ({row['details']['paper_mean']:.2f}) {row['status'].upper()}" for row in named]
+        cells = [eps] + [_judged(row) for row in named]
         c21 = rows.get(f"C21a {dataset} eps={eps}")
         cells.append("-" if c21 is None else c21["status"].upper())
         lines.append("| " + " | ".join(cells) + " |")
+    for label, cell in _CLEAR_ROWS:
+        row = _measured(rows, f"{dataset} link {cell} eps=inf")
+        if row is not None:
+            lines.append(f"| {label} | {_judged(row)} | | | | |")
     return "\n".join(lines)
 
 
@@ -92,8 +106,7 @@ def ldp_ge_fig2(report: Path, dataset: str) -> str:
     for eps in ("0.01", "0.1", "1", "2", "3", "5"):
         lines.append("| " + " | ".join([eps] + [shown(_measured(rows, f"{dataset} node {mechanism} eps={eps}"))
                                                 for mechanism in ("LP", "PM", "MB", "HDS")]) + " |")
-    clear_rows = (("non-private, [-1, 1] features", "non-private"), ("non-private, raw features", "non-private raw"))
-    for label, cell in clear_rows:
+    for label, cell in _CLEAR_ROWS:
         lines.append(f"| {label} | | | | {shown(_measured(rows, f'{dataset} node {cell} eps=inf'))} |")
     return "\n".join(lines)
 
