@@ -283,3 +283,25 @@ def test_ctrl_c_of_a_process_pool_sweep(tmp_path, presses):
     assert 0 < len(saved) < 12 and not list(tmp_path.rglob("*.tmp"))
     store = RunStore(tmp_path)
     assert all(store.load(RunConfig("csbm", eps_x=1.0, k_x=1, epochs=800, seed=int(p.stem[4:]))) for p in saved)
+
+
+def test_a_resume_under_another_torch_says_so_before_training(tmp_path):
+    store, configs, said = RunStore(tmp_path), _configs(), []
+    sweep.run_sweep(configs, store, LocalEngine(), "cpu", max_new=2, say=said.append)
+    assert said == []  # a fresh folder: nothing to say
+    stored = next(p for p in tmp_path.rglob("*.json"))
+    stored.write_text(stored.read_text().replace('"torch":"', '"torch":"0.0.1-other+'))
+    sweep.run_sweep(configs, store, LocalEngine(), "cpu", say=said.append)
+    assert len(said) == 1 and "1 under torch 0.0.1-other+" in said[0] and "software line" in said[0]
+    sweep.run_sweep(configs, store, LocalEngine(), "cpu", run_batch=_fail, say=said.append)
+    assert len(said) == 1  # nothing left to train: nothing to warn about
+
+
+def test_the_other_torch_notice_counts_each_version_and_unrecorded_runs():
+    from types import SimpleNamespace as Run
+
+    runs = [Run(versions={"torch": "2.13.0+cpu"}), Run(versions={"torch": "2.14.1"}), Run(versions={"torch": "2.14.1"}),
+            Run(versions={})]
+    notice = sweep.other_torch_notice(runs, "2.13.0+cpu")
+    assert "2 under torch 2.14.1, 1 under an unrecorded torch" in notice and "2.13.0+cpu, and" in notice
+    assert sweep.other_torch_notice(runs[:1], "2.13.0+cpu") is None

@@ -157,6 +157,22 @@ def _by_perturbation(group: list) -> list:
     return [c for same in group_for_reuse(group, RunConfig.perturbation_key) for c in same]
 
 
+def other_torch_notice(stored: Iterable, torch_version: str) -> str | None:
+    """What to say before new runs join ``stored`` runs trained under another torch than ``torch_version`` (the
+    same config need not give the same numbers under another torch: CiteSeer's LDP-GE Table III was resumed under
+    torch 2.14.1 after 92 runs under 2.13.0, unnoticed until the report's software line); None when all agree."""
+    from collections import Counter
+
+    others = Counter(f"torch {result.versions['torch']}" if "torch" in (getattr(result, "versions", None) or {})
+                     else "an unrecorded torch" for result in stored)
+    others.pop(f"torch {torch_version}", None)
+    if not others:
+        return None
+    found = ", ".join(f"{count} under {version}" for version, count in others.most_common())
+    return (f"note: this folder holds runs trained under another torch ({found}); new runs train under torch "
+            f"{torch_version}, and the report's software line will list both")
+
+
 class _Stop:
     """The sweep's Ctrl-C: the first asks to stop (and says how many runs are in flight), the second abandons."""
 
@@ -204,6 +220,9 @@ def run_sweep(configs: Iterable, store: RunStore, engine, device: str | None = N
     """
     device = runtime.choose_device(device)
     plan, results = plan_sweep(configs, store, max_new, batch_key, engine.workers, task_runs)
+    notice = other_torch_notice(results.values(), runtime.versions()["torch"]) if plan.groups else None
+    if notice:
+        say(notice)
     if on_result:
         for result in results.values():
             on_result(result, False)
