@@ -114,14 +114,16 @@ class LdpGeConfig(TrainingConfig):
     "full": link propagation over the training edges only, or over every edge (held-out edges leak; a hypothesis
     about the released preprocessed adjacency, not part of any preset). Two more hypotheses about the released
     link feature file, not part of any preset: ``feature_rows`` "raw" | "l1" (:func:`row_normalised`) and
-    ``feature_bounds`` "public" | "columns" (:func:`unit_features`)."""
+    ``feature_bounds`` "public" | "columns" (:func:`unit_features`). ``structure_only`` (a control, not in the
+    paper): every user reports on random features instead of its own (:func:`structure_only_graph`), so the
+    server's embedding holds the graph and noise and nothing of the data."""
 
     PIPELINE: ClassVar[str] = "ldp-ge"
     STOPS_EARLY: ClassVar[bool] = True  # patience epochs without a better validation score
     #: Off by default and in the key only when on, so the runs stored before these fields keep their folders.
     KEYED_WHEN_SET: ClassVar[tuple[str, ...]] = ("rescale", "raw_clear", "downstream", "push_threshold",
                                                  "push_signs", "push_leftover", "report_units", "init",
-                                                 "link_graph", "feature_rows", "feature_bounds")
+                                                 "link_graph", "feature_rows", "feature_bounds", "structure_only")
 
     dataset: str
     task: str = "link"
@@ -153,6 +155,7 @@ class LdpGeConfig(TrainingConfig):
     link_graph: str = "train"
     feature_rows: str = "raw"
     feature_bounds: str = "public"
+    structure_only: bool = False
 
     def __post_init__(self):
         _check("dataset", isinstance(self.dataset, str) and bool(self.dataset), "a dataset name", self.dataset)
@@ -171,6 +174,7 @@ class LdpGeConfig(TrainingConfig):
         _check("eps", self.eps is None or (math.isfinite(self.eps) and self.eps > 0), "> 0 (or inf)", self.eps)
         _check("raw_clear", not self.raw_clear or self.eps is None, "False unless eps is inf (non-private)",
                self.raw_clear)
+        _check("structure_only", isinstance(self.structure_only, bool), "True or False", self.structure_only)
         _check("k", self.k is None or (isinstance(self.k, int) and self.k >= 1), "an integer >= 1", self.k)
         _check("alpha", 0 < self.alpha < 1, "in (0, 1)", self.alpha)
         _check("r", 0 <= self.r <= 1, "in [0, 1]", self.r)
@@ -200,6 +204,9 @@ class LdpGeConfig(TrainingConfig):
             found["feature_bounds=columns"] = (
                 "not LDP: each feature column is mapped by its own minimum and maximum over all users (the released "
                 "MinMaxScaler), so every user's report depends on every other user's features")
+        if self.structure_only:
+            found["structure_only=True"] = ("a control: every user reports on i.i.d. uniform features, not its own, "
+                                            "so the score comes from the graph alone")
         if self.link_graph == "full" and self.task == "link":
             found["link_graph=full"] = ("the link propagation runs over every edge, the held-out test edges "
                                         "included: the AUC is optimistic")
@@ -246,8 +253,9 @@ def client_reports(graph: datasets.Graph, config: LdpGeConfig, rng: np.random.Ge
     """What the users send: x in [-1, 1]^d by public bounds (A1), then one report each (M2-M7); dense (n, d).
     The only function of the pipeline that reads raw features. ``raw_clear`` (or ``report_units="raw"`` without
     a mechanism): the raw values, unperturbed; ``report_units="raw"``: the estimates in raw units
-    (:func:`in_report_units`). ``feature_rows`` and ``feature_bounds`` act before anything else."""
-    graph = row_normalised(graph, config)
+    (:func:`in_report_units`). ``structure_only``, ``feature_rows`` and ``feature_bounds`` act before anything
+    else."""
+    graph = row_normalised(structure_only_graph(graph, config, rng), config)
     if config.raw_clear or (config.eps is None and config.report_units == "raw"):
         return as_dense(graph.x)
     x, bounds = unit_features(graph, config)
@@ -257,6 +265,17 @@ def client_reports(graph: datasets.Graph, config: LdpGeConfig, rng: np.random.Ge
     mechanism = unit_box_mechanism(MECHANISMS[config.mechanism], config.eps, x.shape[1],
                                    None if config.mechanism == "LP" else k)
     return in_report_units(as_dense(server_estimates(mechanism, x, rng)), config, bounds)
+
+
+def structure_only_graph(graph: datasets.Graph, config: LdpGeConfig, rng: np.random.Generator) -> datasets.Graph:
+    """``graph`` with every feature row replaced by i.i.d. uniform values over the dataset's public feature range
+    when ``config.structure_only`` (drawn from the run's feature stream before the mechanism's noise), else
+    unchanged: the structure-only control of LDP-GE, as GCN+RND is LPGNN's (lpgnn §6.4). Its reports are the
+    mechanism's on data that no user holds, so whatever it scores above chance comes from the graph's edges."""
+    if not config.structure_only:
+        return graph
+    lo, hi = graph.feature_range
+    return replace(graph, x=sparse.csr_matrix(rng.uniform(lo, hi, size=(graph.num_nodes, graph.num_features))))
 
 
 def row_normalised(graph: datasets.Graph, config: LdpGeConfig) -> datasets.Graph:
