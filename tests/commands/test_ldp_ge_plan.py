@@ -1,5 +1,6 @@
-"""--plan for a pipeline that stops early (LDP-GE): a run is charged the epochs it is expected to train (stored runs'
-mean ``epochs_run``, else one probe run to its early stop), not its 1000-epoch budget."""
+"""--plan for a pipeline that stops early (LDP-GE): a run is charged the epochs it is expected to train (its cell's
+stored runs' mean ``epochs_run``, else that of a few probe runs of the cells with none, trained to their early stop),
+not its 1000-epoch budget."""
 from __future__ import annotations
 
 import pytest
@@ -40,16 +41,40 @@ def test_without_stored_runs_a_few_random_probe_runs_of_the_shape_go_to_their_ea
     assert cost(1000) == pytest.approx(cost.setup_s + cost.expected_epochs * cost.epoch_s)
 
 
-def test_stored_runs_give_the_expected_epochs_and_no_run_is_trained_to_its_end():
-    configs = [ldp_ge.preset("csbm", "node", eps=1.0, seed=s) for s in range(2)]
-    stored = [RunResult(ldp_ge.preset("csbm", "node", eps=5.0, seed=s), {"epochs_run": e}, {}, "cpu", "x", {}, 0.0)
-              for s, e in enumerate((70, 90))]
-    stored.append(RunResult(ldp_ge.preset("csbm", "link", eps=1.0), {"epochs_run": 400}, {}, "cpu", "x", {}, 0.0))
+def _stored(config, epochs_run):
+    return RunResult(config, {"epochs_run": epochs_run}, {}, "cpu", "x", {}, 0.0)
+
+
+def test_a_cells_stored_runs_give_its_expected_epochs_and_no_run_is_trained_to_its_end():
+    configs = [ldp_ge.preset("csbm", "node", eps=1.0, seed=s) for s in range(2, 4)]
+    stored = [_stored(ldp_ge.preset("csbm", "node", eps=1.0, seed=s), e) for s, e in enumerate((70, 90))]
+    stored.append(_stored(ldp_ge.preset("csbm", "link", eps=1.0), 400))  # another shape
     trained, said = [], []
     costs = common.probe_costs([configs], _shape, _fake_runner(trained), "cpu", None, None, stored=stored,
                                say=said.append)
     assert len(said) == 1 and "early stop" not in said[0]  # nothing long to announce
-    assert trained == [1, *common.PROBE_EPOCHS] and costs[("csbm", "node")].expected_epochs == 80  # node runs only
+    cost = costs[("csbm", "node")]
+    assert trained == [1, *common.PROBE_EPOCHS] and cost.expected_epochs is None
+    assert cost.charged(1000, common.cell_of(configs[0])) == 80  # the cell's own runs: 70 and 90
+
+
+def test_stored_runs_of_other_cells_do_not_stand_for_a_cell_without_any():
+    """PubMed link: 10 stored LP runs (51-110 epochs) charged every PM run as long, 4x short of its 361-391."""
+    lp = [ldp_ge.preset("csbm", "link", mechanism="LP", eps=1.0, seed=s) for s in range(3)]
+    pm = [ldp_ge.preset("csbm", "link", mechanism="PM", eps=1.0, seed=s) for s in range(3)]
+    stored = [_stored(config, 60) for config in lp[:2]]
+    trained = []
+
+    def run_batch(batch, device, cache):
+        trained.extend((c.epochs, c) for c in batch)
+        return [RunResult(c, {"epochs_run": min(c.epochs, 240 if c.mechanism == "PM" else 60)}, {}, "cpu", "x", {},
+                          0.0) for c in batch]
+
+    costs = common.probe_costs([[c] for c in lp[2:] + pm], _shape, run_batch, "cpu", None, None, stored=stored)
+    cost = costs[("csbm", "link")]
+    assert sorted(c.mechanism for e, c in trained if e == 1000) == ["PM"] * 3  # only cells with no stored run
+    assert cost.charged(1000, common.cell_of(lp[2])) == 60 and cost.charged(1000, common.cell_of(pm[0])) == 240
+    assert cost(1000) == pytest.approx(cost.setup_s + 240 * cost.epoch_s)
 
 
 def test_a_pipeline_without_early_stopping_is_charged_its_epoch_budget():

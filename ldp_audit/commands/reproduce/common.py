@@ -8,7 +8,7 @@ from __future__ import annotations
 import heapq
 import os
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 #: Where results go without --results: $XDG_DATA_HOME/ldp-audit, else ~/.local/share/ldp-audit.
@@ -98,18 +98,20 @@ def cost_class(config) -> tuple:
 class RunCost:
     """Measured CPU-seconds of one run of a shape: ``setup_s + epoch_s * epochs``, plus ``setup_per_step`` and
     ``epoch_per_step`` for each propagation step of the run (:func:`propagation_steps`). A pipeline that stops
-    early (LDP-GE: patience on validation) is charged ``expected_epochs`` (the epochs its runs of the shape ran)
-    instead of its epoch budget."""
+    early (LDP-GE: patience on validation) is charged instead of its epoch budget the epochs its cell's stored
+    runs ran (``cell_epochs``, by :func:`cell_of`), else ``expected_epochs`` (see :func:`expected_epochs`)."""
 
     setup_s: float
     epoch_s: float
     setup_per_step: float = 0.0
     epoch_per_step: float = 0.0
     expected_epochs: float | None = None
+    cell_epochs: dict = field(default_factory=dict)
 
-    def charged(self, epochs: int) -> float:
-        """The epochs a run with an ``epochs`` budget is charged."""
-        return epochs if self.expected_epochs is None else min(epochs, self.expected_epochs)
+    def charged(self, epochs: int, cell=None) -> float:
+        """The epochs a run with an ``epochs`` budget in ``cell`` is charged."""
+        expected = self.cell_epochs.get(cell, self.expected_epochs)
+        return epochs if expected is None else min(epochs, expected)
 
     def split(self, steps: int = 0, of_class=None) -> tuple[float, float]:
         """(set-up, per-epoch) CPU-seconds of a run with ``steps`` propagation steps."""
@@ -129,7 +131,7 @@ class ClassCosts:
     expected_epochs = None  # stacked shapes train their whole budget
 
     @staticmethod
-    def charged(epochs: int) -> int:
+    def charged(epochs: int, cell=None) -> int:
         return epochs
 
     def split(self, steps: int = 0, of_class=None) -> tuple[float, float]:
@@ -151,19 +153,37 @@ def shape_label(shape) -> str:
 PROBE_STOP_RUNS = 4
 
 
-def expected_epochs(configs: list, shape, shape_of, stored, run_batch, device: str, cache, say=None) -> float:
-    """The epochs an early-stopping run of ``shape`` is expected to train: the mean ``epochs_run`` of the stored
-    runs of the shape, else of :data:`PROBE_STOP_RUNS` of its ``configs`` trained here to their early stop
-    (nothing is stored; ``say`` is told first, since that takes as long as those runs)."""
-    ran = [r.metrics["epochs_run"] for r in stored if shape_of(r.config) == shape and "epochs_run" in r.metrics]
-    if not ran:
-        import numpy as np
+def cell_of(config) -> tuple:
+    """A run's cell: its config but the seed (the runs a table averages), as the run store names it."""
+    return config.dataset, config.key()
 
-        picks = np.random.default_rng(0).choice(len(configs), min(PROBE_STOP_RUNS, len(configs)), replace=False)
-        if say is not None:
-            say(f"plan: no stored {shape_label(shape)} run tells how long such runs train: training "
-                f"{len(picks)} of them to their early stop (as long as {len(picks)} real runs; not stored)")
-        ran = [r.metrics["epochs_run"] for r in run_batch([configs[i] for i in sorted(picks)], device, cache)]
+
+def cell_epochs(shape, shape_of, stored) -> dict:
+    """{cell: mean ``epochs_run``} of the ``stored`` runs of ``shape`` (:func:`cell_of`)."""
+    ran: dict = {}
+    for result in stored:
+        if shape_of(result.config) == shape and "epochs_run" in result.metrics:
+            ran.setdefault(cell_of(result.config), []).append(result.metrics["epochs_run"])
+    return {cell: sum(epochs) / len(epochs) for cell, epochs in ran.items()}
+
+
+def expected_epochs(configs: list, shape, known: dict, run_batch, device: str, cache, say=None) -> float | None:
+    """The epochs an early-stopping run of ``shape`` whose cell has no stored run is expected to train: the mean
+    ``epochs_run`` of :data:`PROBE_STOP_RUNS` of those ``configs`` (drawn at random, fixed seed) trained here to
+    their early stop (nothing is stored; ``say`` is told first, since that takes as long as those runs); None when
+    every config's cell is in ``known`` (:func:`cell_epochs`). Stored runs of other cells are no guide: on PubMed
+    link an LP run stopped after 51-110 epochs, a PM run after 361-391."""
+    unknown = [config for config in configs if cell_of(config) not in known]
+    if not unknown:
+        return None
+    import numpy as np
+
+    picks = np.random.default_rng(0).choice(len(unknown), min(PROBE_STOP_RUNS, len(unknown)), replace=False)
+    if say is not None:
+        say(f"plan: {len(unknown)} {shape_label(shape)} runs are in cells with no stored run to tell how long "
+            f"they train: training {len(picks)} of them to their early stop (as long as {len(picks)} real runs; "
+            "not stored)")
+    ran = [r.metrics["epochs_run"] for r in run_batch([unknown[i] for i in sorted(picks)], device, cache)]
     return sum(ran) / len(ran)
 
 
@@ -242,8 +262,9 @@ def probe_costs(groups, shape_of, run_batch, device: str, data_dir, cache_dir, s
         first = probes[0][0]
         if getattr(first, "STOPS_EARLY", False):
             cache = RunCache(data_dir, cache_dir, graphs={first.dataset: graphs.graph(first.dataset)})
-            cost = replace(cost, expected_epochs=expected_epochs(by_shape[shape], shape, shape_of, stored,
-                                                                 run_batch, device, cache, say))
+            known = cell_epochs(shape, shape_of, stored)
+            cost = replace(cost, cell_epochs=known, expected_epochs=expected_epochs(
+                by_shape[shape], shape, known, run_batch, device, cache, say))
         if stacked:
             costs.setdefault(shape, ClassCosts({})).by_class[of_class] = cost
         else:
@@ -256,21 +277,23 @@ def print_plan(console, title: str, plan, costs: dict, shape_of, engine: str, wo
     import json
 
     split = lambda c: costs[shape_of(c)].split(propagation_steps(c), cost_class(c))  # noqa: E731
-    cost_of = lambda c: split(c)[0] + split(c)[1] * costs[shape_of(c)].charged(c.epochs)  # noqa: E731
+    charged = lambda c: costs[shape_of(c)].charged(c.epochs, cell_of(c))  # noqa: E731
+    cost_of = lambda c: split(c)[0] + split(c)[1] * charged(c)  # noqa: E731
     numbers = estimate(plan.groups, cost_of, workers)
     runs: dict = {}
     for config in (c for group in plan.groups for c in group):
         runs.setdefault(shape_of(config), []).append(config)
     mean = lambda values: sum(values) / len(values)  # noqa: E731
+    stopping = [shape for shape, cost in costs.items() if shape in runs and
+                (cost.expected_epochs is not None or getattr(cost, "cell_epochs", None))]
     summary = {"plan": title, "runs": plan.total, "stored": plan.stored, "to_train": plan.todo,
                "tasks": len(plan.groups), "largest_task": max((len(g) for g in plan.groups), default=0),
                "cpu_s_per_run": {shape_label(shape): round(mean([cost_of(c) for c in runs[shape]]), 3)
                                  for shape in costs},
                "cpu_s_setup_and_per_epoch": {shape_label(shape): [
                    round(mean([split(c)[i] for c in runs[shape]]), 4 + i) for i in (0, 1)] for shape in costs},
-               **({"expected_epochs": {shape_label(shape): round(cost.expected_epochs, 1)
-                                       for shape, cost in costs.items() if cost.expected_epochs is not None}}
-                  if any(cost.expected_epochs is not None for cost in costs.values()) else {}),
+               **({"expected_epochs": {shape_label(shape): round(mean([charged(c) for c in runs[shape]]), 1)
+                                       for shape in stopping}} if stopping else {}),
                "engine": engine, "workers": workers, **{k: round(v, 3) for k, v in numbers.items()}}
     if json_out:
         print(json.dumps(summary))
@@ -283,8 +306,8 @@ def print_plan(console, title: str, plan, costs: dict, shape_of, engine: str, wo
              "source; one torch "
              "thread): " +
              (", ".join(f"{k} {v:.2f}" for k, v in summary["cpu_s_per_run"].items()) or "nothing to probe"),
-             *([f"  runs stop early: charged the epochs they are expected to run (stored runs' mean, else "
-                f"{PROBE_STOP_RUNS} probe runs to their early stop, not stored): " +
+             *([f"  runs stop early: charged the epochs they are expected to run (their cell's stored runs' mean, "
+                f"else that of {PROBE_STOP_RUNS} probe runs of the cells with none, not stored), mean: " +
                 ", ".join(f"{k} {v:g}" for k, v in summary["expected_epochs"].items())]
                if "expected_epochs" in summary else []),
              f"  estimate: {numbers['cpu_hours']:.3g} CPU-hours; wall {numbers['wall_s'] / 3600:.3g} h "
