@@ -82,3 +82,22 @@ def test_a_bad_set_is_refused_by_name(sets, message, monkeypatch, tmp_path, caps
 def test_set_is_refused_for_the_other_papers(tmp_path, capsys):
     assert _run(["reproduce", "ppgnn", "--results", str(tmp_path), "--set", "lr=0.1"]) == 2
     assert "--set: ldp-ge only" in capsys.readouterr().err
+
+
+def test_mechanisms_restricts_the_private_cells_and_keeps_the_non_private_rows(monkeypatch, tmp_path, capsys):
+    trained = _faked(monkeypatch)
+    assert _run(["reproduce", "ldp-ge", "--full", "--tables", "table3", "--datasets", "cora", "--mechanisms", "hds",
+                 "--runs", "1", "--results", str(tmp_path), "--json", "--device", "cpu"]) in (0, 1)
+    assert [(c.mechanism, c.eps, c.raw_clear) for c in trained] == \
+        [("HDS", 1.0, False), ("HDS", 2.0, False), ("HDS", 3.0, False), ("HDS", 5.0, False),
+         ("HDS", None, False), ("HDS", None, True)]
+    assert {row["name"] for row in json.loads(capsys.readouterr().out)["results"]} >= {"cora link HDS eps=1"}
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--full", "--mechanisms", "GM"], "--mechanisms must be among LP, PM, MB, HDS for ldp-ge, got GM"),
+    (["--quick", "--mechanisms", "HDS"], "--mechanisms: ppgnn, and ldp-ge with --full")])
+def test_a_bad_mechanisms_option_is_refused_by_name(argv, message, monkeypatch, tmp_path, capsys):
+    trained = _faked(monkeypatch)
+    assert _run(["reproduce", "ldp-ge", *argv, "--results", str(tmp_path)]) == 2
+    assert message in capsys.readouterr().err and not trained

@@ -104,8 +104,9 @@ def register(sub) -> None:
     p.add_argument("--results", metavar="DIR", help=f"folder of run JSONs (default PAPER-MODE in {DATA_HOME_HELP}; "
                                                     "never the working directory)")
     p.add_argument("--mechanisms", nargs="+", metavar="NAME", type=str.upper,
-                   help="ppgnn only: restrict to these Table III mechanisms (1B LP GM MB PPM; default MB PPM with "
-                        "--quick, all five with --full)")
+                   help="ppgnn: restrict to these Table III mechanisms (1B LP GM MB PPM; default MB PPM with "
+                        "--quick, all five with --full); ldp-ge --full: restrict the private cells of every table to "
+                        "these (LP PM MB HDS; the non-private rows stay)")
     p.add_argument("--backbone", choices=("gcn", "sage", "gat"), default=None,
                    help="ppgnn only: two-layer backbone (default gcn)")
     p.add_argument("--k-grid", nargs="+", metavar="K", type=count("--k-grid", 0, MAX_K), default=None,
@@ -231,8 +232,9 @@ EVALUATION_PROTOCOLS = {"se-privgemb"}
 
 def check_options(args) -> None:
     """Options the chosen paper does not use are refused, naming them (never silently ignored)."""
-    if args.mechanisms and args.paper != "ppgnn":
-        raise ValueError("--mechanisms: ppgnn only (lpgnn and ldp-ge tables have fixed columns)")
+    if args.mechanisms and not (args.paper == "ppgnn" or (args.paper == "ldp-ge" and args.mode == "full")):
+        raise ValueError("--mechanisms: ppgnn, and ldp-ge with --full (lpgnn's and ldp-ge's quick tables have "
+                         "fixed columns)")
     if args.backbone is not None and args.paper != "ppgnn":
         raise ValueError(f"--backbone: ppgnn only ({args.paper} trains its paper's own networks)")
     if args.k_grid is not None:

@@ -68,6 +68,18 @@ def _with_changes(cells: list, changes: dict) -> list:
         raise ValueError(f"--set: {error}") from None
 
 
+def _mechanisms(args) -> tuple:
+    """The private mechanisms of ``--mechanisms`` (default all four), each one LDP-GE knows."""
+    from ...models.training.ldp_ge import TABLE3_MECHANISMS
+
+    chosen = tuple(args.mechanisms or TABLE3_MECHANISMS)
+    unknown = [m for m in chosen if m not in TABLE3_MECHANISMS]
+    if unknown:
+        raise ValueError(f"--mechanisms must be among {', '.join(TABLE3_MECHANISMS)} for ldp-ge, got "
+                         f"{', '.join(unknown)}")
+    return chosen
+
+
 def _tables(args) -> tuple:
     from ...models.training.ldp_ge import TABLES
 
@@ -103,8 +115,9 @@ def plan(args):
     missing = tuple(n for n in names if data.load(ldp_ge.TABLE3_DATASETS[n], args.data_dir, args.cache_dir,
                                                   with_features=False).missing_features is not None)
     runs = args.runs or ldp_ge.FULL_RUNS
-    cells = ldp_ge.full_cells(tuple(n for n in names if n not in missing), runs, tables,
-                              downstream=args.downstream)
+    cells = [cell for cell in ldp_ge.full_cells(tuple(n for n in names if n not in missing), runs, tables,
+                                                downstream=args.downstream)
+             if cell.eps is None or cell.mechanism in _mechanisms(args)]
     protocol = {} if args.protocol is None else {"protocol": args.protocol}
     return _under_protocols(args, cells), runs, missing, {"paper": "ldp-ge", "tables": " + ".join(tables), **protocol}
 
