@@ -11,7 +11,10 @@ import argparse
 import json
 import re
 import sys
+import warnings
 from pathlib import Path
+
+from scipy import stats
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
@@ -69,16 +72,16 @@ _CLEAR_ROWS = (("non-private, [-1, 1] features", "non-private"), ("non-private, 
 def ldp_ge_table3(report: Path, dataset: str) -> str:
     """ldp-ge Table III on ``dataset`` (link AUC, mean ± sd over the runs, the paper's mean, the verdict), from a
     stored ``reproduce ldp-ge`` report, with C21(a) per eps, then the non-private row on [-1, 1] and on raw
-    features; an eps whose cells are not all filled yet is left out, a missing C21(a) row reads "-", a
+    features; a cell not filled yet reads "-" (an eps with none is left out), as does a missing C21(a) row; a
     non-private row not filled yet is left out."""
     rows = _report(report)
     lines = ["| eps | LP (paper) | PM (paper) | MB (paper) | HDS (paper) | C21(a) HDS best |",
              "|---|---|---|---|---|---|"]
     for eps in ("1", "2", "3", "5"):
         named = [_measured(rows, f"{dataset} link {mechanism} eps={eps}") for mechanism in ("LP", "PM", "MB", "HDS")]
-        if None in named:
+        if not any(named):
             continue
-        cells = [eps] + [_judged(row) for row in named]
+        cells = [eps] + ["-" if row is None else _judged(row) for row in named]
         c21 = rows.get(f"C21a {dataset} eps={eps}")
         cells.append("-" if c21 is None else c21["status"].upper())
         lines.append("| " + " | ".join(cells) + " |")
@@ -111,16 +114,46 @@ def ldp_ge_fig2(report: Path, dataset: str) -> str:
     return "\n".join(lines)
 
 
+def ldp_ge_fig2_control(report: Path, control: Path, dataset: str) -> str:
+    """ldp-ge Fig. 2 on ``dataset`` beside its structure-only control (``--set structure_only=true``): per eps
+    and mechanism, the mean node accuracy on the users' features and on random ones, and their difference (what
+    the features add, with Welch's 95 % interval); from two stored ``reproduce ldp-ge --tables fig2`` reports, a
+    cell missing in either "-"."""
+    rows, controls = _report(report), _report(control)
+    mechanisms = ("LP", "PM", "MB", "HDS")
+    lines = ["| eps | " + " | ".join(f"{m}: data / control (added [95% CI])" for m in mechanisms) + " |",
+             "|---|" + "---|" * len(mechanisms)]
+    for eps in ("0.01", "0.1", "1", "2", "3", "5"):
+        cells = [eps]
+        for mechanism in mechanisms:
+            name = f"{dataset} node {mechanism} eps={eps}"
+            data, noise = _measured(rows, name), _measured(controls, name)
+            if data is None or noise is None:
+                cells.append("-")
+                continue
+            with warnings.catch_warnings():  # three equal control runs (65.99 % each, LP eps 1) are no error
+                warnings.filterwarnings("ignore", "Precision loss", RuntimeWarning)
+                low, high = stats.ttest_ind(data["details"]["values"], noise["details"]["values"],
+                                            equal_var=False).confidence_interval(0.95)
+            cells.append(f"{data['details']['measured_mean']:.1f} / {noise['details']['measured_mean']:.1f} "
+                         f"({(low + high) / 2:+.1f} [{low:+.1f}, {high:+.1f}])")
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def _count_runs(folder: Path, runs: str = "*") -> str:
     """How many run JSONs lie in the run folders under ``folder`` whose names match ``runs``."""
     return f"{sum(1 for _ in folder.rglob(f'{runs}/seed*.json')):,}"
 
 
 LDP_GE_CPU = RESULTS / "ldp_ge" / "full-cpu"
+LDP_GE_CONTROLS = RESULTS / "ldp_ge" / "controls-cpu"
 TABLES = {"ppgnn-full-table3": ppgnn_full_table3,
           "ldp-ge-full-table3": lambda: ldp_ge_table3(RESULTS / "ldp_ge" / "full-h100" / "report.json", "cora"),
           "ldp-ge-citeseer-table3": lambda: ldp_ge_table3(LDP_GE_CPU / "citeseer-report.json", "citeseer"),
-          "ldp-ge-citeseer-fig2": lambda: ldp_ge_fig2(LDP_GE_CPU / "citeseer-fig2-report.json", "citeseer")}
+          "ldp-ge-citeseer-fig2": lambda: ldp_ge_fig2(LDP_GE_CPU / "citeseer-fig2-report.json", "citeseer"),
+          "ldp-ge-citeseer-fig2-control": lambda: ldp_ge_fig2_control(
+              LDP_GE_CPU / "citeseer-fig2-report.json", LDP_GE_CONTROLS / "citeseer-fig2-report.json", "citeseer")}
 FIGURES = {"lpgnn-quick-runs": lambda: _count_runs(RESULTS / "lpgnn" / "quick"),
            "ppgnn-quick-runs": lambda: _count_runs(RESULTS / "ppgnn" / "quick"),
            "ldp-ge-full-runs": lambda: _count_runs(RESULTS / "ldp_ge" / "full-h100" / "runs"),

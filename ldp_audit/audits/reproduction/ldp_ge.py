@@ -519,9 +519,9 @@ def missing_dataset_rows(names: Iterable[str]) -> list[CheckResult]:
 
 
 def caveat_rows(cells: Iterable[LdpGeCell]) -> list[CheckResult]:
-    """One WARN row per hypothesis setting under which some runs are not private or not leak-free
-    (:meth:`LdpGeConfig.caveats`), naming how many runs it covers: a number measured that way is evidence about the
-    released code, never a private pipeline's result."""
+    """One WARN row per setting under which some runs are not what their rows' names say (not private, not
+    leak-free, or the structure-only control; :meth:`LdpGeConfig.caveats`), naming how many runs it covers: a number
+    measured that way is evidence about the released code or the graph, never a private pipeline's result."""
     runs: dict = {}
     for config in dict.fromkeys(c for cell in cells for c in cell.configs):
         for setting, why in config.caveats().items():
