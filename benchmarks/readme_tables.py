@@ -114,19 +114,21 @@ def ldp_ge_fig2(report: Path, dataset: str) -> str:
     return "\n".join(lines)
 
 
-def ldp_ge_fig2_control(report: Path, control: Path, dataset: str) -> str:
-    """ldp-ge Fig. 2 on ``dataset`` beside its structure-only control (``--set structure_only=true``): per eps
-    and mechanism, the mean node accuracy on the users' features and on random ones, and their difference (what
-    the features add, with Welch's 95 % interval); from two stored ``reproduce ldp-ge --tables fig2`` reports, a
-    cell missing in either "-"."""
+def ldp_ge_control(report: Path, control: Path, dataset: str, task: str) -> str:
+    """ldp-ge Table III (``task`` "link") or Fig. 2 ("node") on ``dataset`` beside its structure-only control
+    (``--set structure_only=true``): per eps and mechanism, the mean score on the users' features and on random
+    ones, and their difference (what the features add, with Welch's 95 % interval); from two stored ``reproduce
+    ldp-ge`` reports. Columns: the mechanisms the control measured; a cell missing in either report reads "-"."""
     rows, controls = _report(report), _report(control)
-    mechanisms = ("LP", "PM", "MB", "HDS")
+    grid = ("1", "2", "3", "5") if task == "link" else ("0.01", "0.1", "1", "2", "3", "5")
+    mechanisms = [m for m in ("LP", "PM", "MB", "HDS")
+                  if any(_measured(controls, f"{dataset} {task} {m} eps={eps}") for eps in grid)]
     lines = ["| eps | " + " | ".join(f"{m}: data / control (added [95% CI])" for m in mechanisms) + " |",
              "|---|" + "---|" * len(mechanisms)]
-    for eps in ("0.01", "0.1", "1", "2", "3", "5"):
+    for eps in grid:
         cells = [eps]
         for mechanism in mechanisms:
-            name = f"{dataset} node {mechanism} eps={eps}"
+            name = f"{dataset} {task} {mechanism} eps={eps}"
             data, noise = _measured(rows, name), _measured(controls, name)
             if data is None or noise is None:
                 cells.append("-")
@@ -152,8 +154,12 @@ TABLES = {"ppgnn-full-table3": ppgnn_full_table3,
           "ldp-ge-full-table3": lambda: ldp_ge_table3(RESULTS / "ldp_ge" / "full-h100" / "report.json", "cora"),
           "ldp-ge-citeseer-table3": lambda: ldp_ge_table3(LDP_GE_CPU / "citeseer-report.json", "citeseer"),
           "ldp-ge-citeseer-fig2": lambda: ldp_ge_fig2(LDP_GE_CPU / "citeseer-fig2-report.json", "citeseer"),
-          "ldp-ge-citeseer-fig2-control": lambda: ldp_ge_fig2_control(
-              LDP_GE_CPU / "citeseer-fig2-report.json", LDP_GE_CONTROLS / "citeseer-fig2-report.json", "citeseer")}
+          "ldp-ge-citeseer-fig2-control": lambda: ldp_ge_control(
+              LDP_GE_CPU / "citeseer-fig2-report.json", LDP_GE_CONTROLS / "citeseer-fig2-report.json", "citeseer",
+              "node"),
+          "ldp-ge-citeseer-table3-control": lambda: ldp_ge_control(
+              LDP_GE_CPU / "citeseer-report.json", LDP_GE_CONTROLS / "citeseer-table3-report.json", "citeseer",
+              "link")}
 FIGURES = {"lpgnn-quick-runs": lambda: _count_runs(RESULTS / "lpgnn" / "quick"),
            "ppgnn-quick-runs": lambda: _count_runs(RESULTS / "ppgnn" / "quick"),
            "ldp-ge-full-runs": lambda: _count_runs(RESULTS / "ldp_ge" / "full-h100" / "runs"),
