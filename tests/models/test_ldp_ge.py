@@ -171,10 +171,18 @@ def test_c21_ordering_row_fails_when_hds_is_not_best():
     mb = next(c for c in link1 if c.mechanism == "MB")
     good = {**_fake_results(hds, [82.0, 83.0]), **_fake_results(mb, [76.0, 75.0])}
     bad = {**_fake_results(hds, [74.0, 73.0]), **_fake_results(mb, [76.0, 75.0])}
-    assert [r.status for r in ordering_rows(link1, good)] == [Status.PASS]
     assert [r.status for r in ordering_rows(link1, bad)] == [Status.FAIL]
     report = ldp_ge_report("t", link1, bad)
     assert not report.passed
+    # the quick grid runs MB only: HDS ahead of it is not "best" among LP, PM and MB
+    ahead = ordering_rows(link1, good)
+    assert [r.status for r in ahead] == [Status.INCONCLUSIVE] and "LP, PM not measured" in ahead[0].explanation
+    full = [c for c in ldp_ge.full_cells(("cora",), runs=2, tables=("table3",)) if c.eps == 1.0]
+    scores = {"HDS": [82.0, 83.0], "LP": [70.0, 71.0], "PM": [60.0, 61.0], "MB": [76.0, 75.0]}
+    every = {k: v for c in full for k, v in _fake_results(c, scores[c.mechanism]).items()}
+    assert [r.status for r in ordering_rows(full, every)] == [Status.PASS]
+    without_lp = {k: v for c in full if c.mechanism != "LP" for k, v in _fake_results(c, scores[c.mechanism]).items()}
+    assert [r.status for r in ordering_rows(full, without_lp)] == [Status.INCONCLUSIVE]
 
 
 def test_rescale_divides_mb_reports_by_their_public_bound_only():
