@@ -157,6 +157,9 @@ TABLES = {"ppgnn-full-table3": ppgnn_full_table3,
           "ldp-ge-citeseer-fig2-control": lambda: ldp_ge_control(
               LDP_GE_CPU / "citeseer-fig2-report.json", LDP_GE_CONTROLS / "citeseer-fig2-report.json", "citeseer",
               "node"),
+          "ldp-ge-cora-table3-control": lambda: ldp_ge_control(
+              RESULTS / "ldp_ge" / "full-h100" / "report.json", LDP_GE_CONTROLS / "cora-table3-report.json", "cora",
+              "link"),
           "ldp-ge-citeseer-table3-control": lambda: ldp_ge_control(
               LDP_GE_CPU / "citeseer-report.json", LDP_GE_CONTROLS / "citeseer-table3-report.json", "citeseer",
               "link")}

@@ -15,7 +15,7 @@ LPGNN_PAGE = ROOT / "docs" / "papers" / "lpgnn.md"
 BLOCKS = ["figure:ldp-ge-citeseer-link-runs", "figure:ldp-ge-citeseer-node-runs", "figure:ldp-ge-full-runs",
           "figure:lpgnn-quick-runs", "figure:ppgnn-quick-runs", "table:ldp-ge-citeseer-fig2",
           "table:ldp-ge-citeseer-fig2-control", "table:ldp-ge-citeseer-table3", "table:ldp-ge-citeseer-table3-control",
-          "table:ldp-ge-full-table3",
+          "table:ldp-ge-cora-table3-control", "table:ldp-ge-full-table3",
           "table:ppgnn-full-table3"]
 
 
