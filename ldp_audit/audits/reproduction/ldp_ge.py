@@ -14,6 +14,7 @@ functions.
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Iterable
 
 import numpy as np
@@ -315,7 +316,8 @@ def instability_rows(cells: Iterable[LdpGeCell], results: dict) -> list[CheckRes
       mean paired difference AUC(eps_a) - AUC(eps_b) at 1 - C21_ALPHA/m (Bonferroni over the m pairs): PASS
       when some CI lies above 0, FAIL when every CI lies below 0 (every larger budget wins), INCONCLUSIVE
       otherwise.
-    Both need C21_MIN_RUNS seeds in every cell they read. On runs drawn from Table III's own means and SDs
+    Both need C21_MIN_RUNS seeds in every cell they read, and all three competitors for a verdict a missing one
+    could change (:func:`_unsettled`). On runs drawn from Table III's own means and SDs
     (10 per cell, 40 draws) the spread row PASSes on five datasets and FAILs or is INCONCLUSIVE on PubMed, where
     the printed SDs of HDS (up to 1.61) are as large as the competitors'; the paper's own table does not carry
     the claim there."""
@@ -332,9 +334,21 @@ def instability_rows(cells: Iterable[LdpGeCell], results: dict) -> list[CheckRes
         if runs < C21_MIN_RUNS:
             rows += [_inconclusive(n, claim, f"{runs} runs < {C21_MIN_RUNS} in some cell: too few") for n in names]
             continue
-        rows.append(_spread_row(names[0], claim, curves))
-        rows.append(_smaller_eps_row(names[1], claim, {m: c for m, c in curves.items() if m != "HDS"}))
+        missing = [m for m in COMPETITORS if m not in curves]
+        rows.append(_unsettled(_spread_row(names[0], claim, curves), missing, (Status.PASS, Status.FAIL)))
+        rows.append(_unsettled(_smaller_eps_row(names[1], claim, {m: c for m, c in curves.items() if m != "HDS"}),
+                               missing, (Status.FAIL,)))
     return rows
+
+
+def _unsettled(row: CheckResult, missing: list, open_verdicts: tuple) -> CheckResult:
+    """``row`` made INCONCLUSIVE when a competitor is ``missing`` and its verdict is one the missing competitor
+    could change (the pooled spread either way; "some smaller eps wins" only when no measured one does)."""
+    if not missing or row.status not in open_verdicts:
+        return row
+    return replace(row, status=Status.INCONCLUSIVE,
+                   explanation=f"{row.explanation}; {', '.join(missing)} not measured, so this "
+                               f"{row.status.value.upper()} on the others settles nothing")
 
 
 def _deviations(curve: dict) -> np.ndarray:

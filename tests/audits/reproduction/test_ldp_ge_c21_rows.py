@@ -110,6 +110,22 @@ def test_c21e_passes_on_the_printed_spreads_and_fails_on_stable_rising_competito
     assert {r.status for r in instability_rows(few, _drawn(few, _printed))} == {Status.INCONCLUSIVE}
 
 
+def test_c21e_settles_nothing_a_missing_competitor_could_change():
+    """PubMed's sweep in progress (HDS and LP only): the pooled spread passed on LP alone."""
+    without = [c for c in _cells("cora") if c.mechanism in ("HDS", "LP")]
+    rows = instability_rows(without, _drawn(without, _printed))
+    assert rows[0].status is Status.INCONCLUSIVE and "PM, MB not measured" in rows[0].explanation
+
+    def stable(cell):
+        return _printed(cell) if cell.mechanism == "HDS" else (60.0 + 3.0 * cell.eps, 0.1)
+
+    def falling(cell):  # LP loses 3 points per unit of eps: a smaller eps wins, whatever PM and MB do
+        return _printed(cell) if cell.mechanism == "HDS" else (70.0 - 3.0 * cell.eps, 0.1)
+
+    assert [r.status for r in instability_rows(without, _drawn(without, stable))] == [Status.INCONCLUSIVE] * 2
+    assert instability_rows(without, _drawn(without, falling))[1].status is Status.PASS
+
+
 def test_report_carries_the_c21_rows_after_c21c():
     cells = _cells("facebook")
     names = [r.name for r in ldp_ge_report("t", cells, _drawn(cells, _printed)).results]
