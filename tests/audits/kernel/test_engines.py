@@ -310,9 +310,9 @@ def test_ctrl_c_on_a_dask_local_cluster_leaves_no_worker_and_one_message():
     deadline = time.monotonic() + 60.0
     while len(_session(proc.pid)) < 3 and time.monotonic() < deadline:  # the driver and its two workers
         time.sleep(0.2)
+    time.sleep(1.0)  # start-up forks more than the two workers for a moment (one CI run saw three processes)
     workers = [pid for pid in _session(proc.pid) if pid != proc.pid]
-    assert len(workers) == 2
-    time.sleep(1.0)
+    assert len(workers) >= 2  # every one of them must be gone after the Ctrl-C
     os.killpg(proc.pid, signal.SIGINT)
     try:
         _, err = proc.communicate(timeout=30)
