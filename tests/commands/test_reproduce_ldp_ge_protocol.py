@@ -101,3 +101,19 @@ def test_a_bad_mechanisms_option_is_refused_by_name(argv, message, monkeypatch, 
     trained = _faked(monkeypatch)
     assert _run(["reproduce", "ldp-ge", *argv, "--results", str(tmp_path)]) == 2
     assert message in capsys.readouterr().err and not trained
+
+
+def test_full_protocol_both_runs_fig2_under_each_protocol_and_reports_both(monkeypatch, tmp_path, capsys):
+    trained = _faked(monkeypatch)
+    plot = tmp_path / "fig2.png"
+    argv = ["reproduce", "ldp-ge", "--full", "--protocol", "both", "--tables", "fig2", "--datasets", "cora",
+            "--runs", "1", "--results", str(tmp_path / "runs"), "--json", "--device", "cpu", "--plot", str(plot)]
+    assert _run(argv) in (0, 1)
+    report = json.loads(capsys.readouterr().out)
+    node = [c for c in trained if c.task == "node"]
+    assert {c.report_units for c in node} == {"unit", "raw"} and {c.init for c in node} == {"spec", "released"}
+    names = [r["name"] for r in report["results"]]
+    for protocol in ("spec", "released"):  # every Fig. 2 cell and C22 row once per protocol
+        assert sum(n.endswith(f"[{protocol}]") and "node" in n and "eps=0.01" in n for n in names) == 4
+        assert any(n.startswith("C22") and n.endswith(f"[{protocol}]") for n in names)
+    assert plot.read_bytes().startswith(b"\x89PNG")

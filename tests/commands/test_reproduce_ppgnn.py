@@ -43,6 +43,8 @@ def _exit_code(argv) -> int:
     (["reproduce", "lpgnn", "--mechanisms", "MB", "--max-runs", "0"], "--mechanisms"),
     (["reproduce", "lpgnn", "--protocol", "released", "--tables", "drop", "--max-runs", "0"], "--protocol"),
     (["reproduce", "ppgnn", "--protocol", "released", "--tables", "fig4", "--max-runs", "0"], "--protocol"),
+    (["reproduce", "ldp-ge", "--full", "--protocol", "both", "--tables", "fig2", "ksweep", "--max-runs", "0"],
+     "--protocol"),
     (["reproduce", "ppgnn", "--protocol", "authors", "--max-runs", "0"], "--protocol"),
 ])
 def test_bad_input_exits_2_naming_the_parameter(argv, parameter, capsys):

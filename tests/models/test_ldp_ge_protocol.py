@@ -316,8 +316,21 @@ def test_protocol_both_plans_the_spec_and_the_released_grid():
     assert plan(args)[0] == ldp_ge.quick_cells(2)
 
 
+def test_full_protocol_takes_table3_and_fig2_but_refuses_the_k_sweep():
+    from ldp_audit.cli import build_parser
+    from ldp_audit.commands.reproduce.command import check_options
+
+    def options(*tables):
+        return build_parser().parse_args(["reproduce", "ldp-ge", "--full", "--protocol", "released", "--tables",
+                                          *tables])
+
+    check_options(options("table3", "fig2"))
+    with pytest.raises(ValueError, match="--protocol: ldp-ge's --tables table3 fig2 only"):
+        check_options(options("ksweep"))
+
+
 @pytest.mark.parametrize("chosen", ["both", "released"])
-def test_full_protocol_changes_table3_only(chosen):
+def test_full_protocol_changes_table3_and_fig2_only(chosen):
     from ldp_audit.commands.reproduce.ldp_ge import _under_protocols
 
     cells = ldp_ge.full_cells(("cora",), runs=1)
@@ -325,10 +338,11 @@ def test_full_protocol_changes_table3_only(chosen):
     _under_protocols(args, cells)
     released = args.protocol_cells["released"]
     assert {c.table for c in cells} == {"table3", "fig2", "ksweep"}
-    assert all(c.configs[0].report_units == ("raw" if c.table == "table3" else "unit") for c in released)
-    table3 = [c for c in cells if c.table == "table3"]
-    # both: the released list is Table III's (the figures would repeat the spec's rows); alone: every cell
-    assert [c.name for c in released] == [c.name for c in (table3 if chosen == "both" else cells)]
+    assert all(c.configs[0].report_units == ("unit" if c.table == "ksweep" else "raw") for c in released)
+    assert {c.configs[0].init for c in released if c.table == "fig2"} == {"released"}
+    changed = [c for c in cells if c.table != "ksweep"]
+    # both: the released list is Table III's and Fig. 2's (the k sweep would repeat the spec's rows); alone: all
+    assert [c.name for c in released] == [c.name for c in (changed if chosen == "both" else cells)]
 
 
 def test_the_attribution_recovers_a_synthetic_two_element_difference():

@@ -11,7 +11,7 @@ them, a second abandons them. LPGNN cells take K on validation (lpgnn E14);
 the K the paper would have taken on test is shown beside it. The report prints
 paper vs measured per cell with gap, tolerance (spec 7.4) and PASS/FAIL; the
 exit code is 1 when a cell is out of tolerance. --protocol (ppgnn Table III,
-lpgnn Table 3, ldp-ge Table III) adds the authors' released protocol beside the
+lpgnn Table 3, ldp-ge Table III and Fig. 2) adds the authors' released protocol beside the
 spec's and, with both, attributes the gap element by element (issue 26); for
 se-privgemb it scores StrucEqu as the released code does (no attribution: the
 training is the same). --plot FILE.png draws the
@@ -58,9 +58,9 @@ from ...models.training.lpgnn import MAX_SPLITS
 from ...models.training.ppgnn_figures import FIGURES as PPGNN_FIGURES
 from ...papers import se_privgemb as se_privgemb_paper
 from .._common import add_output_options, emit
-from .common import (DATA_HOME_HELP, PROTOCOLS_OF_OPTION, add_plan_option, add_sweep_options, check_paths,
-                     dataset_panels, devices_used, panels_png, planned_runs, run_or_plan, software_used,
-                     user_data_folder)
+from .common import (DATA_HOME_HELP, PROTOCOL_TABLES, PROTOCOLS_OF_OPTION, add_plan_option, add_sweep_options,
+                     check_paths, dataset_panels, devices_used, panels_png, planned_runs, run_or_plan,
+                     software_used, user_data_folder)
 from .common import paper_datasets as _datasets
 from . import lpgnn as lpgnn_figures
 from ..data import add_data_options
@@ -118,16 +118,16 @@ def register(sub) -> None:
                    help=f"lpgnn Table 3 only: random 50/25/25 splits per cell, 1 to {MAX_SPLITS} (default 1); with "
                         "several, the tolerance admits the split-to-split spread (the paper's split is unknowable)")
     p.add_argument("--protocol", choices=("spec", "released", "both"), default=None,
-                   help="ppgnn, lpgnn and ldp-ge Table 3 / Table III, se-privgemb's StrucEqu: run under the "
-                        "spec's protocol (default), the authors' released code's (ppgnn: SAGE unless --backbone, lr "
-                        "0.01, weight decay 0.01, dropout 0.75, the saturating loss, the all-improve checkpoint rule, "
-                        "the released PPM, LPGNN's baselines; lpgnn: the seed-era code's split draw and the paper's K "
-                        "grid {1, 2, 4, 8, 16, 32}; ldp-ge: the released push, report units and initialisation; "
-                        "se-privgemb: the released StrucEqu evaluation, training unchanged), or both: both columns, "
-                        f"then (not for se-privgemb) an attribution of the {ATTRIBUTED_CELLS} cells that differ "
-                        "most, one element switched back to the spec at a time; every released GNN cell gets a "
-                        "per-K row (the K closest to the paper and the K chosen on test, as the paper did: explanatory only); the runs are stored "
-                        "beside the spec's; combines with --splits")
+                   help="ppgnn and lpgnn Table 3 / Table III, ldp-ge Table III and Fig. 2, se-privgemb's StrucEqu: "
+                        "run under the spec's protocol (default), the authors' released code's (ppgnn: SAGE unless "
+                        "--backbone, lr 0.01, weight decay 0.01, dropout 0.75, the saturating loss, the all-improve "
+                        "checkpoint rule, the released PPM, LPGNN's baselines; lpgnn: the seed-era code's split draw "
+                        "and the paper's K grid {1, 2, 4, 8, 16, 32}; ldp-ge: the released push, report units and "
+                        "initialisation; se-privgemb: the released StrucEqu evaluation, training unchanged), or both: "
+                        f"both columns, then (not for se-privgemb) an attribution of the {ATTRIBUTED_CELLS} cells "
+                        "that differ most, one element switched back to the spec at a time; every released GNN cell "
+                        "gets a per-K row (the K closest to the paper and the K chosen on test, as the paper did: "
+                        "explanatory only); the runs are stored beside the spec's; combines with --splits")
     p.add_argument("--downstream", choices=("mlp", "logreg"), default=None,
                    help="ldp-ge only: the classifier on the embeddings: the released code's mlp (default) or the "
                         "paper's logistic regression (one linear layer)")
@@ -255,9 +255,10 @@ def check_options(args) -> None:
             raise ValueError(f"--protocol: {', '.join(with_presets)} only so far ({args.paper} has no "
                              "released-protocol preset yet)")
     if args.protocol is not None and args.paper not in EVALUATION_PROTOCOLS and args.tables \
-            and set(args.tables) != {"table3"}:
-        raise ValueError("--protocol: the papers' Table 3 / Table III only (--tables table3); the other tables and "
-                         "the figures use the spec's protocol")
+            and not set(args.tables) <= set(PROTOCOL_TABLES[args.paper]):
+        own = " ".join(PROTOCOL_TABLES[args.paper])
+        raise ValueError(f"--protocol: {args.paper}'s --tables {own} only; its other tables and figures use the "
+                         "spec's protocol")
     if args.set is not None and args.paper != "ldp-ge":
         raise ValueError(f"--set: ldp-ge only so far ({args.paper}'s runs are changed by their own options)")
     if args.downstream is not None and args.paper != "ldp-ge":

@@ -17,6 +17,10 @@ DATA_HOME_HELP = "$XDG_DATA_HOME/ldp-audit, else ~/.local/share/ldp-audit"
 #: The protocols each ``--protocol`` value runs, in report order (absent: the spec's alone).
 PROTOCOLS_OF_OPTION = {None: ("spec",), "spec": ("spec",), "released": ("released",), "both": ("spec", "released")}
 
+#: The tables and figures whose runs a training preset of ``--protocol`` changes, per paper; the others keep the
+#: spec's protocol (LDP-GE's k sweep; LPGNN's and PPGNN's figures sweep settings of their own).
+PROTOCOL_TABLES = {"lpgnn": ("table3",), "ppgnn": ("table3",), "ldp-ge": ("table3", "fig2")}
+
 
 def user_data_folder() -> Path:
     """The user's data folder for ldp-audit's results (XDG base directories), never the working directory."""

@@ -18,7 +18,7 @@ core's sweep (``sweep.run_sweep`` with ``sweep.TRAIN_BATCH``) on ``--engine loca
 attribution of the ATTRIBUTED_CELLS cells whose two protocols differ most (one element switched back to the spec
 at a time, paired by seed). With --quick the grid is ``ldp_ge.protocol_cells`` (Cora, eps = 1: the four link
 mechanisms, the non-private link row, node HDS and MB; 2 runs). With --full the released protocol applies to
-Table III's cells only: Fig. 2 and the k sweep keep the spec's protocol.
+the cells of Table III and Fig. 2: the k sweep keeps the spec's protocol.
 
 ``--set FIELD=VALUE ...`` changes run-config fields of every cell (after any preset), e.g. the hypotheses about the
 authors' unreleased link files (``feature_rows=l1``, ``feature_bounds=columns``, ``link_graph=full``) or
@@ -30,8 +30,8 @@ from __future__ import annotations
 import time
 from dataclasses import fields, replace
 
-from .common import (PROTOCOLS_OF_OPTION, devices_used, panel_grid, panels_png, paper_datasets, planned_runs,
-                     run_or_plan, software_used)
+from .common import (PROTOCOL_TABLES, PROTOCOLS_OF_OPTION, devices_used, panel_grid, panels_png, paper_datasets,
+                     planned_runs, run_or_plan, software_used)
 
 
 #: Config fields that are the grid's own axes (or an option of their own, --downstream): --set refuses them.
@@ -142,9 +142,9 @@ def _under_protocols(args, cells: list) -> list:
 
 
 def _takes_protocol(args, cell) -> bool:
-    """Whether ``--protocol`` applies to ``cell``: every cell of the quick protocol grid, Table III's cells only
-    with --full (Fig. 2 and the k sweep use the spec's protocol, as ``check_options`` tells --tables)."""
-    return args.mode == "quick" or cell.table == "table3"
+    """Whether ``--protocol`` applies to ``cell``: every cell of the quick protocol grid, with --full the cells of
+    Table III and Fig. 2 (``PROTOCOL_TABLES``; the k sweep keeps the spec's protocol)."""
+    return args.mode == "quick" or cell.table in PROTOCOL_TABLES["ldp-ge"]
 
 
 def run_ldp_ge(args, console, root) -> int:
