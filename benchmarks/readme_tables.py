@@ -114,16 +114,19 @@ def ldp_ge_fig2(report: Path, dataset: str) -> str:
     return "\n".join(lines)
 
 
-def ldp_ge_control(report: Path, control: Path, dataset: str, task: str) -> str:
+def ldp_ge_control(report: Path, control: Path, dataset: str, task: str,
+                   heading: str = "data / control (added [95% CI])") -> str:
     """ldp-ge Table III (``task`` "link") or Fig. 2 ("node") on ``dataset`` beside its structure-only control
     (``--set structure_only=true``): per eps and mechanism, the mean score on the users' features and on random
     ones, and their difference (what the features add, with Welch's 95 % interval); from two stored ``reproduce
-    ldp-ge`` reports. Columns: the mechanisms the control measured; a cell missing in either report reads "-"."""
+    ldp-ge`` reports. Columns: the mechanisms the control measured; a cell missing in either report reads "-".
+    Any second report of the same cells compares the same way (``heading`` names the two, e.g. the released
+    protocol's report beside the spec's)."""
     rows, controls = _report(report), _report(control)
     grid = ("1", "2", "3", "5") if task == "link" else ("0.01", "0.1", "1", "2", "3", "5")
     mechanisms = [m for m in ("LP", "PM", "MB", "HDS")
                   if any(_measured(controls, f"{dataset} {task} {m} eps={eps}") for eps in grid)]
-    lines = ["| eps | " + " | ".join(f"{m}: data / control (added [95% CI])" for m in mechanisms) + " |",
+    lines = ["| eps | " + " | ".join(f"{m}: {heading}" for m in mechanisms) + " |",
              "|---|" + "---|" * len(mechanisms)]
     for eps in grid:
         cells = [eps]
