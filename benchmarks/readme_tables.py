@@ -153,6 +153,7 @@ def _count_runs(folder: Path, runs: str = "*") -> str:
 
 LDP_GE_CPU = RESULTS / "ldp_ge" / "full-cpu"
 LDP_GE_CONTROLS = RESULTS / "ldp_ge" / "controls-cpu"
+LDP_GE_PROTOCOL = RESULTS / "ldp_ge" / "protocol-cpu"
 TABLES = {"ppgnn-full-table3": ppgnn_full_table3,
           "ldp-ge-full-table3": lambda: ldp_ge_table3(RESULTS / "ldp_ge" / "full-h100" / "report.json", "cora"),
           "ldp-ge-citeseer-table3": lambda: ldp_ge_table3(LDP_GE_CPU / "citeseer-report.json", "citeseer"),
@@ -163,6 +164,9 @@ TABLES = {"ppgnn-full-table3": ppgnn_full_table3,
           "ldp-ge-citeseer-fig2-control": lambda: ldp_ge_control(
               LDP_GE_CPU / "citeseer-fig2-report.json", LDP_GE_CONTROLS / "citeseer-fig2-report.json", "citeseer",
               "node"),
+          "ldp-ge-citeseer-fig2-released": lambda: ldp_ge_control(
+              LDP_GE_CPU / "citeseer-fig2-report.json", LDP_GE_PROTOCOL / "citeseer-fig2-released-report.json",
+              "citeseer", "node", heading="spec / released (spec - released [95% CI])"),
           "ldp-ge-cora-table3-control": lambda: ldp_ge_control(
               RESULTS / "ldp_ge" / "full-h100" / "report.json", LDP_GE_CONTROLS / "cora-table3-report.json", "cora",
               "link"),
