@@ -159,6 +159,7 @@ TABLES = {"ppgnn-full-table3": ppgnn_full_table3,
           "ldp-ge-citeseer-table3": lambda: ldp_ge_table3(LDP_GE_CPU / "citeseer-report.json", "citeseer"),
           "ldp-ge-citeseer-fig2": lambda: ldp_ge_fig2(LDP_GE_CPU / "citeseer-fig2-report.json", "citeseer"),
           "ldp-ge-pubmed-table3": lambda: ldp_ge_table3(LDP_GE_CPU / "pubmed-report.json", "pubmed"),
+          "ldp-ge-pubmed-fig2": lambda: ldp_ge_fig2(LDP_GE_CPU / "pubmed-fig2-report.json", "pubmed"),
           "ldp-ge-pubmed-table3-control": lambda: ldp_ge_control(
               LDP_GE_CPU / "pubmed-report.json", LDP_GE_CONTROLS / "pubmed-table3-report.json", "pubmed", "link"),
           "ldp-ge-citeseer-fig2-control": lambda: ldp_ge_control(
@@ -178,7 +179,8 @@ FIGURES = {"lpgnn-quick-runs": lambda: _count_runs(RESULTS / "lpgnn" / "quick"),
            "ldp-ge-full-runs": lambda: _count_runs(RESULTS / "ldp_ge" / "full-h100" / "runs"),
            "ldp-ge-citeseer-link-runs": lambda: _count_runs(LDP_GE_CPU / "citeseer", "link-*"),
            "ldp-ge-citeseer-node-runs": lambda: _count_runs(LDP_GE_CPU / "citeseer", "node-*"),
-           "ldp-ge-pubmed-link-runs": lambda: _count_runs(LDP_GE_CPU / "pubmed", "link-*")}
+           "ldp-ge-pubmed-link-runs": lambda: _count_runs(LDP_GE_CPU / "pubmed", "link-*"),
+           "ldp-ge-pubmed-node-runs": lambda: _count_runs(LDP_GE_CPU / "pubmed", "node-*")}
 
 
 def _pattern(kind: str, name: str) -> re.Pattern:
