@@ -11,10 +11,10 @@ them, a second abandons them. LPGNN cells take K on validation (lpgnn E14);
 the K the paper would have taken on test is shown beside it. The report prints
 paper vs measured per cell with gap, tolerance (spec 7.4) and PASS/FAIL; the
 exit code is 1 when a cell is out of tolerance. --protocol (ppgnn Table III,
-lpgnn Table 3, ldp-ge Table III and Fig. 2) adds the authors' released protocol beside the
-spec's and, with both, attributes the gap element by element (issue 26); for
-se-privgemb it scores StrucEqu as the released code does (no attribution: the
-training is the same). --plot FILE.png draws the
+lpgnn Table 3, ldp-ge Table III and Fig. 2) adds the authors' released
+protocol beside the spec's and, with both, attributes the gap element by
+element (issue 26); for se-privgemb it scores StrucEqu as the released code
+does (no attribution: the training is the same). --plot FILE.png draws the
 targets asked for: one row of panels per table or figure, one panel per
 dataset, the paper's numbers beside the measured ones.
 
