@@ -4,7 +4,7 @@ Under the spec's protocol PubMed's PM and MB link runs split in two: a run eithe
 or stays at chance (49-52), and the share that learns rises with eps (`full-cpu/pubmed-report.json`). A run's
 seed draws both its reports (the FEATURES stream) and its training (the MLP's initial weights, batch order and
 negative pairs). This crosses them: every report draw of ``--seeds`` is trained under every training draw, as
-``reproduce`` trains it (``ldp_ge.link_training``: same split, propagation and MLP), for ``--epochs`` epochs. If
+``reproduce`` trains it (``ldp_ge.training``: same split, propagation and MLP), for ``--epochs`` epochs. If
 the fate follows the rows, the reports decide; if it follows the columns, the training does. Nothing is stored.
 
     python benchmarks/ldp_ge_fate.py [--dataset pubmed] [--mechanism PM] [--eps 3] [--seeds 0 1 2 3 4] \\
@@ -20,7 +20,7 @@ def validation_auc(graph, reports, config, epochs: int) -> float:
     """Validation AUC (%) after ``epochs`` epochs of the link task trained under ``config``'s streams."""
     from ldp_audit.models.training import ldp_ge
 
-    link = ldp_ge.link_training(graph, reports, config)
+    link = ldp_ge.training(graph, reports, config)
     for _ in range(epochs):
         link.epoch_step()
     return 100 * link.evaluate()[0]

@@ -403,7 +403,20 @@ def _early_stopping(config: LdpGeConfig, epoch_step: Callable[[], None], evaluat
         {f"val_{metric}": curve}
 
 
-def _train_node(z, graph: datasets.Graph, config: LdpGeConfig, torch_rng, device: str):
+class Training(NamedTuple):
+    """A task ready to train: the MLP, the embedding it reads (a float32 tensor), one epoch (``epoch_step()``), the
+    (validation, test) score now (``evaluate()``) and the MLP's inputs on the validation set
+    (``validation_inputs()``: the validation nodes' embedding rows, or the Hadamard features of the validation
+    edges)."""
+
+    model: Any
+    embedding: Any
+    epoch_step: Callable[[], None]
+    evaluate: Callable[[], tuple]
+    validation_inputs: Callable[[], Any]
+
+
+def _node_training(z, graph: datasets.Graph, config: LdpGeConfig, torch_rng, device: str) -> Training:
     import torch
     import torch.nn.functional as F
 
@@ -430,22 +443,11 @@ def _train_node(z, graph: datasets.Graph, config: LdpGeConfig, torch_rng, device
             predicted = model(x).argmax(dim=1)
         return tuple(float((predicted[p] == y[p]).float().mean()) for p in (val, test))
 
-    return _early_stopping(config, epoch_step, evaluate)
-
-
-class LinkTraining(NamedTuple):
-    """The link task ready to train: the MLP, the embedding it reads (a float32 tensor), the edge split, one epoch
-    (``epoch_step()``) and the (validation, test) AUC now (``evaluate()``)."""
-
-    model: Any
-    embedding: Any
-    split: datasets.EdgeSplit
-    epoch_step: Callable[[], None]
-    evaluate: Callable[[], tuple]
+    return Training(model, x, epoch_step, evaluate, lambda: x[val])
 
 
 def _link_training(z, split: datasets.EdgeSplit, num_nodes: int, config: LdpGeConfig, torch_rng, rng,
-                   device: str) -> LinkTraining:
+                   device: str) -> Training:
     import torch
 
     x = torch.as_tensor(z, dtype=torch.float32, device=device)
@@ -476,7 +478,9 @@ def _link_training(z, split: datasets.EdgeSplit, num_nodes: int, config: LdpGeCo
                              score(torch.as_tensor(n, device=device)).cpu().numpy())
                          for p, n in ((split.val_pos, split.val_neg), (split.test_pos, split.test_neg)))
 
-    return LinkTraining(model, x, split, epoch_step, evaluate)
+    validation_edges = torch.as_tensor(split.val_pos, device=device)
+    return Training(model, x, epoch_step, evaluate,
+                    lambda: x.index_select(0, validation_edges[0]) * x.index_select(0, validation_edges[1]))
 
 
 def train_on_reports(graph: datasets.Graph, reports: np.ndarray, config: LdpGeConfig, device: str = "cpu",
@@ -485,20 +489,20 @@ def train_on_reports(graph: datasets.Graph, reports: np.ndarray, config: LdpGeCo
     Propagation runs on the CPU (numpy/scipy), the MLP on ``device``. Returns the metrics at the epoch chosen on
     validation (``val_acc``/``test_acc`` or ``val_auc``/``test_auc``, fractions in [0, 1]) and the validation
     curve ({name: values}); ``info``, when given, receives what the propagation did (:func:`server_embedding`)."""
-    if config.task == "node":
-        reports, torch_rng = conditioned(reports, config), _seeded_torch(config)
-        z = server_embedding(reports, graph.adjacency, config, info)
-        return _train_node(z, graph, config, torch_rng, device)
-    link = link_training(graph, reports, config, device, info)
-    return _early_stopping(config, link.epoch_step, link.evaluate)
+    task = training(graph, reports, config, device, info)
+    return _early_stopping(config, task.epoch_step, task.evaluate)
 
 
-def link_training(graph: datasets.Graph, reports: np.ndarray, config: LdpGeConfig, device: str = "cpu",
-                  info: dict | None = None) -> LinkTraining:
-    """The link task of :func:`train_on_reports` up to its epochs (:class:`LinkTraining`): the same seeds, split,
+def training(graph: datasets.Graph, reports: np.ndarray, config: LdpGeConfig, device: str = "cpu",
+             info: dict | None = None) -> Training:
+    """The task of :func:`train_on_reports` up to its epochs (:class:`Training`): the same seeds, split,
     propagation and MLP, for a caller that looks inside the model between epochs (e.g.
-    ``benchmarks/ldp_ge_dead_units.py``)."""
+    ``benchmarks/ldp_ge_dead_units.py``). Node runs propagate over the whole graph, link runs over
+    ``config.link_graph``."""
     reports, torch_rng = conditioned(reports, config), _seeded_torch(config)
+    if config.task == "node":
+        z = server_embedding(reports, graph.adjacency, config, info)
+        return _node_training(z, graph, config, torch_rng, device)
     split = datasets.edge_split(graph, config.split_seed)
     propagated_over = split.train_graph if config.link_graph == "train" else graph
     z = server_embedding(reports, propagated_over.adjacency, config, info)
