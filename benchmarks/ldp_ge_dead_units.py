@@ -1,16 +1,16 @@
-"""Why an LDP-GE MLP stops learning (issue 26): epoch by epoch, the share of its first-layer units that are live
-(positive on at least one validation input), the number of distinct outputs over the validation set and the
-validation score, for one cell under a few variants of its protocol.
+"""Why an LDP-GE MLP stops learning (issue 26): epoch by epoch, the share of the units feeding its output layer
+that are live (positive on at least one validation input), the number of distinct outputs over the validation
+set and the validation score, for one cell under a few variants of its protocol.
 
 ``--task link`` (default): the link scorer under the released preset with L1-normalised rows, read with the
 public bounds or the data's (``feature_bounds=columns``). With the data's bounds every report is shrunk by its
-column's maximum; the embeddings become so small that a few Adam steps push every first-layer unit below zero,
-and the network gives one score to every pair (AUC exactly 0.5) with no gradient left.
+column's maximum; the embeddings become so small that a few Adam steps push every hidden unit below zero, and
+the network gives one score to every pair (AUC exactly 0.5) with no gradient left.
 
 ``--task node`` (default LP at eps = 0.01): the node MLP under the spec's preset, as ``reproduce --full`` trains
 Fig. 2, beside the same run with 2 layers and with the reports divided by their public size (``rescale``). On
-PubMed the preset's three-layer MLP (bias-free, so a network whose units are all dead outputs all-zero logits
-and predicts class 0 for every node) dies within an epoch on LP, PM and MB reports at small eps.
+PubMed the preset's three-layer MLP (bias-free: with every unit dead its logits are all zero and it predicts
+class 0 for every node) dies within a few epochs on LP, PM and MB reports at small eps.
 
 The runs are the pipeline's own (``ldp_ge.training``: same seeds, split, propagation and MLP as ``reproduce``);
 nothing is stored.
@@ -33,15 +33,18 @@ TASKS = {
 
 
 def live_units(model, inputs) -> tuple[float, int]:
-    """(share of first-layer units positive on some input, distinct output rows over the inputs) of an MLP."""
+    """(share of the units feeding the output layer that are positive on some input, distinct output rows over
+    the inputs) of an MLP: 0 live units means the output no longer depends on the input."""
     import torch
 
-    first = next(m for m in model.modules() if isinstance(m, torch.nn.Linear))
+    last = [m for m in model.modules() if isinstance(m, torch.nn.Linear)][-1]
+    seen = {}
+    hook = last.register_forward_pre_hook(lambda module, args: seen.update(hidden=args[0]))
     model.eval()
     with torch.no_grad():
-        live = (first(inputs) > 0).any(dim=0).float().mean().item()
-        distinct = torch.unique(model(inputs), dim=0).shape[0]
-    return live, distinct
+        outputs = model(inputs)
+    hook.remove()
+    return (seen["hidden"] > 0).any(dim=0).float().mean().item(), torch.unique(outputs, dim=0).shape[0]
 
 
 def base_config(task: str, dataset: str, mechanism: str, eps: float):
@@ -82,7 +85,7 @@ def main() -> None:
     graph = data.load(args.dataset, args.data_dir)
     base = base_config(args.task, args.dataset, mechanism, eps)
     table = Table(title=f"{args.dataset} {args.task} {mechanism} eps={eps:g}, {preset_name} "
-                        f"(layers={base.layers}): live first-layer units / distinct validation outputs / "
+                        f"(layers={base.layers}): live last-hidden units / distinct validation outputs / "
                         "validation score (%)")
     table.add_column("variant")
     for epoch in range(args.epochs + 1):
