@@ -168,6 +168,13 @@ TABLES = {"ppgnn-full-table3": ppgnn_full_table3,
           "ldp-ge-citeseer-fig2-released": lambda: ldp_ge_control(
               LDP_GE_CPU / "citeseer-fig2-report.json", LDP_GE_PROTOCOL / "citeseer-fig2-released-report.json",
               "citeseer", "node", heading="spec / released (spec - released [95% CI])"),
+          "ldp-ge-pubmed-fig2-layers": lambda: ldp_ge_control(
+              LDP_GE_CPU / "pubmed-fig2-report.json", LDP_GE_PROTOCOL / "pubmed-fig2-layers2-report.json", "pubmed",
+              "node", heading="3 layers / 2 layers (3 - 2 [95% CI])"),
+          "ldp-ge-cora-table3-released": lambda: ldp_ge_table3(LDP_GE_PROTOCOL / "table3-released-report.json",
+                                                               "cora"),
+          "ldp-ge-citeseer-table3-released": lambda: ldp_ge_table3(LDP_GE_PROTOCOL / "table3-released-report.json",
+                                                                   "citeseer"),
           "ldp-ge-cora-table3-control": lambda: ldp_ge_control(
               RESULTS / "ldp_ge" / "full-h100" / "report.json", LDP_GE_CONTROLS / "cora-table3-report.json", "cora",
               "link"),
