@@ -1,11 +1,14 @@
-"""Shared helpers for the mechanism tests (kept minimal: a registry-driven case list and a seed rule).
+"""Shared helpers for the tests (kept minimal: a registry-driven case list, a seed rule, a benchmark-script
+loader).
 
 Tests import these names with ``from conftest import ...`` (pytest puts ``tests/`` on sys.path).
 """
 from __future__ import annotations
 
+import importlib.util
 import signal
 import zlib
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -43,6 +46,15 @@ BIASED = {"hds", "square_wave", "square_wave_unit", "grr", "esw"}
 
 #: Budgets from the issue's stability range.
 EPS_GRID = [1e-8, 0.01, 0.5, 1.0, 4.0, 50.0, 700.0]
+
+
+def benchmark_script(name: str):
+    """``benchmarks/<name>.py`` loaded as a module (the benchmark scripts are not a package)."""
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 #: Frequency oracles: their report is a whole vector or tuple with an enumerated law (``law_classes``), not one

@@ -2,10 +2,11 @@
 (benchmarks/readme_tables.py); the tables live in the paper pages of docs/, the README links to them."""
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pytest
+
+from conftest import benchmark_script
 
 ROOT = Path(__file__).resolve().parents[1]
 PPGNN_PAGE = ROOT / "docs" / "papers" / "ppgnn.md"
@@ -24,10 +25,7 @@ BLOCKS = ["figure:ldp-ge-citeseer-link-runs", "figure:ldp-ge-citeseer-node-runs"
 
 @pytest.fixture(scope="module")
 def tables():
-    spec = importlib.util.spec_from_file_location("readme_tables", ROOT / "benchmarks" / "readme_tables.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return benchmark_script("readme_tables")
 
 
 @pytest.fixture

@@ -3,26 +3,15 @@
 dead gives 0 live units and one output, whatever its input. CPU only, seconds."""
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import pytest
 import torch
 
+from conftest import benchmark_script
 from ldp_audit import streams
 from ldp_audit.models import data as datasets
 from ldp_audit.models.training import ldp_ge
 from ldp_audit.models.training.ldp_ge_models import node_model
 from ldp_audit.seeding import rng_for
-
-SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "ldp_ge_dead_units.py"
-
-
-def _script():
-    spec = importlib.util.spec_from_file_location("ldp_ge_dead_units", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.mark.parametrize("task", ["node", "link"])
@@ -38,7 +27,7 @@ def test_training_is_the_stored_run_epoch_for_epoch(task):
 
 
 def test_live_units_sees_a_dead_network_and_a_live_one():
-    script = _script()
+    script = benchmark_script("ldp_ge_dead_units")
     torch.manual_seed(0)
     inputs = torch.randn(50, 8)
     model = node_model(8, 3, "mlp", layers=3, hidden=16, dropout=0.0)

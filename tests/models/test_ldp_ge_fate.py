@@ -3,25 +3,15 @@ be the run ``reproduce`` trains (same split, propagation, MLP and streams), else
 stored runs. CPU only, seconds."""
 from __future__ import annotations
 
-import importlib.util
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 
+from conftest import benchmark_script
 from ldp_audit import streams
 from ldp_audit.models import data as datasets
 from ldp_audit.models.training import ldp_ge
 from ldp_audit.seeding import rng_for
-
-SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "ldp_ge_fate.py"
-
-
-def _fate():
-    spec = importlib.util.spec_from_file_location("ldp_ge_fate", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def _reports(graph, config):
@@ -32,7 +22,7 @@ def test_the_diagonal_is_the_stored_run_and_the_crossing_changes_it():
     graph = datasets.load("csbm")
     config = ldp_ge.preset("csbm", "link", mechanism="PM", eps=3.0, method="auto", seed=1, epochs=3)
     stored = ldp_ge.run_ldp_ge(config, graph).curves["val_auc"]
-    fate = _fate()
+    fate = benchmark_script("ldp_ge_fate")
     assert fate.validation_auc(graph, _reports(graph, config), config, 3) == pytest.approx(100 * stored[2], abs=1e-4)
     other = replace(config, seed=2)
     crossed = fate.validation_auc(graph, _reports(graph, config), other, 3)
