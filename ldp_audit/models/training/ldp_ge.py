@@ -406,8 +406,8 @@ def _early_stopping(config: LdpGeConfig, epoch_step: Callable[[], None], evaluat
 class Training(NamedTuple):
     """A task ready to train: the MLP, the embedding it reads (a float32 tensor), one epoch (``epoch_step()``), the
     (validation, test) score now (``evaluate()``) and the MLP's inputs on the validation set
-    (``validation_inputs()``: the validation nodes' embedding rows, or the Hadamard features of the validation
-    edges)."""
+    (``validation_inputs()``: the validation nodes' embedding rows, or the Hadamard features of the held-out
+    validation edges, the positive pairs only)."""
 
     model: Any
     embedding: Any
