@@ -115,24 +115,25 @@ def ldp_ge_fig2(report: Path, dataset: str) -> str:
 
 
 def ldp_ge_control(report: Path, control: Path, dataset: str, task: str,
-                   heading: str = "data / control (added [95% CI])") -> str:
+                   heading: str = "data / control (added [95% CI])", suffix: str = "") -> str:
     """ldp-ge Table III (``task`` "link") or Fig. 2 ("node") on ``dataset`` beside its structure-only control
     (``--set structure_only=true``): per eps and mechanism, the mean score on the users' features and on random
     ones, and their difference (what the features add, with Welch's 95 % interval); from two stored ``reproduce
     ldp-ge`` reports. Columns: the mechanisms the control measured; a cell missing in either report reads "-".
     Any second report of the same cells compares the same way (``heading`` names the two, e.g. the released
-    protocol's report beside the spec's)."""
+    protocol's report beside the spec's); ``suffix`` follows the mechanism in the second report's row names
+    (" rescaled" for ``--set rescale=true``)."""
     rows, controls = _report(report), _report(control)
     grid = ("1", "2", "3", "5") if task == "link" else ("0.01", "0.1", "1", "2", "3", "5")
     mechanisms = [m for m in ("LP", "PM", "MB", "HDS")
-                  if any(_measured(controls, f"{dataset} {task} {m} eps={eps}") for eps in grid)]
+                  if any(_measured(controls, f"{dataset} {task} {m}{suffix} eps={eps}") for eps in grid)]
     lines = ["| eps | " + " | ".join(f"{m}: {heading}" for m in mechanisms) + " |",
              "|---|" + "---|" * len(mechanisms)]
     for eps in grid:
         cells = [eps]
         for mechanism in mechanisms:
-            name = f"{dataset} {task} {mechanism} eps={eps}"
-            data, noise = _measured(rows, name), _measured(controls, name)
+            data = _measured(rows, f"{dataset} {task} {mechanism} eps={eps}")
+            noise = _measured(controls, f"{dataset} {task} {mechanism}{suffix} eps={eps}")
             if data is None or noise is None:
                 cells.append("-")
                 continue
@@ -171,6 +172,9 @@ TABLES = {"ppgnn-full-table3": ppgnn_full_table3,
           "ldp-ge-pubmed-fig2-layers": lambda: ldp_ge_control(
               LDP_GE_CPU / "pubmed-fig2-report.json", LDP_GE_PROTOCOL / "pubmed-fig2-layers2-report.json", "pubmed",
               "node", heading="3 layers / 2 layers (3 - 2 [95% CI])"),
+          "ldp-ge-pubmed-fig2-rescale": lambda: ldp_ge_control(
+              LDP_GE_CPU / "pubmed-fig2-report.json", LDP_GE_PROTOCOL / "pubmed-fig2-rescale-report.json", "pubmed",
+              "node", heading="as sent / rescaled (difference [95% CI])", suffix=" rescaled"),
           "ldp-ge-cora-table3-released": lambda: ldp_ge_table3(LDP_GE_PROTOCOL / "table3-released-report.json",
                                                                "cora"),
           "ldp-ge-citeseer-table3-released": lambda: ldp_ge_table3(LDP_GE_PROTOCOL / "table3-released-report.json",
