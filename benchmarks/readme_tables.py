@@ -179,6 +179,8 @@ TABLES = {"ppgnn-full-table3": ppgnn_full_table3,
                                                                "cora"),
           "ldp-ge-citeseer-table3-released": lambda: ldp_ge_table3(LDP_GE_PROTOCOL / "table3-released-report.json",
                                                                    "citeseer"),
+          "ldp-ge-pubmed-table3-released": lambda: ldp_ge_table3(
+              LDP_GE_PROTOCOL / "pubmed-table3-released-report.json", "pubmed"),
           "ldp-ge-cora-table3-control": lambda: ldp_ge_control(
               RESULTS / "ldp_ge" / "full-h100" / "report.json", LDP_GE_CONTROLS / "cora-table3-report.json", "cora",
               "link"),
