@@ -83,3 +83,41 @@ def test_a_pipeline_without_early_stopping_is_charged_its_epoch_budget():
     costs = common.probe_costs([configs], lambda c: c.dataset, _fake_runner(trained), "cpu", None, None)
     assert trained == [1, *common.PROBE_EPOCHS] and costs["csbm"].expected_epochs is None
     assert costs["csbm"](500) == pytest.approx(costs["csbm"].setup_s + 500 * costs["csbm"].epoch_s)
+
+
+def test_a_shape_over_the_probe_budget_is_timed_on_short_probes_and_charged_a_lower_bound(monkeypatch):
+    """Facebook's released link runs (80 CPU-s of propagation, 18 an epoch): the 10- and 40-epoch probes and four
+    runs to their early stop kept --plan busy for more than 17 minutes. Past the budget the probes are short and
+    no run is trained to its stop; the plan says its estimate is a lower bound."""
+    monkeypatch.setattr(common, "PROBE_BUDGET_S", -1.0)  # every probe is over it
+    configs = [ldp_ge.preset("csbm", "link", eps=eps, seed=s) for eps in (1.0, 2.0) for s in range(3)]
+    trained, said = [], []
+    costs = common.probe_costs([[c] for c in configs], _shape, _fake_runner(trained), "cpu", None, None,
+                               say=said.append)
+    cost = costs[("csbm", "link")]
+    assert trained == [1, *common.SHORT_PROBE_EPOCHS]  # warm-up and two short probes, no run to its stop
+    assert cost.probe_epochs == common.SHORT_PROBE_EPOCHS and cost.lower_bound
+    assert cost.expected_epochs == configs[0].patience + 1 == cost.charged(1000)
+    assert "each is charged the fewest epochs it can run (51), so the estimate is a lower bound" in said[-1]
+
+
+def test_the_plan_prints_which_probes_ran_and_that_its_estimate_is_a_lower_bound(tmp_path, capsys):
+    from rich.console import Console
+
+    from ldp_audit.models.training import RunStore, sweep
+
+    configs = [ldp_ge.preset("csbm", "link", eps=1.0, seed=s) for s in range(2)]
+    plan, _ = sweep.plan_sweep(configs, RunStore(tmp_path), None, lambda c: c.dataset, 1)
+    costs = {("csbm", "link"): common.RunCost(10.0, 2.0, expected_epochs=51.0, probe_epochs=(2, 5),
+                                              lower_bound=True)}
+    common.print_plan(Console(width=400), "t", plan, costs, _shape, "local", 1, json_out=False)
+    text = capsys.readouterr().out
+    assert "(a 2- and a 5-epoch run of a shape's first run" in text
+    assert "lower bound for csbm/link" in text and "estimate: at least " in text
+    common.print_plan(Console(), "t", plan, costs, _shape, "local", 1, json_out=True)
+    assert '"lower_bound_for": ["csbm/link"]' in capsys.readouterr().out
+    exact = {("csbm", "link"): common.RunCost(10.0, 2.0, expected_epochs=60.0)}
+    common.print_plan(Console(width=400), "t", plan, exact, _shape, "local", 1, json_out=False)
+    text = capsys.readouterr().out
+    assert "lower bound" not in text and "at least" not in text and "(a 10- and a 40-epoch run" in text
+

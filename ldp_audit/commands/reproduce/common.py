@@ -83,6 +83,13 @@ def estimate(groups, cost_of, workers: int) -> dict:
 #: The probe trains each shape's representative run twice, this many epochs each: the difference gives the cost of
 #: an epoch, the rest the set-up (perturbation, propagation, model), so no probe trains a whole run.
 PROBE_EPOCHS = (10, 40)
+#: CPU-seconds the probes of one shape should stay within. A shape whose untimed 1-epoch warm-up run, times the
+#: epochs of PROBE_EPOCHS, would pass it is timed on SHORT_PROBE_EPOCHS instead, and its early-stopping runs are
+#: not trained to their stop when even their shortest possible runs would pass it (they are charged that shortest
+#: run, and the estimate says it is a lower bound). One released Facebook link run of LDP-GE (80 CPU-s of
+#: propagation, 18 CPU-s an epoch) kept the full probe busy for more than 17 minutes.
+PROBE_BUDGET_S = 600.0
+SHORT_PROBE_EPOCHS = (2, 5)
 
 
 def propagation_steps(config) -> int:
@@ -103,7 +110,9 @@ class RunCost:
     """Measured CPU-seconds of one run of a shape: ``setup_s + epoch_s * epochs``, plus ``setup_per_step`` and
     ``epoch_per_step`` for each propagation step of the run (:func:`propagation_steps`). A pipeline that stops
     early (LDP-GE: patience on validation) is charged instead of its epoch budget the epochs its cell's stored
-    runs ran (``cell_epochs``, by :func:`cell_of`), else ``expected_epochs`` (see :func:`expected_epochs`)."""
+    runs ran (``cell_epochs``, by :func:`cell_of`), else ``expected_epochs`` (see :func:`expected_epochs`).
+    ``probe_epochs``: the epochs the probes trained; ``lower_bound``: ``expected_epochs`` is the fewest epochs a
+    run can train, not a measurement (the stop probe would have passed :data:`PROBE_BUDGET_S`)."""
 
     setup_s: float
     epoch_s: float
@@ -111,6 +120,8 @@ class RunCost:
     epoch_per_step: float = 0.0
     expected_epochs: float | None = None
     cell_epochs: dict = field(default_factory=dict)
+    probe_epochs: tuple = PROBE_EPOCHS
+    lower_bound: bool = False
 
     def charged(self, epochs: int, cell=None) -> float:
         """The epochs a run with an ``epochs`` budget in ``cell`` is charged."""
@@ -171,24 +182,37 @@ def cell_epochs(shape, shape_of, stored) -> dict:
     return {cell: sum(epochs) / len(epochs) for cell, epochs in ran.items()}
 
 
-def expected_epochs(configs: list, shape, known: dict, run_batch, device: str, cache, say=None) -> float | None:
-    """The epochs an early-stopping run of ``shape`` whose cell has no stored run is expected to train: the mean
-    ``epochs_run`` of :data:`PROBE_STOP_RUNS` of those ``configs`` (drawn at random, fixed seed) trained here to
-    their early stop (nothing is stored; ``say`` is told first, since that takes as long as those runs); None when
-    every config's cell is in ``known`` (:func:`cell_epochs`). Stored runs of other cells are no guide: on PubMed
-    link an LP run stopped after 51-110 epochs, a PM run after 361-391."""
+def expected_epochs(configs: list, shape, known: dict, run_batch, device: str, cache, say=None,
+                    cost: RunCost | None = None) -> tuple[float | None, bool]:
+    """(epochs, lower bound?): the epochs an early-stopping run of ``shape`` whose cell has no stored run is
+    expected to train: the mean ``epochs_run`` of :data:`PROBE_STOP_RUNS` of those ``configs`` (drawn at random,
+    fixed seed) trained here to their early stop (nothing is stored; ``say`` is told first, since that takes as
+    long as those runs); None when every config's cell is in ``known`` (:func:`cell_epochs`). Stored runs of other
+    cells are no guide: on PubMed link an LP run stopped after 51-110 epochs, a PM run after 361-391. When the
+    shape's measured ``cost`` says that those runs, each stopping as early as it can (``patience + 1`` epochs),
+    would take more than :data:`PROBE_BUDGET_S`, nothing is trained and that shortest run is returned as a lower
+    bound (``say`` is told why)."""
     unknown = [config for config in configs if cell_of(config) not in known]
     if not unknown:
-        return None
+        return None, False
     import numpy as np
 
     picks = np.random.default_rng(0).choice(len(unknown), min(PROBE_STOP_RUNS, len(unknown)), replace=False)
+    shortest = min(unknown[0].epochs, unknown[0].patience + 1)
+    at_least = 0.0 if cost is None else len(picks) * (cost.setup_s + cost.epoch_s * shortest)
+    if at_least > PROBE_BUDGET_S:
+        if say is not None:
+            say(f"plan: {len(unknown)} {shape_label(shape)} runs are in cells with no stored run to tell how long "
+                f"they train, and training {len(picks)} of them to their early stop would take at least "
+                f"{at_least:.0f} CPU-s (the probe budget is {PROBE_BUDGET_S:.0f}): each is charged the fewest "
+                f"epochs it can run ({shortest}), so the estimate is a lower bound")
+        return float(shortest), True
     if say is not None:
         say(f"plan: {len(unknown)} {shape_label(shape)} runs are in cells with no stored run to tell how long "
             f"they train: training {len(picks)} of them to their early stop (as long as {len(picks)} real runs; "
             "not stored)")
     ran = [r.metrics["epochs_run"] for r in run_batch([unknown[i] for i in sorted(picks)], device, cache)]
-    return sum(ran) / len(ran)
+    return sum(ran) / len(ran), False
 
 
 def _probe_members(groups, shape_of, stacked: bool) -> dict:
@@ -212,34 +236,38 @@ def _probe_members(groups, shape_of, stacked: bool) -> dict:
 
 
 def _timed_cost(probes: list, run_batch, device: str, data_dir, cache_dir, graphs) -> RunCost:
-    """A :class:`RunCost` from the probe tasks (each trained for the :data:`PROBE_EPOCHS`), linear in the steps."""
+    """A :class:`RunCost` from the probe tasks (each trained for the :data:`PROBE_EPOCHS`, or for the
+    :data:`SHORT_PROBE_EPOCHS` when its warm-up run says those would pass :data:`PROBE_BUDGET_S`), linear in the
+    steps."""
     from ...models.training.train import RunCache
 
-    points = []  # (mean steps, set-up s, epoch s) per probed task
+    def timed(members, count: int) -> float:
+        cache = RunCache(data_dir, cache_dir, graphs={members[0].dataset: graphs.graph(members[0].dataset)})
+        started = time.process_time()
+        run_batch([replace(config, epochs=count) for config in members], device, cache)
+        return (time.process_time() - started) / len(members)
+
+    points, used = [], PROBE_EPOCHS  # (mean steps, set-up s, epoch s) per probed task
     for members in probes:
-        graph = graphs.graph(members[0].dataset)
-        epochs = sorted({min(e, members[0].epochs) for e in PROBE_EPOCHS})
-        seconds = []
-        for count in (1, *epochs):  # an untimed 1-epoch run first: torch's one-off start-up is no run's cost
-            cache = RunCache(data_dir, cache_dir, graphs={members[0].dataset: graph})
-            started = time.process_time()
-            run_batch([replace(config, epochs=count) for config in members], device, cache)
-            seconds.append((time.process_time() - started) / len(members))
-        seconds = seconds[1:]
+        warm_up = timed(members, 1)  # untimed in the estimate: torch's one-off start-up is no run's cost
+        if warm_up * sum(PROBE_EPOCHS) > PROBE_BUDGET_S:
+            used = SHORT_PROBE_EPOCHS
+        epochs = sorted({min(e, members[0].epochs) for e in used})
+        seconds = [timed(members, count) for count in epochs]
         epoch_s = max(0.0, (seconds[-1] - seconds[0]) / (epochs[-1] - epochs[0])) if len(epochs) > 1 else 0.0
         points.append((sum(map(propagation_steps, members)) / len(members),
                        max(0.0, seconds[0] - epoch_s * epochs[0]), epoch_s))
     (k0, setup0, epoch0), (k1, setup1, epoch1) = points[0], points[-1]
     if k1 == k0:
-        return RunCost(setup0, epoch0)
+        return RunCost(setup0, epoch0, probe_epochs=used)
     setup_slope, epoch_slope = (setup1 - setup0) / (k1 - k0), (epoch1 - epoch0) / (k1 - k0)
-    return RunCost(setup0 - setup_slope * k0, epoch0 - epoch_slope * k0, setup_slope, epoch_slope)
+    return RunCost(setup0 - setup_slope * k0, epoch0 - epoch_slope * k0, setup_slope, epoch_slope, probe_epochs=used)
 
 
 def probe_costs(groups, shape_of, run_batch, device: str, data_dir, cache_dir, stacked: bool = False,
                 stored=(), say=None) -> dict:
     """{shape: cost} per run (``cost(epochs, steps, cost_class)``): the shape's probe runs trained for the two
-    :data:`PROBE_EPOCHS` in this process with one torch thread, each from a fresh cache (dataset loading and an
+    :data:`PROBE_EPOCHS` (fewer past :data:`PROBE_BUDGET_S`, see :func:`_timed_cost`) in this process with one torch thread, each from a fresh cache (dataset loading and an
     untimed 1-epoch warm-up not counted), timed with process CPU time; nothing is stored. ``groups`` are the plan's
     tasks. A runner that trains a task as one stacked model (``stacked``) is probed on whole tasks and their time
     shared by the runs (a run in a stack costs a fraction of a run alone): per :func:`cost_class` of the shape, its
@@ -261,14 +289,16 @@ def probe_costs(groups, shape_of, run_batch, device: str, data_dir, cache_dir, s
             named = ", ".join(str(part) for part in of_class or () if part is not None)
             say(f"plan: timing {shape_label(shape)}{f' ({named})' if named else ''}: "
                 f"{len(probes)} probe task{'s' if len(probes) != 1 else ''} trained for "
-                f"{' and '.join(map(str, PROBE_EPOCHS))} epochs (not stored)")
+                f"{' and '.join(map(str, PROBE_EPOCHS))} epochs, or {' and '.join(map(str, SHORT_PROBE_EPOCHS))} "
+                f"if its 1-epoch warm-up says that takes over {PROBE_BUDGET_S:.0f} CPU-s (not stored)")
         cost = _timed_cost(probes, run_batch, device, data_dir, cache_dir, graphs)
         first = probes[0][0]
         if getattr(first, "STOPS_EARLY", False):
             cache = RunCache(data_dir, cache_dir, graphs={first.dataset: graphs.graph(first.dataset)})
             known = cell_epochs(shape, shape_of, stored)
-            cost = replace(cost, cell_epochs=known, expected_epochs=expected_epochs(
-                by_shape[shape], shape, known, run_batch, device, cache, say))
+            epochs, lower_bound = expected_epochs(by_shape[shape], shape, known, run_batch, device, cache, say,
+                                                  cost)
+            cost = replace(cost, cell_epochs=known, expected_epochs=epochs, lower_bound=lower_bound)
         if stacked:
             costs.setdefault(shape, ClassCosts({})).by_class[of_class] = cost
         else:
@@ -290,6 +320,9 @@ def print_plan(console, title: str, plan, costs: dict, shape_of, engine: str, wo
     mean = lambda values: sum(values) / len(values)  # noqa: E731
     stopping = [shape for shape, cost in costs.items() if shape in runs and
                 (cost.expected_epochs is not None or getattr(cost, "cell_epochs", None))]
+    bounded = [shape_label(shape) for shape in stopping if costs[shape].lower_bound]
+    probed = sorted({part.probe_epochs for cost in costs.values()
+                     for part in getattr(cost, "by_class", {None: cost}).values()})
     summary = {"plan": title, "runs": plan.total, "stored": plan.stored, "to_train": plan.todo,
                "tasks": len(plan.groups), "largest_task": max((len(g) for g in plan.groups), default=0),
                "cpu_s_per_run": {shape_label(shape): round(mean([cost_of(c) for c in runs[shape]]), 3)
@@ -298,6 +331,7 @@ def print_plan(console, title: str, plan, costs: dict, shape_of, engine: str, wo
                    round(mean([split(c)[i] for c in runs[shape]]), 4 + i) for i in (0, 1)] for shape in costs},
                **({"expected_epochs": {shape_label(shape): round(mean([charged(c) for c in runs[shape]]), 1)
                                        for shape in stopping}} if stopping else {}),
+               **({"lower_bound_for": bounded} if bounded else {}),
                "engine": engine, "workers": workers, **{k: round(v, 3) for k, v in numbers.items()}}
     if json_out:
         print(json.dumps(summary))
@@ -305,8 +339,9 @@ def print_plan(console, title: str, plan, costs: dict, shape_of, engine: str, wo
     lines = [f"plan: {title}",
              f"  runs: {plan.total} ({plan.stored} stored, {plan.todo} to train) in {len(plan.groups)} tasks of at "
              f"most {summary['largest_task']} runs",
-             f"  CPU seconds per run (mean), measured here (a {PROBE_EPOCHS[0]}- and a {PROBE_EPOCHS[1]}-epoch "
-             "run of a shape's first run, or of its stacks with the fewest and most propagation steps per feature "
+             f"  CPU seconds per run (mean), measured here "
+             f"({' or '.join(f'a {a}- and a {b}-epoch run' for a, b in probed) or 'no probe'} "
+             "of a shape's first run, or of its stacks with the fewest and most propagation steps per feature "
              "source; one torch "
              "thread): " +
              (", ".join(f"{k} {v:.2f}" for k, v in summary["cpu_s_per_run"].items()) or "nothing to probe"),
@@ -314,7 +349,11 @@ def print_plan(console, title: str, plan, costs: dict, shape_of, engine: str, wo
                 f"else that of {PROBE_STOP_RUNS} probe runs of the cells with none, not stored), mean: " +
                 ", ".join(f"{k} {v:g}" for k, v in summary["expected_epochs"].items())]
                if "expected_epochs" in summary else []),
-             f"  estimate: {numbers['cpu_hours']:.3g} CPU-hours; wall {numbers['wall_s'] / 3600:.3g} h "
+             *([f"  lower bound for {', '.join(bounded)}: training probe runs to their early stop would have passed "
+                f"the probe budget ({PROBE_BUDGET_S:.0f} CPU-s), so each of their runs is charged the fewest epochs "
+                "it can run; a first chunk (--max-runs) stores runs whose epochs a later --plan uses"]
+               if bounded else []),
+             f"  estimate: {'at least ' if bounded else ''}{numbers['cpu_hours']:.3g} CPU-hours; wall {numbers['wall_s'] / 3600:.3g} h "
              f"({numbers['wall_s']:.0f} s) on {engine} with {workers} worker{'s' if workers != 1 else ''}",
              "  nothing was trained or stored; drop --plan to run it"]
     for line in lines:
