@@ -181,6 +181,8 @@ TABLES = {"ppgnn-full-table3": ppgnn_full_table3,
                                                                    "citeseer"),
           "ldp-ge-pubmed-table3-released": lambda: ldp_ge_table3(
               LDP_GE_PROTOCOL / "pubmed-table3-released-report.json", "pubmed"),
+          "ldp-ge-facebook-table3-released": lambda: ldp_ge_table3(
+              LDP_GE_PROTOCOL / "facebook-table3-released-report.json", "facebook"),
           "ldp-ge-cora-table3-control": lambda: ldp_ge_control(
               RESULTS / "ldp_ge" / "full-h100" / "report.json", LDP_GE_CONTROLS / "cora-table3-report.json", "cora",
               "link"),

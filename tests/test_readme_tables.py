@@ -18,7 +18,8 @@ BLOCKS = ["figure:ldp-ge-citeseer-link-runs", "figure:ldp-ge-citeseer-node-runs"
           "figure:ppgnn-quick-runs", "table:ldp-ge-citeseer-fig2", "table:ldp-ge-citeseer-fig2-control",
           "table:ldp-ge-citeseer-fig2-released", "table:ldp-ge-citeseer-table3",
           "table:ldp-ge-citeseer-table3-control", "table:ldp-ge-citeseer-table3-released",
-          "table:ldp-ge-cora-table3-control", "table:ldp-ge-cora-table3-released", "table:ldp-ge-full-table3",
+          "table:ldp-ge-cora-table3-control", "table:ldp-ge-cora-table3-released",
+          "table:ldp-ge-facebook-table3-released", "table:ldp-ge-full-table3",
           "table:ldp-ge-pubmed-fig2", "table:ldp-ge-pubmed-fig2-layers",
           "table:ldp-ge-pubmed-fig2-rescale", "table:ldp-ge-pubmed-table3",
           "table:ldp-ge-pubmed-table3-control", "table:ldp-ge-pubmed-table3-released", "table:ppgnn-full-table3"]
