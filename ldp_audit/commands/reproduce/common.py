@@ -267,16 +267,16 @@ def _timed_cost(probes: list, run_batch, device: str, data_dir, cache_dir, graph
 def probe_costs(groups, shape_of, run_batch, device: str, data_dir, cache_dir, stacked: bool = False,
                 stored=(), say=None) -> dict:
     """{shape: cost} per run (``cost(epochs, steps, cost_class)``): the shape's probe runs trained for the two
-    :data:`PROBE_EPOCHS` (fewer past :data:`PROBE_BUDGET_S`, see :func:`_timed_cost`) in this process with one torch thread, each from a fresh cache (dataset loading and an
-    untimed 1-epoch warm-up not counted), timed with process CPU time; nothing is stored. ``groups`` are the plan's
-    tasks. A runner that trains a task as one stacked model (``stacked``) is probed on whole tasks and their time
-    shared by the runs (a run in a stack costs a fraction of a run alone): per :func:`cost_class` of the shape, its
-    task with the fewest propagation steps per run and the one with the most, and a run's cost is interpolated in
-    its steps (a :class:`ClassCosts`). The first task alone (CiteSeer's GCN+Raw at K = 1) said half of what
-    CiteSeer's grid took. Otherwise the shape's first run is probed (a :class:`RunCost`). Pipelines that stop
-    early (``config.STOPS_EARLY``) are charged the epochs they are expected to run (:func:`expected_epochs`, from
-    the ``stored`` results of the plan or a few probe runs to their early stop). ``say`` (if given) is told what
-    is probed as it starts."""
+    :data:`PROBE_EPOCHS` (fewer past :data:`PROBE_BUDGET_S`, see :func:`_timed_cost`) in this process with one torch
+    thread, each from a fresh cache (dataset loading and an untimed 1-epoch warm-up not counted), timed with process
+    CPU time; nothing is stored. ``groups`` are the plan's tasks. A runner that trains a task as one stacked model
+    (``stacked``) is probed on whole tasks and their time shared by the runs (a run in a stack costs a fraction of a
+    run alone): per :func:`cost_class` of the shape, its task with the fewest propagation steps per run and the one
+    with the most, and a run's cost is interpolated in its steps (a :class:`ClassCosts`). The first task alone
+    (CiteSeer's GCN+Raw at K = 1) said half of what CiteSeer's grid took. Otherwise the shape's first run is probed
+    (a :class:`RunCost`). Pipelines that stop early (``config.STOPS_EARLY``) are charged the epochs they are
+    expected to run (:func:`expected_epochs`, from the ``stored`` results of the plan or a few probe runs to their
+    early stop). ``say`` (if given) is told what is probed as it starts."""
     from ...models.training.runtime import limit_threads
     from ...models.training.train import RunCache
 
@@ -353,7 +353,8 @@ def print_plan(console, title: str, plan, costs: dict, shape_of, engine: str, wo
                 f"the probe budget ({PROBE_BUDGET_S:.0f} CPU-s), so each of their runs is charged the fewest epochs "
                 "it can run; a first chunk (--max-runs) stores runs whose epochs a later --plan uses"]
                if bounded else []),
-             f"  estimate: {'at least ' if bounded else ''}{numbers['cpu_hours']:.3g} CPU-hours; wall {numbers['wall_s'] / 3600:.3g} h "
+             f"  estimate: {'at least ' if bounded else ''}{numbers['cpu_hours']:.3g} CPU-hours; "
+             f"wall {numbers['wall_s'] / 3600:.3g} h "
              f"({numbers['wall_s']:.0f} s) on {engine} with {workers} worker{'s' if workers != 1 else ''}",
              "  nothing was trained or stored; drop --plan to run it"]
     for line in lines:
