@@ -225,6 +225,12 @@ class ProcessEngine(Engine):
                 process.terminate()
             for process in workers:
                 process.join(5.0)
+            # let the pool's manager thread finish closing its wake-up pipe now: at interpreter exit
+            # concurrent.futures wakes every manager whose pipe is not yet marked closed, and a pipe closed between
+            # that check and the write printed "OSError: Bad file descriptor" after a second Ctrl-C (CPython 3.11)
+            manager = getattr(self._pool, "_executor_manager_thread", None)
+            if manager is not None:
+                manager.join(5.0)
 
 
 def scheduler_address(scheduler: str | None) -> str | None:
