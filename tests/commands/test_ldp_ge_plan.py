@@ -86,8 +86,8 @@ def test_a_pipeline_without_early_stopping_is_charged_its_epoch_budget():
 
 
 def test_a_shape_over_the_probe_budget_is_timed_on_short_probes_and_charged_a_lower_bound(monkeypatch):
-    """Facebook's released link runs (80 CPU-s of propagation, 18 an epoch): the 10- and 40-epoch probes and four
-    runs to their early stop kept --plan busy for more than 17 minutes. Past the budget the probes are short and
+    """Facebook's released link runs (80 CPU-s of set-up and propagation, 18 an epoch): the 10- and 40-epoch
+    probes and four runs to their early stop kept --plan busy for more than 17 minutes. Past the budget the probes are short and
     no run is trained to its stop; the plan says its estimate is a lower bound."""
     monkeypatch.setattr(common, "PROBE_BUDGET_S", -1.0)  # every probe is over it
     configs = [ldp_ge.preset("csbm", "link", eps=eps, seed=s) for eps in (1.0, 2.0) for s in range(3)]

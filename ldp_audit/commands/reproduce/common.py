@@ -86,8 +86,8 @@ PROBE_EPOCHS = (10, 40)
 #: CPU-seconds the probes of one shape should stay within. A shape whose untimed 1-epoch warm-up run, times the
 #: epochs of PROBE_EPOCHS, would pass it is timed on SHORT_PROBE_EPOCHS instead, and its early-stopping runs are
 #: not trained to their stop when even their shortest possible runs would pass it (they are charged that shortest
-#: run, and the estimate says it is a lower bound). One released Facebook link run of LDP-GE (80 CPU-s of
-#: propagation, 18 CPU-s an epoch) kept the full probe busy for more than 17 minutes.
+#: run, and the estimate says it is a lower bound). One released Facebook link run of LDP-GE (80 CPU-s of set-up,
+#: propagation included; 18 CPU-s an epoch) kept the full probe busy for more than 17 minutes.
 PROBE_BUDGET_S = 600.0
 SHORT_PROBE_EPOCHS = (2, 5)
 
