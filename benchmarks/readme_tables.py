@@ -65,15 +65,29 @@ def ppgnn_full_table3() -> str:
     return "\n".join(lines)
 
 
-#: The non-private rows of an LDP-GE report: (label in a table, cell name).
-_CLEAR_ROWS = (("non-private, [-1, 1] features", "non-private"), ("non-private, raw features", "non-private raw"))
+#: The non-private cells of an LDP-GE report: the plain row and the one on raw features.
+_CLEAR_CELLS = ("non-private", "non-private raw")
+
+
+def _clear_rows(rows: dict[str, dict], dataset: str, task: str) -> list[tuple[str, dict | None]]:
+    """(label, row or None) of the non-private rows of ``dataset``'s ``task``, each labelled by the features it
+    read (a report's row details say; a row from before they did is named after its cell), one row per kind: a
+    preset whose plain row reads the raw features runs no second row (an older report's second is the same run)."""
+    found = {}
+    for cell in _CLEAR_CELLS:
+        row = rows.get(f"{dataset} {task} {cell} eps=inf")
+        measured = _measured(rows, f"{dataset} {task} {cell} eps=inf")
+        features = (measured or {}).get("details", {}).get("features", "raw" if cell.endswith("raw") else "[-1, 1]")
+        if row is not None and features not in found:
+            found[features] = measured
+    return [(f"non-private, {features} features", row) for features, row in found.items()]
 
 
 def ldp_ge_table3(report: Path, dataset: str) -> str:
     """ldp-ge Table III on ``dataset`` (link AUC, mean ± sd over the runs, the paper's mean, the verdict), from a
-    stored ``reproduce ldp-ge`` report, with C21(a) per eps, then the non-private row on [-1, 1] and on raw
-    features; a cell not filled yet reads "-" (an eps with none is left out), as does a missing C21(a) row; a
-    non-private row not filled yet is left out."""
+    stored ``reproduce ldp-ge`` report, with C21(a) per eps, then the non-private rows (:func:`_clear_rows`); a
+    cell not filled yet reads "-" (an eps with none is left out), as does a missing C21(a) row; a non-private row
+    not filled yet is left out."""
     rows = _report(report)
     lines = ["| eps | LP (paper) | PM (paper) | MB (paper) | HDS (paper) | C21(a) HDS best |",
              "|---|---|---|---|---|---|"]
@@ -85,8 +99,7 @@ def ldp_ge_table3(report: Path, dataset: str) -> str:
         c21 = rows.get(f"C21a {dataset} eps={eps}")
         cells.append("-" if c21 is None else c21["status"].upper())
         lines.append("| " + " | ".join(cells) + " |")
-    for label, cell in _CLEAR_ROWS:
-        row = _measured(rows, f"{dataset} link {cell} eps=inf")
+    for label, row in _clear_rows(rows, dataset, "link"):
         if row is not None:
             lines.append(f"| {label} | {_judged(row)} | | | | |")
     return "\n".join(lines)
@@ -94,7 +107,7 @@ def ldp_ge_table3(report: Path, dataset: str) -> str:
 
 def ldp_ge_fig2(report: Path, dataset: str) -> str:
     """ldp-ge Fig. 2 on ``dataset`` (node accuracy, mean ± sd over the runs per mechanism and eps, and the
-    non-private row on [-1, 1] and on raw features), from a stored ``reproduce ldp-ge --tables fig2`` report; a
+    non-private rows, :func:`_clear_rows`), from a stored ``reproduce ldp-ge --tables fig2`` report; a
     cell with a printed value (C22's quoted numbers) also shows the paper's and the verdict, a cell not filled
     yet reads "-"."""
     rows = _report(report)
@@ -109,8 +122,8 @@ def ldp_ge_fig2(report: Path, dataset: str) -> str:
     for eps in ("0.01", "0.1", "1", "2", "3", "5"):
         lines.append("| " + " | ".join([eps] + [shown(_measured(rows, f"{dataset} node {mechanism} eps={eps}"))
                                                 for mechanism in ("LP", "PM", "MB", "HDS")]) + " |")
-    for label, cell in _CLEAR_ROWS:
-        lines.append(f"| {label} | | | | {shown(_measured(rows, f'{dataset} node {cell} eps=inf'))} |")
+    for label, row in _clear_rows(rows, dataset, "node"):
+        lines.append(f"| {label} | | | | {shown(row)} |")
     return "\n".join(lines)
 
 

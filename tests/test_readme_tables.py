@@ -68,3 +68,20 @@ def test_a_missing_or_doubled_marker_is_an_error(tables, pages):
     doubled[Path("copy.md")] = pages[PPGNN_PAGE]
     with pytest.raises(ValueError, match="is in 2 docs pages"):
         tables.render(doubled)
+
+
+def test_non_private_rows_are_labelled_by_the_features_they_read(tables):
+    def row(features=None):
+        return {"details": {"measured_mean": 90.0, **({} if features is None else {"features": features})}}
+
+    name = "cora link {} eps=inf"
+    spec = {name.format("non-private"): row("[-1, 1]"), name.format("non-private raw"): row("raw")}
+    assert [label for label, _ in tables._clear_rows(spec, "cora", "link")] == \
+        ["non-private, [-1, 1] features", "non-private, raw features"]
+    released = {name.format("non-private"): row("raw")}  # the released preset's plain row reads raw features
+    assert [label for label, _ in tables._clear_rows(released, "cora", "link")] == ["non-private, raw features"]
+    older = {name.format("non-private"): row(), name.format("non-private raw"): row()}  # a report before the field
+    assert [label for label, _ in tables._clear_rows(older, "cora", "link")] == \
+        ["non-private, [-1, 1] features", "non-private, raw features"]
+    both = {name.format("non-private"): row("raw"), name.format("non-private raw"): row("raw")}
+    assert len(tables._clear_rows(both, "cora", "link")) == 1  # the same run twice is one row

@@ -84,14 +84,20 @@ def test_set_is_refused_for_the_other_papers(tmp_path, capsys):
     assert "--set: ldp-ge only" in capsys.readouterr().err
 
 
-def test_mechanisms_restricts_the_private_cells_and_keeps_the_non_private_rows(monkeypatch, tmp_path, capsys):
+@pytest.mark.parametrize("protocol, clear", [([], [False, True]), (["--protocol", "released"], [False])])
+def test_mechanisms_restricts_the_private_cells_and_keeps_the_non_private_rows(protocol, clear, monkeypatch,
+                                                                                tmp_path, capsys):
+    """The released preset's non-private row reads the raw features itself: no second, identical raw run."""
     trained = _faked(monkeypatch)
     assert _run(["reproduce", "ldp-ge", "--full", "--tables", "table3", "--datasets", "cora", "--mechanisms", "hds",
-                 "--runs", "1", "--results", str(tmp_path), "--json", "--device", "cpu"]) in (0, 1)
+                 "--runs", "1", "--results", str(tmp_path), "--json", "--device", "cpu", *protocol]) in (0, 1)
     assert [(c.mechanism, c.eps, c.raw_clear) for c in trained] == \
-        [("HDS", 1.0, False), ("HDS", 2.0, False), ("HDS", 3.0, False), ("HDS", 5.0, False),
-         ("HDS", None, False), ("HDS", None, True)]
-    assert {row["name"] for row in json.loads(capsys.readouterr().out)["results"]} >= {"cora link HDS eps=1"}
+        [("HDS", 1.0, False), ("HDS", 2.0, False), ("HDS", 3.0, False), ("HDS", 5.0, False)] + \
+        [("HDS", None, raw) for raw in clear]
+    rows = {row["name"]: row for row in json.loads(capsys.readouterr().out)["results"]}
+    assert "cora link HDS eps=1" in rows
+    assert [row["details"]["features"] for name, row in rows.items() if "eps=inf" in name] == \
+        (["[-1, 1]", "raw"] if not protocol else ["raw"])
 
 
 @pytest.mark.parametrize("argv, message", [

@@ -14,6 +14,7 @@ from ldp_audit.commands.reproduce.ldp_ge import ldp_ge_plot
 from ldp_audit.models import propagation as prop
 from ldp_audit.models import synthetic
 from ldp_audit.models.training import RunResult, ldp_ge
+from ldp_audit.models.training.protocols import protocol
 
 
 def _fake(cells, score):
@@ -207,6 +208,20 @@ def test_raw_clear_is_the_released_codes_non_private_input_and_only_that():
     assert config.key() != replace(config, raw_clear=False).key()
     with pytest.raises(ValueError, match="^raw_clear must be"):
         ldp_ge.preset("csbm", "link", eps=1.0, raw_clear=True)
+
+
+def test_a_preset_whose_non_private_row_reads_raw_features_runs_no_second_raw_row():
+    cells = [c for c in _link_cells() if c.eps is None]
+    assert ldp_ge.without_repeated_clear(cells) == cells  # the spec's: [-1, 1] features and raw, two runs
+    released = ldp_ge.under_protocol(cells, protocol("ldp-ge", "released"))
+    [kept] = ldp_ge.without_repeated_clear(released)
+    assert not kept.raw_clear and kept.configs[0].clear_is_raw and released[1].configs[0].clear_is_raw
+    units = [replace(c, configs=tuple(replace(x, report_units="unit") for x in c.configs)) for c in released]
+    assert ldp_ge.without_repeated_clear(units) == units  # set back to the spec's units, the raw row is new again
+    report = ldp_ge_report("t", cells, _fake(cells, lambda c: 80.0), subject={}, missing=(), settings={})
+    assert [r.details["features"] for r in report.results if r.name.endswith("eps=inf")] == ["[-1, 1]", "raw"]
+    report = ldp_ge_report("t", [kept], _fake([kept], lambda c: 80.0), subject={}, missing=(), settings={})
+    assert [r.details["features"] for r in report.results if r.name.endswith("eps=inf")] == ["raw"]
 
 
 def test_baseline_protocol_row_shows_both_non_private_inputs():

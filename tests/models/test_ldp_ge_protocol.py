@@ -341,8 +341,12 @@ def test_full_protocol_changes_table3_and_fig2_only(chosen):
     assert all(c.configs[0].report_units == ("unit" if c.table == "ksweep" else "raw") for c in released)
     assert {c.configs[0].init for c in released if c.table == "fig2"} == {"released"}
     changed = [c for c in cells if c.table != "ksweep"]
-    # both: the released list is Table III's and Fig. 2's (the k sweep would repeat the spec's rows); alone: all
-    assert [c.name for c in released] == [c.name for c in (changed if chosen == "both" else cells)]
+    # both: the released list is Table III's and Fig. 2's (the k sweep would repeat the spec's rows); alone: all;
+    # never the "non-private raw" rows: the released non-private rows read the raw features themselves
+    assert [c.name for c in released] == [c.name for c in (changed if chosen == "both" else cells)
+                                          if not c.raw_clear]
+    assert [c.name for c in args.protocol_cells.get("spec", [])] == ([c.name for c in cells] if chosen == "both"
+                                                                      else [])
 
 
 def test_the_attribution_recovers_a_synthetic_two_element_difference():

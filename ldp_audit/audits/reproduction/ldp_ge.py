@@ -56,7 +56,8 @@ def _scores(cell: LdpGeCell, results: dict) -> list[float] | None:
 
 
 def cell_row(cell: LdpGeCell, results: dict) -> CheckResult:
-    """PASS/FAIL against the printed value, INFO when the paper prints none, INCONCLUSIVE when unfinished."""
+    """PASS/FAIL against the printed value, INFO when the paper prints none, INCONCLUSIVE when unfinished. A
+    non-private row's details say which features it read: "raw", or the spec's "[-1, 1]" normalisation."""
     metric = "AUC" if cell.task == "link" else "accuracy"
     printed = printed_value(cell)
     scores = _scores(cell, results)
@@ -68,7 +69,8 @@ def cell_row(cell: LdpGeCell, results: dict) -> CheckResult:
     methods = sorted({results[c].extra.get("propagation", "?") for c in cell.configs})
     details = {"measured_mean": mean, "measured_std": std, "values": scores, "task": cell.task,
                "mechanism": cell.mechanism, "eps": cell.eps, "propagation": methods,
-               "k": results[cell.configs[0]].extra.get("k")}
+               "k": results[cell.configs[0]].extra.get("k"),
+               **({} if cell.eps is not None else {"features": "raw" if cell.configs[0].clear_is_raw else "[-1, 1]"})}
     text = f"measured {metric} {mean:.2f} ± {std:.2f} over {len(scores)} runs (propagation {'/'.join(methods)})"
     if printed is None:
         return CheckResult(cell.name, claim, Status.INFO, mean, f"measured {metric}", n=len(scores),

@@ -126,7 +126,8 @@ def _under_protocols(args, cells: list) -> list:
     """The cells of every protocol ``--protocol`` names (kept in ``args.protocol_cells``, name -> cells), all
     together; the spec's cells unchanged without --protocol. A preset other than the spec's changes the cells
     :func:`_takes_protocol` accepts; with ``both`` its list holds only those (the others would repeat the spec's
-    rows), alone it keeps the others under the spec's protocol."""
+    rows), alone it keeps the others under the spec's protocol. Where a protocol's non-private row reads the raw
+    features already, its "non-private raw" cell is left out (the same run twice)."""
     from ...models.training import ldp_ge
     from ...models.training.protocols import protocol
 
@@ -135,10 +136,11 @@ def _under_protocols(args, cells: list) -> list:
     args.protocol_cells = {}
     for name in chosen:
         preset = protocol("ldp-ge", name)
-        args.protocol_cells[name] = _with_changes(cells if name == "spec" else [
+        args.protocol_cells[name] = ldp_ge.without_repeated_clear(_with_changes(cells if name == "spec" else [
             ldp_ge.under_protocol([c], preset)[0] if _takes_protocol(args, c) else c
-            for c in cells if len(chosen) == 1 or _takes_protocol(args, c)], changes)
-    return [c for own in args.protocol_cells.values() for c in own] if chosen else _with_changes(cells, changes)
+            for c in cells if len(chosen) == 1 or _takes_protocol(args, c)], changes))
+    return [c for own in args.protocol_cells.values() for c in own] if chosen else \
+        ldp_ge.without_repeated_clear(_with_changes(cells, changes))
 
 
 def _takes_protocol(args, cell) -> bool:

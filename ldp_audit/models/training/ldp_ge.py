@@ -188,6 +188,12 @@ class LdpGeConfig(TrainingConfig):
             _check(name, isinstance(value, int) and not isinstance(value, bool) and value >= low,
                    f"an integer >= {low}", value)
 
+    @property
+    def clear_is_raw(self) -> bool:
+        """Whether this is a non-private run on the raw feature values: ``raw_clear``, or raw report units
+        without a mechanism (the released code returns the features unchanged at eps = inf)."""
+        return self.eps is None and (self.raw_clear or self.report_units == "raw")
+
     def key_prefix(self) -> str:
         eps = "inf" if self.eps is None else f"{self.eps:g}"
         return f"{self.task}-{self.mechanism}-eps{eps}"
@@ -256,7 +262,7 @@ def client_reports(graph: datasets.Graph, config: LdpGeConfig, rng: np.random.Ge
     (:func:`in_report_units`). ``structure_only``, ``feature_rows`` and ``feature_bounds`` act before anything
     else."""
     graph = row_normalised(structure_only_graph(graph, config, rng), config)
-    if config.raw_clear or (config.eps is None and config.report_units == "raw"):
+    if config.clear_is_raw:
         return as_dense(graph.x)
     x, bounds = unit_features(graph, config)
     k = config.sampled(x.shape[1])
@@ -667,4 +673,10 @@ def protocol_cells(runs: int = PROTOCOL_RUNS, dataset: str = "cora", downstream:
 def under_protocol(cells: list[LdpGeCell], preset) -> list[LdpGeCell]:
     """``cells`` with every config under ``preset`` (a ``protocols.Protocol`` of the ldp-ge pipeline)."""
     return [replace(cell, configs=tuple(preset.apply(c) for c in cell.configs)) for cell in cells]
+
+
+def without_repeated_clear(cells: list[LdpGeCell]) -> list[LdpGeCell]:
+    """``cells`` less each "non-private raw" cell whose plain non-private twin reads the raw features already
+    (raw report units, as in the released preset): the two would train the same run twice."""
+    return [cell for cell in cells if not (cell.raw_clear and replace(cell.configs[0], raw_clear=False).clear_is_raw)]
 
