@@ -10,9 +10,10 @@ per run) are trained
 - plain PyG: a textbook two-layer torch-geometric GCN loop on the raw features with the same per-epoch
   evaluation, nothing else (a floor for "one small model per process").
 
-``--orders`` adds rows for the stacked first layer forced into one order (``stacked.features_first``): ``product``
-always propagates the product C (X' W) (the only order before the features-first rule), ``features`` always
-propagates the features once, (C X') W; ``rule`` (default) lets each run's config and dataset decide.
+``--orders`` adds rows for the stacked first layer pushed into one order (``stacked.features_first``): ``product``
+propagates the product C (X' W) for every sparse report (a dense report with steps always goes features first:
+its own n x d x h product is paid per pass in either order), ``features`` always propagates the features once,
+(C X') W; ``rule`` (default) lets each run's config and dataset decide.
 
 Time is *process* CPU time (``time.process_time``), not wall time: the machine is shared, and CPU seconds are what
 a sweep pays. A run's time includes its feature perturbation, propagation, labels and initialisation; the graph
@@ -51,7 +52,7 @@ def ppgnn_runs(dataset: str, count: int, epochs: int, k: int) -> list[RunConfig]
 
 
 PIPELINES = {"LPGNN": lpgnn_runs, "PPGNN": ppgnn_runs}
-#: SPARSE_COST per first-layer order: the rule's own, never features first, always features first.
+#: SPARSE_COST per first-layer order: the rule's own, sparse reports never first, always features first.
 ORDERS = {"rule": stacked.SPARSE_COST, "product": 0.0, "features": math.inf}
 
 

@@ -1,5 +1,6 @@
 """Batched runs (issue 24): a run's result never depends on its batch mates, the stacked layers are the
-torch-geometric layers' maths, and a diverging run leaves the others alone. CPU, one thread, bit-identical."""
+torch-geometric layers' maths, and a diverging run leaves the others alone. CPU, one thread, bit-identical.
+tests/models/test_cpu_code_paths.py runs the identity tests here again under every CPU code path (issue 43)."""
 from __future__ import annotations
 
 from dataclasses import replace
@@ -19,7 +20,10 @@ torch.set_num_threads(1)
 
 def _cache():
     graph = synthetic.csbm(n=240, classes=4, avg_degree=5.0, homophily=0.85, d=30, signal=0.25, seed=5)
-    return RunCache(graphs={"csbm": graph}, max_features=64)
+    # odd sizes (issue 43): no run's slab of a stacked tensor is a whole number of SIMD vectors or cache lines, so
+    # a run's values sit at another alignment and partly in a vector loop's scalar tail, depending on its place
+    odd = synthetic.csbm(n=241, classes=7, avg_degree=5.0, homophily=0.85, d=37, signal=0.25, seed=6)
+    return RunCache(graphs={"csbm": graph, "odd": replace(odd, name="odd")}, max_features=64)
 
 
 def _config(**changes):
@@ -51,6 +55,18 @@ MATES = {
                            dropout=0.75, weight_decay=0.01, seed=1),
                       dict(eps_x=1.0, mechanism="ppm", m="ppgnn", k_x=2, model="sage", objective="saturating",
                            selection="all_improve", dropout=0.75, weight_decay=0.01, seed=2)],
+    # odd node, class, feature and hidden counts; dense (Laplace) and sparse (multi-bit) reports, both orders
+    "sage-odd": [dict(dataset="odd", hidden=12, model="sage", eps_x=1.0, k_x=k, seed=s, objective="drop", k_y=1,
+                      eps_y=2.0, selection="ccs", dropout=0.25, **extra)
+                 for s, (k, extra) in enumerate([(0, {}), (3, {}), (1, dict(mechanism="laplace_hd", m="all")),
+                                                 (5, dict(mechanism="laplace_hd", m="all")), (2, {})])],
+    # five runs on ONE dense report (RND features, K = 0: one perturbation, label budgets differ): one GEMM over
+    # their weights side by side sums the fifth run's columns in another order than alone (MKL's AVX2 path)
+    "lpgnn-shared-report": [dict(features="rnd", k_x=0, eps_y=e, selection=s)
+                            for e, s in [(None, "val_loss"), (1.0, "val_loss"), (2.0, "ccs"), (3.0, "val_loss"),
+                                         (0.5, "ccs")]],
+    "gcn-odd": [dict(dataset="odd", hidden=12, model="gcn", eps_x=e, k_x=k, seed=s, dropout=0.5)
+                for s, (e, k) in enumerate([(1.0, 0), (2.0, 4), (0.5, 1), (1.0, 2), (1.0, 8)])],
 }
 
 

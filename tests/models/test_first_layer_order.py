@@ -53,7 +53,7 @@ MIXED = {"lpgnn": [dict(eps_x=1.0, k_x=1), dict(eps_x=1.0, k_x=4), dict(features
          "sage": [dict(model="sage", eps_x=1.0, k_x=0), dict(model="sage", eps_x=1.0, k_x=4, seed=1)]}
 
 
-def test_the_rule_weighs_the_chain_against_one_dense_product():
+def test_the_rule_weighs_the_chain_against_one_dense_product_and_sends_dense_reports_first():
     cache = _cache()
     graph = cache.graph("csbm")
     configs = [_config(eps_x=1.0, k_x=k) for k in (0, 1, 4)] + [_config(features="rnd", k_x=2)]
@@ -65,8 +65,9 @@ def test_the_rule_weighs_the_chain_against_one_dense_product():
     step = chains[1][0]
     n, d = graph.num_nodes, graph.num_features
     assert COST * step.nnz < n * d <= COST * 4 * step.nnz  # multi-bit: the chain alone decides
-    assert COST * 2 * step.nnz < n * d <= COST * 2 * step.nnz + stacked.DENSE_REPORT_SHARE * n * d  # RND at
-    # K = 2: its dense report's own product tips the balance
+    assert COST * 2 * step.nnz < n * d  # RND at K = 2: its chain alone would not tip the balance, but a dense
+    # report's own n x d x h product is paid per pass in either order, so any chain goes first
+    assert stacked.features_first([step], n, d, True) and not stacked.features_first([step], n, d, False)
     assert not stacked.features_first([], n, d, True)  # nothing to propagate
 
 

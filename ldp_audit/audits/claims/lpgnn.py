@@ -426,6 +426,7 @@ def drop_target_hits(neighbours: int, eps_y: float, classes: int, true_label: in
 
     from ...models.data import Graph
     from ...models.training import stages
+    from ...models.training.tensors import torch_csr
 
     centres = np.arange(stars) * (neighbours + 1)
     leaves = (centres[:, None] + np.arange(1, neighbours + 1)).ravel()
@@ -435,7 +436,7 @@ def drop_target_hits(neighbours: int, eps_y: float, classes: int, true_label: in
     index = lambda a: torch.as_tensor(a, dtype=torch.long)  # noqa: E731
     batch = stages.Batch(index(labels.observed), index(np.full(graph.num_nodes, true_label)), index(leaves),
                          index(centres), index(np.empty(0)), torch.as_tensor(labels.transition, dtype=torch.float32),
-                         stages.torch_sparse(stages.KProp(1).step_matrix(graph.adjacency), "cpu"))
+                         torch_csr(stages.KProp(1).step_matrix(graph.adjacency), "cpu"))
     (target or stages.Drop().prepare)(batch, 1)
     return int((batch.targets[index(centres)] == true_label).sum())
 

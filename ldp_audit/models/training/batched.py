@@ -30,8 +30,9 @@ from .label_rate import labelled_training_nodes
 METRICS = ("train_acc", "val_loss", "val_acc", "test_acc")
 #: Most runs in one stacked model (CPU: 16 runs train ~25 % faster per run than 64 on Cora, see benchmarks/train.py).
 STACK_SIZE = 16
-#: Memory the dense feature reports of one stack may take (float32 n x d each; sparse reports take far less).
-REPORT_BYTES = 2 << 30
+#: Memory the dense feature reports of one stack may take (float32 n x d each, kept with its transpose for the
+#: backward pass; sparse reports take far less).
+REPORT_BYTES = 4 << 30
 
 
 def train_batch(configs: list, device: str | None = None, cache: RunCache | None = None) -> list[RunResult]:
@@ -57,8 +58,8 @@ def train_batch(configs: list, device: str | None = None, cache: RunCache | None
 
 def stack_size(graph: datasets.Graph) -> int:
     """Runs per stacked model: :data:`STACK_SIZE`, fewer where that many dense n x d reports would pass
-    :data:`REPORT_BYTES` (Facebook: 424 MB per report, 5 runs)."""
-    return max(1, min(STACK_SIZE, REPORT_BYTES // (4 * graph.num_nodes * stages.feature_width(graph))))
+    :data:`REPORT_BYTES` (Facebook: 424 MB per report and as much for its transpose, 5 runs)."""
+    return max(1, min(STACK_SIZE, REPORT_BYTES // (2 * 4 * graph.num_nodes * stages.feature_width(graph))))
 
 
 def _labels(configs: list, graph: datasets.Graph, device) -> stages.Batch:

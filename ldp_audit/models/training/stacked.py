@@ -5,20 +5,26 @@ the runs as its first axis and is initialised run by run exactly as the one-run 
 torch initialisers), then stacked. The layers are the maths of ``modules.py`` written for stacked tensors:
 
 - the first layer of every backbone is linear in the run's fixed node features, behind the run's KProp / FlexProp
-  steps (lpgnn A1, ppgnn A5): P^K X' W = P^K (X' W). It is mostly computed in that order, so propagation costs
-  K sparse products on n x h instead of n x d, runs that share a report X' (every K and objective of one seed)
-  share ONE dense product with their weights side by side, and a sparse report (LPGNN's multi-bit estimate is
-  a constant plus m non-zeros per row, lpgnn Eq. 4) is multiplied as a sparse matrix. Where the K sparse steps
-  per pass cost more than one dense n x d x h product (long K on a graph with many edges per feature: PubMed at
-  K >= 8 for dense reports, K >= 16 for sparse ones), the propagated features P^K X' are computed once per run
-  and each pass is one dense product (:func:`features_first`: decided by the run's config and dataset only,
-  never by its batch mates);
+  steps (lpgnn A1, ppgnn A5): P^K X' W = P^K (X' W). A sparse report (LPGNN's multi-bit estimate is a constant
+  plus m non-zeros per row, lpgnn Eq. 4) is mostly computed in that order: it is multiplied as a sparse matrix,
+  propagation costs K sparse products on n x h instead of n x d, and runs that share the report (every K and
+  objective of one seed) share it. Where the K sparse steps per pass cost more than one dense n x d x h product
+  (long K on a graph with many edges per feature: PubMed at K >= 16), and for every dense report with steps to
+  take (its n x d x h product is paid per pass in either order), the propagated features P^K X' are computed once
+  per run and each pass is one dense product (:func:`features_first`: decided by the run's config and dataset
+  only, never by its batch mates);
 - GCNConv is Â H W + b with Â = D^-1/2 (A + I) D^-1/2 (``KProp(1, "gcn", self_loops=True)``), SAGEConv is
   mean_N(i)(H) W_l + b + H W_r (``KProp(1, "mean")``), BatchNorm uses each run's own statistics.
 
-Every operation either acts on one run's slice or is a product whose output column depends on its own input
-column only (dense and sparse), so a run's numbers do not depend on its batch mates: on CPU with one thread
-they are bit-identical alone and in any batch (tests/models/test_batched_training.py).
+A run's numbers never depend on its batch mates, by construction rather than by luck of the CPU: every floating
+point sum a run needs is computed by a call whose shape is the run's own, or by a kernel that sums each output
+the same way whatever the width (``tensors.py``). Dense products are one GEMM per run, (n, d) x (d, h): MKL
+picks its GEMM kernel by all three sizes, so a product of many runs side by side would sum a run's column in
+another order (measured: with MKL's AVX2 path every stack of 5 or more runs on a 500-wide report differed).
+Sparse products stay wide (one per stack and step, :func:`tensors.spmm`). The second layer is a batched GEMM
+of per-run shape, and every elementwise op rounds alike in vector body and scalar tail. So on CPU with one
+thread a run is bit-identical alone and in any stack, at any position, under every MKL code path and torch CPU
+capability (tests/models/test_batched_training.py, test_cpu_code_paths.py); on CUDA within a tolerance.
 """
 from __future__ import annotations
 
@@ -29,7 +35,7 @@ import scipy.sparse as sp
 import torch
 
 from ..propagation import KProp
-from .tensors import SparseOperator, sparse_columns, torch_csr
+from .tensors import SparseOperator, selu, sparse_columns, spmm, torch_csr
 
 #: A report whose entries are one value except for at most this share is stored as value + sparse matrix.
 SPARSE_SHARE = 0.05
@@ -38,10 +44,6 @@ SPARSE_SHARE = 0.05
 #: and the dense n x 500 x 16 products 18 ms, 7x more per multiply-add; K = 16 was where multi-bit runs (sparse
 #: reports) cost the same in both orders.
 SPARSE_COST = 7.0
-#: Share of a dense report's own product X' W (and X'^T G) that a run pays in the product order: the runs of one
-#: perturbation (every K of a seed) share it, and a sweep's task holds them together. On PubMed 4 runs sharing one
-#: dense report paid 6.3 ms a run and epoch for it, 14 alone.
-DENSE_REPORT_SHARE = 0.5
 #: Backbones with a stacked form; the others (GAT) train one run at a time.
 STACKED_MODELS = ("lpgnn", "gcn", "sage")
 BATCH_NORM_MOMENTUM, BATCH_NORM_EPS = 0.1, 1e-5
@@ -60,9 +62,11 @@ def sparse_form(x: np.ndarray) -> tuple[float, sp.csr_matrix] | None:
 
 @dataclass(eq=False)
 class Report:
-    """A run's node features X' (n, d) as the first layer multiplies them: dense, or ``shift`` + sparse."""
+    """A run's node features X' (n, d) as the first layer multiplies them: dense (with its transpose, contiguous,
+    for the backward pass), or ``shift`` + sparse (with the sparse transpose)."""
 
     dense: torch.Tensor | None
+    dense_t: torch.Tensor | None = None
     shift: float = 0.0
     sparse: torch.Tensor | None = None
     sparse_t: torch.Tensor | None = None
@@ -72,23 +76,38 @@ class Report:
         sparse = sparse_form(x)
         if sparse is not None:
             shift, rest = sparse
-            return cls(None, shift, torch_csr(rest, device), torch_csr(rest.T, device))
-        return cls(torch.as_tensor(np.asarray(x, dtype=np.float32), device=device))
+            return cls(None, None, shift, torch_csr(rest, device), torch_csr(rest.T, device))
+        return cls.dense_of(torch.as_tensor(np.asarray(x, dtype=np.float32), device=device))
+
+    @classmethod
+    def dense_of(cls, x: torch.Tensor) -> "Report":
+        """A dense report; on CPU with a contiguous copy of X'^T (MKL's GEMM on the transposed view took 1.6-4x
+        longer per run: 27.5 ms against 17.0 on Cora, 212 against 55 on CiteSeer), on CUDA the view."""
+        return cls(x, x.T.contiguous() if x.device.type == "cpu" else x.T)
+
+    @staticmethod
+    def _per_run(matrix: torch.Tensor, stacked_input: torch.Tensor) -> torch.Tensor:
+        """``matrix @ s`` for each run's slice s: one GEMM per run, of the run's own shape whatever the stack (a
+        GEMM over the runs side by side sums a run's column in an order that MKL picks by the stack's width)."""
+        return torch.stack([matrix @ s for s in stacked_input.unbind(0)])
+
+    def _sparse_times(self, matrix: torch.Tensor, stacked_input: torch.Tensor) -> torch.Tensor:
+        runs, rows, h = stacked_input.shape
+        wide = stacked_input.permute(1, 0, 2).reshape(rows, runs * h)
+        return spmm(matrix, wide).reshape(-1, runs, h).permute(1, 0, 2).contiguous()
 
     def times(self, w: torch.Tensor) -> torch.Tensor:
-        """X' W for stacked weights ``w`` (runs, d, h) sharing this report: one product, (runs, n, h)."""
-        runs, d, h = w.shape
-        wide = w.permute(1, 0, 2).reshape(d, runs * h)
-        out = self.dense @ wide if self.sparse is None else torch.sparse.mm(self.sparse, wide)
-        out = out.reshape(-1, runs, h).permute(1, 0, 2).contiguous()  # one layout for every batch size
+        """X' W for stacked weights ``w`` (runs, d, h) sharing this report, (runs, n, h)."""
+        if self.sparse is None:
+            return self._per_run(self.dense, w)
+        out = self._sparse_times(self.sparse, w)
         return out + self.shift * w.sum(1, keepdim=True) if self.shift else out
 
     def transpose_times(self, g: torch.Tensor) -> torch.Tensor:
-        """X'^T G for stacked ``g`` (runs, n, h): one product, (runs, d, h)."""
-        runs, n, h = g.shape
-        wide = g.permute(1, 0, 2).reshape(n, runs * h)
-        out = self.dense.T @ wide if self.sparse is None else torch.sparse.mm(self.sparse_t, wide)
-        out = out.reshape(-1, runs, h).permute(1, 0, 2).contiguous()
+        """X'^T G for stacked ``g`` (runs, n, h), (runs, d, h)."""
+        if self.sparse is None:
+            return self._per_run(self.dense_t, g)
+        out = self._sparse_times(self.sparse_t, g)
         return out + self.shift * g.sum(1, keepdim=True) if self.shift else out
 
     @classmethod
@@ -96,8 +115,8 @@ class Report:
         """C X' for the operator ``chain`` C (applied first to last), dense: the features-first order."""
         out = torch.as_tensor(np.asarray(x, dtype=np.float32), device=device)
         for operator in chain:
-            out = torch.sparse.mm(operator.forward, out)
-        return cls(out)
+            out = spmm(operator.forward, out)
+        return cls.dense_of(out)
 
 
 def features_first(chain: list, num_nodes: int, width: int, dense_report: bool) -> bool:
@@ -105,12 +124,14 @@ def features_first(chain: list, num_nodes: int, width: int, dense_report: bool) 
 
     Per pass, the features-first order pays one dense n x d x h product per run (its C X' is paid once per run).
     The product order pays one sparse product on n x h per step of the chain (nnz_s h multiply-adds at
-    :data:`SPARSE_COST` each) plus, for a dense report, its share (:data:`DENSE_REPORT_SHARE`) of X' W; a sparse
-    report's product costs next to nothing. So the chain goes first when
-    SPARSE_COST * sum_s nnz_s + [dense] DENSE_REPORT_SHARE * n d >= n d. Only the run's config (its chain, its
-    report's kind) and the dataset decide: the same config trains the same way alone and in any batch."""
-    report_cost = DENSE_REPORT_SHARE * num_nodes * width if dense_report else 0.0
-    return bool(chain) and SPARSE_COST * sum(op.nnz for op in chain) + report_cost >= num_nodes * width
+    :data:`SPARSE_COST` each) plus the report's own product X' W: for a sparse report next to nothing, for a dense
+    one the same n x d x h as features first (one GEMM per run, never shared: see the module docstring). So a
+    dense report with a chain always goes first, and a sparse one when SPARSE_COST * sum_s nnz_s >= n d. Only the
+    run's config (its chain, its report's kind) and the dataset decide: the same config trains the same way
+    alone and in any batch."""
+    if not chain:
+        return False
+    return dense_report or SPARSE_COST * sum(op.nnz for op in chain) >= num_nodes * width
 
 
 def _through(chain: list, h: torch.Tensor, transpose: bool) -> torch.Tensor:
@@ -119,7 +140,7 @@ def _through(chain: list, h: torch.Tensor, transpose: bool) -> torch.Tensor:
     runs, n, w = h.shape
     wide = h.permute(1, 0, 2).reshape(n, runs * w)
     for operator in (chain[::-1] if transpose else chain):
-        wide = torch.sparse.mm(operator.backward if transpose else operator.forward, wide)
+        wide = spmm(operator.backward if transpose else operator.forward, wide)
     return wide.reshape(n, runs, w).permute(1, 0, 2).contiguous()
 
 
@@ -242,7 +263,7 @@ class StackedBackbone:
         z = self.first.output(self._first_weights()) + p["b1"].unsqueeze(1)
         if self.model == "lpgnn":
             z = self._batch_norm(z, training)
-        h = torch.selu(z)
+        h = selu(z)
         if training:
             h = _dropout(h, self.dropout, self.generators)
         if self.model == "sage":

@@ -266,30 +266,22 @@ class LevelFlexProp(StepPropagation):
         return FlexProp(self.steps, weights=weights).step_matrix(adjacency)
 
 
-def torch_sparse(matrix: sp.spmatrix, device):
-    """A scipy sparse matrix as a float32 torch COO tensor on ``device``."""
-    import torch
-
-    coo = sp.coo_matrix(matrix)
-    index = torch.from_numpy(np.vstack([coo.row, coo.col]).astype(np.int64))
-    return torch.sparse_coo_tensor(index, torch.from_numpy(coo.data.astype(np.float32)), coo.shape,
-                                   device=device, check_invariants=False).coalesce()
-
-
 def propagate(propagation: Propagation, adjacency, x, device):
     """W X as a float32 tensor on ``device``.
 
-    Step propagations (KProp, FlexProp) run their ``step_matrix`` K times on the device; any other
-    propagation (PPR) is applied by the propagation face itself on the CPU and moved over.
+    Step propagations (KProp, FlexProp) run their ``step_matrix`` K times on the device (:func:`tensors.spmm`);
+    any other propagation (PPR) is applied by the propagation face itself on the CPU and moved over.
     """
     import torch
+
+    from .tensors import spmm, torch_csr
 
     if isinstance(propagation, StepPropagation):
         h = torch.as_tensor(np.asarray(x, dtype=np.float32), device=device)
         if propagation.steps:
-            step = torch_sparse(propagation.step_matrix(adjacency), device)
+            step = torch_csr(propagation.step_matrix(adjacency), device)
             for _ in range(propagation.steps):
-                h = torch.sparse.mm(step, h)
+                h = spmm(step, h)
         return h
     return torch.as_tensor(propagation.apply(adjacency, x).astype(np.float32), device=device)
 
