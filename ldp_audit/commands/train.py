@@ -253,6 +253,9 @@ def run(args, console) -> int:
     if args.features == "raw" and graph.x is None:
         raise ValueError(f"--features raw needs node features, but {graph.missing_features or graph.name + ' has none'}"
                          "; use --features rnd or ohd")
+    if args.features != "raw" and "eps_x" in args.given and args.eps_x is not None:
+        raise ValueError(f"--eps-x {args.eps_x:g}: --features {args.features} draws features that hold nothing "
+                         "private, so nothing is perturbed and no budget applies; drop --eps-x, or use --features raw")
     lr, wd, dropout = HYPERPARAMETERS.get(graph.name, (0.01, 0.0, 0.0))
     objective = args.objective or ("drop" if args.eps_y is not None else "cross_entropy")
     config = RunConfig(graph.name, features=args.features, eps_x=args.eps_x if args.features == "raw" else None,
@@ -354,6 +357,10 @@ def run_ldp_ge(args, console, root) -> int:
                            method=args.propagation, rescale=args.rescale, downstream=args.downstream,
                            seed=args.seed, **changes)
     config = under_protocol(args, "ldp-ge", config)
+    try:  # before any work: a k the dataset cannot sample
+        config.sampled(graph.num_features)
+    except ValueError as exc:
+        raise ValueError(f"--sampled: {exc}") from None
     store = RunStore(root)
     result, stored = _train_or_load(args, console, config, store, device,
                                     f"ldp-ge {args.task} on {graph.name}")

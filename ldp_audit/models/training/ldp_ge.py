@@ -219,11 +219,15 @@ class LdpGeConfig(TrainingConfig):
         return found
 
     def sampled(self, d: int) -> int | None:
-        """The k the mechanism runs with (None when unperturbed)."""
+        """The k the mechanism runs with on d features (None when unperturbed). A k given by the user must not
+        exceed d: sampling more coordinates than there are is refused, never clamped in silence."""
         if self.eps is None:
             return None
         if self.k is not None:
-            return min(self.k, d)
+            if self.k > d:
+                raise ValueError(f"k must be an integer in [1, {d}] (the {d} features of {self.dataset}), "
+                                 f"got {self.k}")
+            return self.k
         if self.mechanism == "HDS":
             return min(d, SETTINGS.get((self.task, self.dataset), DEFAULT_SETTINGS[self.task])[9])
         return baseline_k(self.mechanism, self.eps, d)
