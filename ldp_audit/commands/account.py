@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 
 from ._common import add_output_options, emit
 from .options import check_memory, integer, real
@@ -65,9 +66,17 @@ def _table(report):
         cells = []
         for conv in subject["conversions"]:
             order = row["order"][conv]
-            cells += [f"{row['eps'][conv]:.10g}", "" if order is None else f"{order:g}"]
+            cells += [_eps_text(row["eps"][conv], row.get("resolution")), "" if order is None else f"{order:g}"]
         table.add_row(row["source"], row["method"], *cells, row["note"])
     return table
+
+
+def _eps_text(eps: float, resolution: float | None) -> str:
+    """eps to 10 significant digits, or to the decimals of its ``resolution`` (a PLD's loss grid: the digits past
+    it differ from CPU to CPU, 6.768787377 on one and 6.768787374 on another)."""
+    if resolution is None:
+        return f"{eps:.10g}"
+    return f"{eps:.{max(0, -math.floor(math.log10(resolution)))}f}"
 
 
 def _check_pld_memory(args) -> None:

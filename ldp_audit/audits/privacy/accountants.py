@@ -17,7 +17,7 @@ import numpy as np
 
 from ...accounting import (CONVERSIONS, RdpAccountant, default_orders, eps_from_rdp, eps_pld, rdp_dp_accounting,
                            rdp_numeric_pair, rdp_numeric_poisson, rdp_opacus, validate)
-from ...accounting.rdp import DEFAULT_ORDERS_WOR, SOURCES
+from ...accounting.rdp import DEFAULT_ORDERS_WOR, PLD_GRID, SOURCES
 from ...papers import se_privgemb as paper
 from ..kernel.result import AuditReport, CheckResult, Status
 
@@ -65,6 +65,9 @@ class AccountantRow:
     order: dict[str, float | None]
     note: str = ""
     rdp: np.ndarray | None = field(default=None, repr=False, compare=False)
+    #: The step below which the eps carries no information (the PLD's loss grid: digits past it are the FFT's
+    #: rounding and change with the CPU); None: exact to float precision.
+    resolution: float | None = None
 
 
 @dataclass(frozen=True)
@@ -158,7 +161,7 @@ def account(q: float, sigma: float, steps: int, delta: float, sampling: str = "p
         pld_eps = eps_pld(q, sigma, steps, delta) if steps <= PLD_MAX_STEPS else None
         if pld_eps is not None:
             rows.append(AccountantRow("dp-accounting", "PLD, Poisson", {c: pld_eps for c in all_conv},
-                                      {c: None for c in all_conv}, "tighter than RDP; no order"))
+                                      {c: None for c in all_conv}, "tighter than RDP; no order", resolution=PLD_GRID))
         with warnings.catch_warnings():  # "optimal order is the largest alpha": each row's note says so instead
             warnings.simplefilter("ignore", UserWarning)
             lib_eps, _ = get_privacy_spent(orders=list(orders), rdp=list(op), delta=delta)
@@ -252,6 +255,6 @@ def account_report(q: float, sigma: float, steps: int, delta: float, sampling: s
     subject = {"q": result.q, "sigma": result.sigma, "steps": result.steps, "delta": result.delta,
                "sampling": result.sampling, "conversions": list(result.conversions),
                "accountants": [{"source": r.source, "method": r.method, "eps": r.eps, "order": r.order,
-                                "note": r.note} for r in result.rows]}
+                                "note": r.note, "resolution": r.resolution} for r in result.rows]}
     return AuditReport.of("accountant agreement", result.checks, subject=subject,
                           settings={"orders": len(result.orders), "rtol": RTOL})

@@ -112,3 +112,20 @@ def test_cli_account(capsys):
     assert main(["account", "--q", "0.1", "--sigma", "1", "--steps", "3", "--delta", "1e-5"]) == 0
     assert "quadrature" in capsys.readouterr().out
     assert main(["account", "--q", "1.5", "--sigma", "1", "--steps", "3", "--delta", "1e-5"]) == 2
+
+
+def test_the_pld_eps_is_printed_to_its_grid_and_kept_whole_in_json(capsys):
+    """A PLD's digits past its 1e-4 loss grid are FFT rounding that differs by CPU (issue 43): the table shows
+    the grid's decimals, JSON the full value with the grid as its resolution; RDP rows keep 10 digits."""
+    import json
+
+    from ldp_audit.cli import main
+
+    argv = ["account", "--q", "0.04", "--sigma", "1.5", "--steps", "2250", "--delta", "1e-5"]
+    assert main(argv + ["--json"]) == 0
+    pld = next(a for a in json.loads(capsys.readouterr().out)["subject"]["accountants"]
+               if a["method"].startswith("PLD"))
+    assert pld["resolution"] == 1e-4 and pld["eps"]["improved"] == pytest.approx(6.7687873, abs=1e-6)
+    assert main(argv) == 0
+    table = capsys.readouterr().out
+    assert "6.7688 " in table and "6.76878" not in table and "7.329111171" in table
