@@ -21,6 +21,7 @@ import re
 import resource
 import shutil
 import socket
+import stat
 import tempfile
 import time
 from pathlib import Path
@@ -68,13 +69,14 @@ def check_output_file(option: str, path: str | os.PathLike) -> list[Path]:
     if not str(path).strip():
         raise OutputError(f"{option} is empty; give a file name")
     target = Path(path).expanduser()
-    if target.is_dir():
+    status = _status(option, path, target)
+    if status is not None and stat.S_ISDIR(status.st_mode):
         raise OutputError(f"{option} {str(path)!r} is a folder; give a file name")
-    if target.exists() and not target.is_file():  # a device or pipe would be replaced by the atomic rename
+    if status is not None and not stat.S_ISREG(status.st_mode):  # the atomic rename would replace a device
         raise OutputError(f"{option} {str(path)!r} is not a regular file (a device, pipe or socket); files are "
                           "written atomically by replacing them, so give a file name")
-    missing = _check_room(option, path, target.parent, None if target.exists() else target)
-    if target.exists() and not os.access(target, os.W_OK):
+    missing = _check_room(option, path, target.parent, target if status is None else None)
+    if status is not None and not os.access(target, os.W_OK):
         raise OutputError(f"{option} {str(path)!r} exists and is not writable")
     return missing
 
@@ -87,7 +89,8 @@ def check_output_folder(option: str, path: str | os.PathLike) -> list[Path]:
     root or on special file systems); every name to create fits the file system; its disk has
     :data:`MIN_ROOM_BYTES` free; and the file size limit allows as much."""
     target = Path(path).expanduser()
-    if target.exists() and not target.is_dir():
+    status = _status(option, path, target)
+    if status is not None and not stat.S_ISDIR(status.st_mode):
         raise OutputError(f"{option} {str(path)!r} is a file, not a folder")
     return _check_room(option, path, target)
 
@@ -97,10 +100,10 @@ def _check_room(option: str, path, folder: Path, file: Path | None = None) -> li
     once that ancestor, the names to create (``file`` too, when given) and the room are proven (``option`` and
     ``path`` name the user's input in the messages)."""
     existing, missing = folder, []
-    while not existing.exists() and existing.parent != existing:
+    while _status(option, path, existing) is None and existing.parent != existing:
         missing.append(existing)
         existing = existing.parent
-    if not existing.is_dir():
+    if not stat.S_ISDIR(_status(option, path, existing).st_mode):
         raise OutputError(f"{option} {str(path)!r}: {str(existing)!r} is not a folder")
     missing.reverse()
     _check_names(option, path, existing, missing + ([file] if file is not None else []))
@@ -116,6 +119,21 @@ def _check_room(option: str, path, folder: Path, file: Path | None = None) -> li
         raise OutputError(f"{option} {str(path)!r}: the disk holding {str(existing)!r} is full "
                           f"({status.f_bavail * status.f_frsize} bytes free)", errno.ENOSPC)
     return missing
+
+
+def _status(option: str, given, path: Path) -> os.stat_result | None:
+    """``os.stat(path)``, or None where nothing is there, including a path too long to exist (where
+    ``Path.exists`` would raise); a path that cannot be looked at (a folder on the way that may not be searched)
+    is an :class:`OutputError` naming ``option`` and the ``given`` path."""
+    try:
+        return os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as exc:
+        if exc.errno == errno.ENAMETOOLONG:
+            return None
+        raise OutputError(f"{option} {str(given)!r}: {str(path)!r} cannot be looked at ({exc.strerror})",
+                          exc.errno) from None
 
 
 def _check_names(option: str, path, existing: Path, created: list[Path]) -> None:
@@ -194,9 +212,9 @@ def write_failure(path: str | os.PathLike, exc: OSError) -> OutputError:
              errno.ENAMETOOLONG: "give a shorter name",
              errno.EACCES: "write to a folder you may write to",
              errno.EROFS: "write to a folder on a writable file system"}
-    hint = hints.get(exc.errno, "")
-    return OutputError(f"could not write {str(path)!r}: {exc.strerror or exc}{'; ' + hint if hint else ''} "
-                       "(nothing was left half-written there)", exc.errno)
+    hint = hints.get(exc.errno)
+    return OutputError(f"could not write {str(path)!r} ({exc.strerror or exc}){': ' + hint if hint else ''}; "
+                       "nothing was left half-written there", exc.errno)
 
 
 def temporary_prefix(name: str) -> str:
