@@ -42,6 +42,10 @@ class StoredRunError(ValueError):
     in it (the field) and what to do."""
 
 
+#: What to do with a stored run file that cannot be used.
+MOVE_AWAY = "fix it, or move it away (or delete it) to train this run again"
+
+
 # ----------------------------------------------------------------------------- checks of a parsed run file
 
 def _kind(value) -> str:
@@ -62,7 +66,7 @@ def check_schema(data, reads: dict[str, tuple[str, ...]]) -> tuple[str, str]:
                          f"{' or '.join(repr(name) for name in reads)}")
     if version not in reads[schema]:
         raise ValueError(f"field 'schema_version' is {version!r}; this ldp-audit reads {schema} versions "
-                         f"{', '.join(reads[schema])} (a file of a newer version needs the ldp-audit that wrote it)")
+                         f"{', '.join(reads[schema])} (a file of another version needs the ldp-audit that wrote it)")
     return schema, version
 
 
@@ -273,10 +277,6 @@ class RunStore:
 
     def save(self, result: RunResult) -> Path:
         return write_json_atomic(self.path(result.config), result.to_dict())
-
-
-#: What to do with a stored run file that cannot be used.
-MOVE_AWAY = "fix it, or move it away (or delete it) to train this run again"
 
 
 def _differences(stored, asked) -> str:
