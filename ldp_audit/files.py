@@ -50,6 +50,9 @@ class OutputError(OSError, ValueError):
         super().__init__(message)
         self.errno = code
 
+    def __reduce__(self):  # whole across a process pool: the message and the errno
+        return type(self), (str(self), self.errno)
+
 
 def _read_umask() -> int:
     mask = os.umask(0)  # the only way to read it; done once, at import, before any worker thread exists

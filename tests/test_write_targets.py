@@ -135,6 +135,13 @@ def test_a_failed_write_is_an_output_error_naming_the_path(make_path, code, tmp_
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file"]
 
 
+def test_an_output_error_from_a_worker_process_keeps_its_message_and_errno():
+    import pickle
+
+    error = pickle.loads(pickle.dumps(OutputError("could not write 'x' (File too large)", errno.EFBIG)))
+    assert (type(error), str(error), error.errno) == (OutputError, "could not write 'x' (File too large)", errno.EFBIG)
+
+
 def test_a_name_of_255_bytes_is_written_atomically(tmp_path):
     path = write_atomic(tmp_path / ("x" * 255), b"data")
     assert path.read_bytes() == b"data" and len(list(tmp_path.iterdir())) == 1
