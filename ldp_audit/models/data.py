@@ -172,11 +172,22 @@ def planetoid_cache(name: str, files: list[Path], cache: Path) -> Path:
     except OSError as exc:
         raise write_failure(keyed, exc) from exc
     try:
+        _process_planetoid(name, files, build, keyed)
+        _rename_into_place(build, keyed, title)
+    finally:
+        shutil.rmtree(build, ignore_errors=True)
+    return keyed
+
+
+def _process_planetoid(name: str, files: list[Path], build: Path, keyed: Path) -> None:
+    """Copy the raw ``files`` into the folder ``build`` and let torch-geometric process them there (``keyed``, the
+    folder ``build`` will become, names it in the errors)."""
+    title = _PLANETOID[name]
+    try:
         (build / title / "raw").mkdir(parents=True)
         for file in files:
             shutil.copyfile(file, build / title / "raw" / file.name)
         _planetoid(build, title)
-        _rename_into_place(build, keyed, title)
     except OSError as exc:
         raise write_failure(keyed, exc) from exc
     except (pickle.UnpicklingError, EOFError, ValueError, IndexError, TypeError, AttributeError,
@@ -184,9 +195,6 @@ def planetoid_cache(name: str, files: list[Path], cache: Path) -> Path:
         raise DatasetFileError(f"dataset {name}: {_unreadable_planetoid(files)} could not be read in "
                                f"{files[0].parent} ({type(exc).__name__}: {exc}); restore it from the source the "
                                "datasets README names") from None
-    finally:
-        shutil.rmtree(build, ignore_errors=True)
-    return keyed
 
 
 def _rename_into_place(build: Path, keyed: Path, title: str) -> None:
@@ -196,7 +204,7 @@ def _rename_into_place(build: Path, keyed: Path, title: str) -> None:
         os.rename(build, keyed)
     except OSError as exc:
         if exc.errno not in (errno.EEXIST, errno.ENOTEMPTY):
-            raise
+            raise write_failure(keyed, exc) from exc
         if not (keyed / title / "processed").is_dir():
             raise DatasetFileError(f"the cache folder {str(keyed)!r} holds an unfinished build; delete that folder "
                                    "and the next load builds it again") from None

@@ -46,7 +46,7 @@ def test_a_built_cache_holds_the_dataset_and_no_temporary(cache):
 def test_a_truncated_processed_file_names_the_cache_folder(cache, capsys):
     processed = _keyed(cache) / "Cora" / "processed" / "data.pt"
     processed.write_bytes(processed.read_bytes()[:1000])  # as the earlier version left it under ulimit -f
-    damaged = re.escape(f"the cache folder '{_keyed(cache)}' is damaged") + ".*delete that folder"
+    damaged = "^" + re.escape(f"dataset cora: the cache folder '{_keyed(cache)}' is damaged") + ".*delete that folder"
     with pytest.raises(DatasetFileError, match=damaged):
         data.load("cora", cache=cache)
     assert main(["data", "cora", "--cache-dir", str(cache)]) == 2
@@ -57,7 +57,7 @@ def test_a_truncated_processed_file_names_the_cache_folder(cache, capsys):
 
 def test_an_unfinished_build_of_an_earlier_version_names_the_cache_folder(cache):
     shutil.rmtree(_keyed(cache) / "Cora" / "processed")  # raw copies only: killed while processing
-    with pytest.raises(DatasetFileError, match=re.escape(f"the cache folder '{_keyed(cache)}' holds an unfinished")):
+    with pytest.raises(DatasetFileError, match="^" + re.escape(f"the cache folder '{_keyed(cache)}' holds an unfinished")):
         data.load("cora", cache=cache)
     assert not [p for p in (cache / "planetoid").iterdir() if p.name.endswith(".tmp")]
 
