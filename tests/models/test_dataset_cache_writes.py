@@ -57,7 +57,8 @@ def test_a_truncated_processed_file_names_the_cache_folder(cache, capsys):
 
 def test_an_unfinished_build_of_an_earlier_version_names_the_cache_folder(cache):
     shutil.rmtree(_keyed(cache) / "Cora" / "processed")  # raw copies only: killed while processing
-    with pytest.raises(DatasetFileError, match="^" + re.escape(f"the cache folder '{_keyed(cache)}' holds an unfinished")):
+    unfinished = "^" + re.escape(f"the cache folder '{_keyed(cache)}' holds an unfinished build")
+    with pytest.raises(DatasetFileError, match=unfinished):
         data.load("cora", cache=cache)
     assert not [p for p in (cache / "planetoid").iterdir() if p.name.endswith(".tmp")]
 

@@ -77,7 +77,8 @@ def _whole(text: bytes):
 
 CASES = [  # (kind, change, words the message must hold)
     ("gnn-1.1", _set("schema_version", "0.1"), ["field 'schema_version' is '0.1'", "versions 1.0, 1.1"]),
-    ("gnn-1.1", _set("schema_version", "9.9"), ["field 'schema_version' is '9.9'", "needs the ldp-audit that wrote it"]),
+    ("gnn-1.1", _set("schema_version", "9.9"), ["field 'schema_version' is '9.9'",
+                                                "needs the ldp-audit that wrote it"]),
     ("gnn-1.1", _set("schema_version", DELETE), ["field 'schema_version' is None"]),
     ("gnn-1.1", _set("schema_version", 1.1), ["field 'schema_version' is 1.1;"]),
     ("gnn-1.1", _set("schema", "ldp-audit/training-run-v2"), ["field 'schema' is 'ldp-audit/training-run-v2'",
