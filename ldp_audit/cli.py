@@ -103,7 +103,7 @@ def _check_outputs(args, errors) -> None:
     """Before any work: every output path writable, and a plot only where matplotlib is installed."""
     from importlib.util import find_spec
 
-    from .commands.options import check_output_path
+    from .files import check_output_file, check_output_folder
 
     plot = getattr(args, "plot", None)
     if plot is not None and str(plot).strip() and not str(plot).lower().endswith(".png"):
@@ -113,10 +113,9 @@ def _check_outputs(args, errors) -> None:
     for name in OUTPUT_OPTIONS:
         path = getattr(args, name, None)
         if path is not None:
-            for folder in check_output_path(f"--{name}", path):
+            for folder in check_output_file(f"--{name}", path):
                 errors.print(f"ldp-audit: --{name}: the folder {str(folder)!r} will be created", markup=False, soft_wrap=True)
     if hasattr(args, "cache_dir"):  # --cache-dir, else $LDP_AUDIT_CACHE, else the default: writable or creatable
-        from .commands.options import check_output_folder
         from .models.data import cache_location
 
         check_output_folder(*reversed(cache_location(args.cache_dir)))

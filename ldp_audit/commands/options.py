@@ -3,15 +3,13 @@ names the option and the allowed range, never a traceback from deep inside numpy
 
 argparse turns an ``ArgumentTypeError`` raised by a ``type=`` callable into ``argument --NAME: MESSAGE`` and
 exit status 2, so the option is always named. Sizes are also checked against this machine's memory
-(:func:`check_memory`), and output paths are checked writable before a run (:func:`check_output_path`).
+(:func:`check_memory`); output paths are proven writable before a run by ``ldp_audit.files``.
 """
 from __future__ import annotations
 
 import argparse
 import math
 import os
-import tempfile
-from pathlib import Path
 
 #: Numbers of draws, repetitions, steps and dimensions are capped here: beyond these no run ends in a day.
 MAX_COUNT = 10 ** 12
@@ -141,26 +139,6 @@ def check_size(option: str, value: int, bytes_each: float, what: str, fixed: flo
                          f"allowed {option} here is {largest:,}")
 
 
-def check_output_path(option: str, path: str | os.PathLike) -> list[Path]:
-    """Check before the run that ``path`` can be written; return the folders that will be created for it.
-
-    Missing folders are created when the file is written (and the CLI says so); the nearest existing folder
-    must be writable, and the path must not be an existing folder.
-    """
-    if not str(path).strip():
-        raise ValueError(f"{option} is empty; give a file name")
-    target = Path(path).expanduser()
-    if target.is_dir():
-        raise ValueError(f"{option} {str(path)!r} is a folder; give a file name")
-    if target.exists() and not target.is_file():  # a device or pipe would be replaced by the atomic rename
-        raise ValueError(f"{option} {str(path)!r} is not a regular file (a device, pipe or socket); reports are "
-                         "written atomically by replacing the file, so give a file name")
-    missing = _writable_base(option, path, target.parent)
-    if target.exists() and not os.access(target, os.W_OK):
-        raise ValueError(f"{option} {str(path)!r} exists and is not writable")
-    return missing
-
-
 def scheduler(text: str) -> str:
     """A Dask scheduler address, ``tcp://HOST:PORT`` (or tls://, ucx://, inproc://)."""
     scheme, sep, rest = text.partition("://")
@@ -169,40 +147,3 @@ def scheduler(text: str) -> str:
             colon and host and port.isdigit() and 0 < int(port) < 65536)):
         raise argparse.ArgumentTypeError(f"must be a Dask scheduler address tcp://HOST:PORT, got {text!r}")
     return text
-
-
-#: Free space an output folder must have before a run starts (a run's files are kilobytes; less is a full disk).
-MIN_FREE_BYTES = 1 << 20
-
-
-def check_output_folder(option: str, path: str | os.PathLike) -> list[Path]:
-    """Check before the run that files can be written inside the folder ``path`` (results, the dataset cache);
-    return the folders that will be created for it. The path must not be a file, the nearest existing folder
-    must be writable, and its disk must have :data:`MIN_FREE_BYTES` free. Nothing is created here."""
-    target = Path(path).expanduser()
-    if target.exists() and not target.is_dir():
-        raise ValueError(f"{option} {str(path)!r} is a file, not a folder")
-    return _writable_base(option, path, target)
-
-
-def _writable_base(option: str, path, folder: Path) -> list[Path]:
-    """The folders from ``folder`` up to its nearest existing ancestor that are missing (outermost first), after
-    checking that the ancestor is a writable folder on a disk that is not full (``option``/``path`` name the
-    user's input in the messages)."""
-    existing, missing = folder, []
-    while not existing.exists() and existing.parent != existing:
-        missing.append(existing)
-        existing = existing.parent
-    if not existing.is_dir():
-        raise ValueError(f"{option} {str(path)!r}: {str(existing)!r} is not a folder")
-    try:  # a real write, since permission bits say little to root or on special file systems
-        with tempfile.TemporaryFile(dir=existing):
-            pass
-    except OSError as exc:
-        raise ValueError(f"{option} {str(path)!r}: the folder {str(existing)!r} is not writable "
-                         f"({exc.strerror})") from None
-    status = os.statvfs(existing)
-    if status.f_bavail * status.f_frsize < MIN_FREE_BYTES:
-        raise ValueError(f"{option} {str(path)!r}: the disk holding {str(existing)!r} is full "
-                         f"({status.f_bavail * status.f_frsize} bytes free)")
-    return list(reversed(missing))

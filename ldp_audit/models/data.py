@@ -15,6 +15,7 @@ self-loops in the files is kept so that the papers' edge counts can be reproduce
 from __future__ import annotations
 
 import contextlib
+import errno
 import io
 import json
 import os
@@ -28,6 +29,7 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
+from ..files import OutputError, check_output_folder, remove_stale_temporaries, temporary_prefix, write_failure
 from ..seeding import rng_for
 from .checksums import DatasetFileError, check_files, content_key
 from .graph import Graph, MissingFeaturesError, canonical_edges  # noqa: F401 (MissingFeaturesError is re-exported)
@@ -75,16 +77,19 @@ def cache_location(explicit: str | os.PathLike | None = None) -> tuple[Path, str
 def cache_dir(explicit: str | os.PathLike | None = None) -> Path:
     """A writable folder for torch-geometric's processed files (created when missing).
 
-    A path that is a file, lies under a file or cannot be written is a ``ValueError`` naming where it came from.
+    A path that is a file, lies under a file, cannot be written or has no room (``files.check_output_folder``) is
+    a ``ValueError`` naming where it came from.
     """
     path, source = cache_location(explicit)
+    remedy = f"; pass --cache-dir or set ${ENV_CACHE} to a writable folder"
     try:
+        check_output_folder(source, path)
         path.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryFile(dir=path):  # a real write: permission bits say little to root
-            pass
+    except OutputError as exc:
+        raise OutputError(f"{exc}{remedy}", exc.errno) from None
     except OSError as exc:
-        raise ValueError(f"{source} {str(path)!r} is not a writable folder ({exc.strerror or exc}); pass "
-                         f"--cache-dir or set ${ENV_CACHE} to a writable folder") from None
+        raise OutputError(f"{source} {str(path)!r} is not a writable folder ({exc.strerror or exc}){remedy}",
+                          exc.errno) from None
     return path
 
 
@@ -109,9 +114,9 @@ def planetoid_files(name: str, root: Path) -> list[Path]:
 def load_planetoid(name: str, root: Path, cache: Path) -> Graph:
     """Cora, CiteSeer or PubMed from the raw Planetoid files, through torch-geometric's ``Planetoid``.
 
-    The raw files are checked first (present, equal to ``SHA256SUMS``), then copied into a cache folder keyed
-    by their contents, so that torch-geometric's processed files are rebuilt whenever a raw file changes and
-    torch-geometric never finds a reason to download.
+    The raw files are checked first (present, equal to ``SHA256SUMS``), then processed in a cache folder keyed
+    by their contents (:func:`planetoid_cache`), so that torch-geometric's processed files are rebuilt whenever a
+    raw file changes and torch-geometric never finds a reason to download.
     """
     title = _PLANETOID[name]
     files = planetoid_files(name, root)
@@ -120,23 +125,13 @@ def load_planetoid(name: str, root: Path, cache: Path) -> Graph:
         raise DatasetFileError(f"Planetoid raw files for {title} not found: no folder {source} (nothing is "
                                "downloaded at run time; see the datasets README)")
     check_files(root, files, name)
-    from torch_geometric.datasets import Planetoid  # torch is imported only here
-
-    keyed = cache / "planetoid" / content_key(files)
-    target = keyed / title / "raw"
-    target.mkdir(parents=True, exist_ok=True)
-    for file in files:
-        copy = target / file.name
-        if not copy.exists() or copy.stat().st_size != file.stat().st_size:
-            shutil.copyfile(file, copy)
+    keyed = planetoid_cache(name, files, cache)
     try:
-        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-            data = Planetoid(root=str(keyed), name=title)[0]  # silence "Processing... Done!"
-    except (pickle.UnpicklingError, EOFError, ValueError, IndexError, TypeError, AttributeError,
-            UnicodeDecodeError) as exc:
-        raise DatasetFileError(f"dataset {name}: {_unreadable_planetoid(files)} could not be read in {source} "
-                               f"({type(exc).__name__}: {exc}); restore it from the source the datasets README "
-                               "names") from None
+        data = _planetoid(keyed, title)
+    except (pickle.UnpicklingError, EOFError, RuntimeError, ValueError, IndexError, TypeError, AttributeError,
+            UnicodeDecodeError, OSError) as exc:
+        raise DatasetFileError(f"dataset {name}: the cache folder {str(keyed)!r} is damaged ({type(exc).__name__}: "
+                               f"{exc}); delete that folder and the next load builds it again") from None
     edges, loops = canonical_edges(data.edge_index.numpy(), data.num_nodes)
     x = sp.csr_matrix(data.x.numpy().astype(np.float64))
     binary = name != "pubmed"
@@ -148,6 +143,71 @@ def load_planetoid(name: str, root: Path, cache: Path) -> Graph:
                  source=f"Planetoid raw files ({source})",
                  extra={"planetoid_split": tuple(int(m.sum()) for m in (data.train_mask, data.val_mask,
                                                                           data.test_mask))})
+
+
+def _planetoid(root: Path, title: str):
+    """torch-geometric's ``Planetoid(root, title)[0]``, processing the raw copies under ``root`` when nothing is
+    processed there yet, with its "Processing... Done!" silenced."""
+    from torch_geometric.datasets import Planetoid  # torch is imported only here
+
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        return Planetoid(root=str(root), name=title)[0]
+
+
+def planetoid_cache(name: str, files: list[Path], cache: Path) -> Path:
+    """The cache folder of the raw Planetoid ``files`` (keyed by their contents) holding copies of them and
+    torch-geometric's processed files, built when missing: in a temporary folder beside it, then renamed into
+    place, so that a failed or killed build (disk full, ``ulimit -f``, SIGKILL) leaves no half-written cache (a
+    killed build's temporary folder is removed by the next build there, ``files.remove_stale_temporaries``). A
+    write that fails is an ``OutputError`` naming the folder; a raw file that does not parse, a
+    ``DatasetFileError`` naming it."""
+    title = _PLANETOID[name]
+    keyed = cache / "planetoid" / content_key(files)
+    if (keyed / title / "processed").is_dir():
+        return keyed
+    try:
+        keyed.parent.mkdir(parents=True, exist_ok=True)
+        remove_stale_temporaries(keyed.parent)
+        build = Path(tempfile.mkdtemp(prefix=temporary_prefix(keyed.name), suffix=".tmp", dir=keyed.parent))
+    except OSError as exc:
+        raise write_failure(keyed, exc) from exc
+    try:
+        _process_planetoid(name, files, build, keyed)
+        _rename_into_place(build, keyed, title)
+    finally:
+        shutil.rmtree(build, ignore_errors=True)
+    return keyed
+
+
+def _process_planetoid(name: str, files: list[Path], build: Path, keyed: Path) -> None:
+    """Copy the raw ``files`` into the folder ``build`` and let torch-geometric process them there (``keyed``, the
+    folder ``build`` will become, names it in the errors)."""
+    title = _PLANETOID[name]
+    try:
+        (build / title / "raw").mkdir(parents=True)
+        for file in files:
+            shutil.copyfile(file, build / title / "raw" / file.name)
+        _planetoid(build, title)
+    except OSError as exc:
+        raise write_failure(keyed, exc) from exc
+    except (pickle.UnpicklingError, EOFError, ValueError, IndexError, TypeError, AttributeError,
+            UnicodeDecodeError) as exc:
+        raise DatasetFileError(f"dataset {name}: {_unreadable_planetoid(files)} could not be read in "
+                               f"{files[0].parent} ({type(exc).__name__}: {exc}); restore it from the source the "
+                               "datasets README names") from None
+
+
+def _rename_into_place(build: Path, keyed: Path, title: str) -> None:
+    """Rename the finished cache ``build`` to ``keyed``; a process that finished the same cache first wins (its
+    folder is as good), and an unfinished folder there (left by an earlier version) is named for removal."""
+    try:
+        os.rename(build, keyed)
+    except OSError as exc:
+        if exc.errno not in (errno.EEXIST, errno.ENOTEMPTY):
+            raise write_failure(keyed, exc) from exc
+        if not (keyed / title / "processed").is_dir():
+            raise DatasetFileError(f"the cache folder {str(keyed)!r} holds an unfinished build; delete that folder "
+                                   "and the next load builds it again") from None
 
 
 def _unreadable_planetoid(files: list[Path]) -> str:

@@ -16,10 +16,13 @@ from dataclasses import dataclass, field
 from . import data
 from . import se_privgemb as model
 from .training.config import StoredFields
-from .training.store import RunStore
+from .training.store import RunStore, check_schema, member, numbers, stored_config
 
 TASKS = ("strucequ", "link")
 SCHEMA = "ldp-audit/se-privgemb-run"
+SCHEMA_VERSION = "1.0"
+#: The metric that is a run's value, per task.
+VALUE_METRIC = {"strucequ": "strucequ", "link": "auc"}
 #: clipping threshold of the noise-only control: the loss's gradients vanish, the noise (std C sigma) stays.
 NOISE_ONLY_CLIP = 1e-12
 
@@ -84,17 +87,19 @@ class SePrivGEmbResult:
 
     @property
     def value(self) -> float:
-        return float(self.metrics["strucequ" if self.config.task == "strucequ" else "auc"])
+        return float(self.metrics[VALUE_METRIC[self.config.task]])
 
     def to_dict(self) -> dict:
-        return {"schema": SCHEMA, "schema_version": "1.0", "config": self.config.to_dict(), "seed": self.config.seed,
-                "metrics": self.metrics, "extra": self.extra}
+        return {"schema": SCHEMA, "schema_version": SCHEMA_VERSION, "config": self.config.to_dict(),
+                "seed": self.config.seed, "metrics": self.metrics, "extra": self.extra}
 
     @classmethod
-    def from_dict(cls, payload: dict) -> "SePrivGEmbResult":
-        if payload.get("schema") != SCHEMA:
-            raise ValueError(f"not an se-privgemb run (schema {payload.get('schema')!r})")
-        return cls(SePrivGEmbRun.from_dict(payload["config"]), payload["metrics"], payload.get("extra", {}))
+    def from_dict(cls, payload) -> "SePrivGEmbResult":
+        """The run a parsed file holds, every field checked (a ValueError naming the field otherwise)."""
+        check_schema(payload, {SCHEMA: (SCHEMA_VERSION,)})
+        config = stored_config(SePrivGEmbRun, payload)
+        return cls(config, numbers(payload, "metrics", (VALUE_METRIC[config.task],)),
+                   member(payload, "extra", dict, {}))
 
 
 class SePrivGEmbStore(RunStore):

@@ -18,6 +18,7 @@ import pytest
 
 from ldp_audit.audits.kernel.engines import DaskEngine, LocalEngine, ProcessEngine
 from ldp_audit.models.training import RunConfig, RunStore, sweep
+from ldp_audit.models.training.store import StoredRunError
 from ldp_audit.models.training.train import train_run
 
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).resolve().parents[2]),
@@ -98,7 +99,11 @@ def test_a_sweep_resumes_and_skips_finished_runs(tmp_path):
     store, configs, fresh = RunStore(tmp_path), _configs(), []
     sweep.run_sweep(configs, store, LocalEngine(), "cpu", on_result=lambda r, new: fresh.append(new), max_new=2)
     assert fresh == [True, True]
-    store.path(configs[0]).write_text("{ truncated")  # an unreadable file is rerun, not trusted
+    store.path(configs[0]).write_text("{ truncated")  # a damaged file is neither trusted nor trained over
+    damaged = re.escape(f"stored run {str(store.path(configs[0]))!r} is not valid JSON")
+    with pytest.raises(StoredRunError, match=damaged):
+        sweep.run_sweep(configs, store, LocalEngine(), "cpu", run_batch=_fail)
+    store.path(configs[0]).unlink()  # moved away: it is trained again
     fresh.clear()
     results = sweep.run_sweep(configs, store, LocalEngine(), "cpu", on_result=lambda r, new: fresh.append(new))
     assert sorted(fresh) == [False, True, True, True] and set(results) == set(configs)

@@ -140,8 +140,8 @@ def test_files_are_hashed_once_per_process(shared, monkeypatch):
 def test_an_unwritable_cache_folder_is_a_clear_error(tmp_path, monkeypatch):
     blocker = tmp_path / "file"
     blocker.write_text("x")
-    with pytest.raises(ValueError, match="--cache-dir .* is not a writable folder"):
+    with pytest.raises(ValueError, match="--cache-dir .* is not a folder; .* writable folder"):
         data.cache_dir(blocker / "sub")
     monkeypatch.setenv(data.ENV_CACHE, str(blocker))
-    with pytest.raises(ValueError, match=r"\$LDP_AUDIT_CACHE .* is not a writable folder"):
+    with pytest.raises(ValueError, match=r"\$LDP_AUDIT_CACHE .* not a folder; .* writable folder"):
         data.cache_dir()

@@ -45,22 +45,12 @@ def sweep_engine(args):
 
 
 def check_paths(args, results: Path) -> None:
-    """Before any work: the results folder, the dataset cache folder and the folders of --out and --plot can be
-    written and their disks are not full (exit 2 naming the option and the path otherwise; the CLI has already
-    checked --out and --plot as files)."""
-    from ...models.data import ENV_CACHE
-    from ..options import check_output_folder
+    """Before any work: the results folder can be written (``files.check_output_folder``: a writable folder, names
+    the file system takes, room on its disk and under the file size limit; exit 2 naming --results and the path
+    otherwise). The CLI has proven --out, --plot and the dataset cache folder already."""
+    from ...files import check_output_folder
 
     check_output_folder("--results", results)
-    for option in ("out", "plot"):
-        if getattr(args, option, None):
-            check_output_folder(f"--{option}", Path(getattr(args, option)).expanduser().parent)
-    if args.cache_dir:
-        check_output_folder("--cache-dir", args.cache_dir)
-    elif os.environ.get(ENV_CACHE):
-        check_output_folder(f"${ENV_CACHE}", os.environ[ENV_CACHE])
-    else:
-        check_output_folder("the dataset cache (--cache-dir)", Path.home() / ".cache" / "ldp-audit")
 
 
 def simulated_wall_s(task_costs: list, workers: int) -> float:

@@ -111,6 +111,9 @@ class TrainingConfig(StoredFields, ABC):
     #: Fields added after the first stored runs: they enter :meth:`key` only when they differ from their default,
     #: so every run stored before a field existed keeps its key (and its folder in the run store).
     KEYED_WHEN_SET: ClassVar[tuple[str, ...]] = ()
+    #: Metrics every stored run of the pipeline holds besides ``test_``/``val_`` + :attr:`metric` and ``epoch``
+    #: (checked when a run is read back).
+    STORED_METRICS: ClassVar[tuple[str, ...]] = ()
 
     @property
     def metric(self) -> str:
@@ -280,6 +283,7 @@ class RunConfig(TrainingConfig):
 
     # ----- identity ------------------------------------------------------------------------------------------
     PIPELINE: ClassVar[str] = "gnn"
+    STORED_METRICS: ClassVar[tuple[str, ...]] = ("val_loss", "train_acc", "test_acc_best")
 
     @property
     def task(self) -> str:

@@ -120,6 +120,7 @@ class LdpGeConfig(TrainingConfig):
 
     PIPELINE: ClassVar[str] = "ldp-ge"
     STOPS_EARLY: ClassVar[bool] = True  # patience epochs without a better validation score
+    STORED_METRICS: ClassVar[tuple[str, ...]] = ("epochs_run",)
     #: Off by default and in the key only when on, so the runs stored before these fields keep their folders.
     KEYED_WHEN_SET: ClassVar[tuple[str, ...]] = ("rescale", "raw_clear", "downstream", "push_threshold",
                                                  "push_signs", "push_leftover", "report_units", "init",

@@ -10,10 +10,17 @@ epoch chosen on validation named by the run's task (``test_acc``/``val_acc`` for
 versions and wall time. Files written before (version 1.0 without ``pipeline``: a ``gnn`` run; LDP-GE's own
 ``ldp-audit/ldp-ge-run`` schema with ``val``/``test``/``val_curve`` and the device inside ``extra``) are read into
 the same :class:`RunResult`, with their numbers unchanged.
+
+Stored runs are checked on read (:meth:`RunStore.load`): a missing file is a run not done yet; a file that is
+there but is not a valid run of the asked configuration (not JSON, another schema, a version this release does
+not read, a field missing or of the wrong type, a metric or curve value that is not a finite number, another
+configuration's run) is a :class:`StoredRunError` naming the file and the field, never a silent retraining that
+would overwrite it.
 """
 from __future__ import annotations
 
 import json
+import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +32,111 @@ SCHEMA = "ldp-audit/training-run"
 SCHEMA_VERSION = "1.1"
 #: LDP-GE's schema before it joined the core (read only).
 LDP_GE_SCHEMA = "ldp-audit/ldp-ge-run"
+#: The schemas and versions a training-run file may have: version 1.0 of the core's schema (no ``pipeline``: a
+#: ``gnn`` run) is migrated to 1.1 on read; any other version is refused, never guessed.
+READS = {SCHEMA: ("1.0", SCHEMA_VERSION), LDP_GE_SCHEMA: ("1.0",)}
+
+
+class StoredRunError(ValueError):
+    """A run file that is there but cannot be used as the asked run: the message names the file, what is wrong
+    in it (the field) and what to do."""
+
+
+#: What to do with a stored run file that cannot be used.
+MOVE_AWAY = "fix it, or move it away (or delete it) to train this run again"
+
+
+# ----------------------------------------------------------------------------- checks of a parsed run file
+
+def _kind(value) -> str:
+    """What a JSON value is, in words, for messages."""
+    if isinstance(value, bool):
+        return f"the boolean {json.dumps(value)}"
+    return {dict: "an object", list: "a list", str: f"the string {value!r}", type(None): "null"}.get(
+        type(value), f"the number {value!r}")
+
+
+def check_schema(data, reads: dict[str, tuple[str, ...]]) -> tuple[str, str]:
+    """``(schema, schema_version)`` of the parsed run file ``data``, both among those ``reads`` lists."""
+    if not isinstance(data, dict):
+        raise ValueError(f"it holds {_kind(data)}, not a run (a JSON object)")
+    schema, version = data.get("schema"), data.get("schema_version")
+    if schema not in reads:
+        raise ValueError(f"field 'schema' is {schema!r}; a run file here has schema "
+                         f"{' or '.join(repr(name) for name in reads)}")
+    if version not in reads[schema]:
+        raise ValueError(f"field 'schema_version' is {version!r}; this ldp-audit reads {schema} versions "
+                         f"{', '.join(reads[schema])} (a file of another version needs the ldp-audit that wrote it)")
+    return schema, version
+
+
+_KINDS = {dict: "an object", list: "a list", str: "a string"}
+_REQUIRED = object()
+
+
+def member(data: dict, name: str, kind: type, default=_REQUIRED):
+    """``data[name]``, which must be a ``kind`` (dict, list or str); ``default`` when it is absent and a default
+    is given. ``name`` may be dotted (``extra.device``) to name the field in messages."""
+    key = name.rsplit(".", 1)[-1]
+    if key not in data:
+        if default is _REQUIRED:
+            raise ValueError(f"field {name!r} is missing")
+        return default
+    if not isinstance(data[key], kind):
+        raise ValueError(f"field {name!r} must be {_KINDS[kind]}, got {_kind(data[key])}")
+    return data[key]
+
+
+def _finite(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def number(data: dict, name: str) -> float:
+    """``data[name]``, which must be a finite number (``name`` as in :func:`member`)."""
+    key = name.rsplit(".", 1)[-1]
+    if key not in data:
+        raise ValueError(f"field {name!r} is missing")
+    if not _finite(data[key]):
+        raise ValueError(f"field {name!r} must be a finite number, got {_kind(data[key])}")
+    return data[key]
+
+
+def numbers(data: dict, name: str, required=()) -> dict:
+    """``data[name]``: an object of finite numbers that holds the keys ``required``."""
+    values = member(data, name, dict)
+    for key in dict.fromkeys([*required, *values]):
+        number(values, f"{name}.{key}")
+    return values
+
+
+def number_lists(data: dict, name: str) -> dict:
+    """``data[name]``: an object of lists of finite numbers (curves, one value per epoch)."""
+    lists = member(data, name, dict)
+    for key in lists:
+        number_list(lists, f"{name}.{key}")
+    return lists
+
+
+def number_list(data: dict, name: str) -> list:
+    """``data[name]``: a list of finite numbers."""
+    values = member(data, name, list)
+    for i, value in enumerate(values):
+        if not _finite(value):
+            raise ValueError(f"field '{name}[{i}]' must be a finite number, got {_kind(value)}")
+    return values
+
+
+def stored_config(config_class: type, data: dict):
+    """The config of the run file ``data`` (its ``config`` object, read by ``config_class.from_dict``), with the
+    seed recorded beside it the same."""
+    body = member(data, "config", dict)
+    try:
+        config = config_class.from_dict(body)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"field 'config' does not describe a run: {exc}") from None
+    if data.get("seed", config.seed) != config.seed:
+        raise ValueError(f"field 'seed' is {data['seed']!r} but field 'config.seed' is {config.seed!r}")
+    return config
 
 
 @dataclass(frozen=True)
@@ -73,26 +185,43 @@ class RunResult:
                 "versions": self.versions, "wall_time_s": self.wall_time_s, "extra": self.extra}
 
     @classmethod
-    def from_dict(cls, data: dict) -> "RunResult":
-        if data.get("schema") == LDP_GE_SCHEMA:
+    def from_dict(cls, data) -> "RunResult":
+        """The run a parsed file holds, every field checked (a ValueError naming the field otherwise): the core's
+        schema (version 1.0 migrated: a run without ``pipeline`` is a ``gnn`` run) or LDP-GE's former one."""
+        schema, version = check_schema(data, READS)
+        if schema == LDP_GE_SCHEMA:
             return _from_ldp_ge_run(data)
-        if data.get("schema") != SCHEMA:
-            raise ValueError(f"not a training-run result (schema {data.get('schema')!r})")
-        config = config_type(data.get("pipeline", RunConfig.PIPELINE)).from_dict(data["config"])
-        return cls(config, data["metrics"], data["curves"], data["device"], data["device_name"], data["versions"],
-                   data["wall_time_s"], data.get("extra", {}))
+        if version == "1.0" and "pipeline" in data:
+            raise ValueError("field 'pipeline' is not part of schema_version 1.0 (1.0 runs are gnn runs)")
+        pipeline = RunConfig.PIPELINE if version == "1.0" else member(data, "pipeline", str)
+        try:
+            config_class = config_type(pipeline)
+        except ValueError as exc:
+            raise ValueError(f"field 'pipeline': {exc}") from None
+        config = stored_config(config_class, data)
+        metrics = numbers(data, "metrics", (f"test_{config.metric}", f"val_{config.metric}", "epoch",
+                                            *config.STORED_METRICS))
+        return cls(config, metrics, number_lists(data, "curves"), member(data, "device", str),
+                   member(data, "device_name", str), member(data, "versions", dict), number(data, "wall_time_s"),
+                   member(data, "extra", dict, {}))
 
 
 def _from_ldp_ge_run(data: dict) -> RunResult:
     """An LDP-GE run stored in its former schema: ``val``/``test`` become the task's score names, the validation
     curve a curve of that name, and device, versions and wall time leave ``extra`` for their own fields."""
-    config = config_type("ldp-ge").from_dict(data["config"])
-    old, extra = data["metrics"], dict(data.get("extra", {}))
+    config = stored_config(config_type("ldp-ge"), data)
+    old = numbers(data, "metrics", ("val", "test", "epoch", "epochs_run"))
+    extra = dict(member(data, "extra", dict, {}))
     metrics = {f"val_{config.metric}": old["val"], f"test_{config.metric}": old["test"], "epoch": old["epoch"],
                "epochs_run": old["epochs_run"]}
-    return RunResult(config, metrics, {f"val_{config.metric}": data["val_curve"]}, extra.pop("device", "cpu"),
-                     extra.pop("device_name", "unrecorded"), extra.pop("versions", {}), extra.pop("wall_time_s", 0.0),
-                     extra)
+    device = member(extra, "extra.device", str, "cpu")
+    name = member(extra, "extra.device_name", str, "unrecorded")
+    versions = member(extra, "extra.versions", dict, {})
+    wall = number(extra, "extra.wall_time_s") if "wall_time_s" in extra else 0.0
+    for key in ("device", "device_name", "versions", "wall_time_s"):
+        extra.pop(key, None)
+    return RunResult(config, metrics, {f"val_{config.metric}": number_list(data, "val_curve")}, device, name,
+                     versions, wall, extra)
 
 
 def write_json_atomic(path: Path, payload: dict) -> Path:
@@ -115,16 +244,44 @@ class RunStore:
         return self.root / config.dataset / config.key() / f"seed{config.seed}.json"
 
     def load(self, config: TrainingConfig) -> RunResult | None:
-        """The stored result of ``config``, or None when it is absent or unreadable (then it is rerun)."""
-        try:
-            with open(self.path(config), encoding="utf-8") as handle:
-                result = self.result_type.from_dict(json.load(handle))
-        except (OSError, ValueError, KeyError, TypeError):
+        """The stored result of ``config``, or None when its file is absent (the run is not done yet). A file
+        that is there but does not hold a valid run of ``config`` is a :class:`StoredRunError` naming it: it is
+        never retrained over in silence."""
+        path = self.path(config)
+        if not path.exists():
             return None
-        return result if result.config == config else None
+        result = self.read(path)
+        if result.config != config:
+            raise StoredRunError(f"stored run {str(path)!r} holds the run of another configuration "
+                                 f"({_differences(result.config, config)}); {MOVE_AWAY}")
+        return result
+
+    def read(self, path: str | os.PathLike) -> RunResult:
+        """The run the file ``path`` holds, checked (:meth:`RunResult.from_dict` or the ``result_type``'s); any
+        problem is a :class:`StoredRunError` naming the file."""
+        try:
+            with open(path, encoding="utf-8") as handle:
+                data = json.load(handle)
+        except OSError as exc:
+            raise StoredRunError(f"stored run {str(path)!r} cannot be read ({exc.strerror or exc}); "
+                                 f"{MOVE_AWAY}") from None
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise StoredRunError(f"stored run {str(path)!r} is not valid JSON ({exc}); {MOVE_AWAY}") from None
+        try:
+            return self.result_type.from_dict(data)
+        except ValueError as exc:
+            raise StoredRunError(f"stored run {str(path)!r} is not a valid run: {exc}; {MOVE_AWAY}") from None
 
     def done(self, config: TrainingConfig) -> bool:
         return self.load(config) is not None
 
     def save(self, result: RunResult) -> Path:
         return write_json_atomic(self.path(result.config), result.to_dict())
+
+
+def _differences(stored, asked) -> str:
+    """The fields in which the config ``stored`` in a file differs from the ``asked`` one, for a message."""
+    theirs, ours = stored.to_dict(), asked.to_dict()
+    return "; ".join(f"config.{name} is {theirs.get(name)!r} there, {ours.get(name)!r} asked"
+                     for name in dict.fromkeys([*ours, *theirs]) if theirs.get(name) != ours.get(name)) or \
+        f"a {type(stored).__name__}, not a {type(asked).__name__}"
