@@ -81,10 +81,10 @@ class Gaussian(ScalarMechanism):
     def _law(self, x):
         return Smooth(stats.norm, float(x), self.sigma)
 
-    def report_mean(self, x):
+    def _report_mean(self, x):
         return np.asarray(x, dtype=np.float64)
 
-    def report_var(self, x):
+    def _report_var(self, x):
         return np.full_like(np.asarray(x, dtype=np.float64), self.sigma**2)
 
     def params(self):
