@@ -87,9 +87,10 @@ def confidence(text: str) -> float:
     """A confidence level in (0, 1 - 1e-12] (``check_confidence``, the rule the Python API applies too)."""
     value = _number(text)
     try:
-        return check_confidence(value, "the level")
+        return check_confidence(value)
     except ValueError:
         raise argparse.ArgumentTypeError(f"must be a number in (0, 1 - 1e-12], got {text!r}") from None
+
 
 def check_output_path(option: str, path: str | os.PathLike) -> list[Path]:
     """Check before the run that ``path`` can be written; return the folders that will be created for it.
@@ -116,7 +117,7 @@ def scheduler(text: str) -> str:
     from ..audits.kernel.engines import EngineError, check_scheduler
 
     try:
-        return check_scheduler(text, "the address")
+        return check_scheduler(text)
     except EngineError:
         raise argparse.ArgumentTypeError(f"must be a Dask scheduler address tcp://HOST:PORT, got {text!r}") from None
 

@@ -36,6 +36,8 @@ def sample_subsets(n: int, d: int, k: int, rng: np.random.Generator) -> np.ndarr
     Uses Robert Floyd's algorithm vectorised over rows (k passes of one integer draw per row), so the cost is
     O(n k^2) and memory O(n k) for the small k of the papers.
     """
+    n, d = check_count(n, "n"), check_dimension(d)
+    k, rng = check_int(k, "k", 1, d), check_rng(rng)
     if k == d:
         return np.broadcast_to(np.arange(d), (n, d)).copy()
     if k > _FLOYD_MAX_K:

@@ -76,6 +76,13 @@ def check_int(value, name: str, lo: int, hi: int | None = None) -> int:
     return value
 
 
+def check_positive(value, name: str) -> float:
+    """A finite real number > 0 (a scale, a sensitivity)."""
+    if isinstance(value, bool) or not isinstance(value, Real) or not (math.isfinite(value) and value > 0):
+        raise ValueError(f"{name} must be a positive finite number, got {value!r}")
+    return float(value)
+
+
 def check_open_unit(value, name: str) -> float:
     """A probability-like parameter strictly inside (0, 1)."""
     if isinstance(value, bool) or not isinstance(value, Real) or not (0.0 < float(value) < 1.0):
