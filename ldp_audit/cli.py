@@ -99,6 +99,15 @@ def _check_engine(args, argv: list[str]) -> None:
                          getattr(args, "scheduler", None), workers_given=_given(argv, "--workers"))
 
 
+def _dataset_folder(args) -> None:
+    """``--no-verify``: the dataset folder travels as ``data.Unverified``, so that every loader the command
+    reaches (a training sweep's workers included) reads it unchecked, as the user said."""
+    if getattr(args, "no_verify", False):
+        from .models.data import Unverified
+
+        args.data_dir = Unverified(args.data_dir)
+
+
 def _check_outputs(args, errors) -> None:
     """Before any work: every output path writable, and a plot only where matplotlib is installed."""
     from importlib.util import find_spec
@@ -137,6 +146,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         _check_engine(args, sys.argv[1:] if argv is None else list(argv))
         _check_outputs(args, errors)
+        _dataset_folder(args)
         code = int(args.func(args, console))
         sys.stdout.flush()  # a closed pipe shows here, not after main returns
         return code

@@ -5,6 +5,7 @@ import argparse
 from contextlib import contextmanager
 
 from .render import to_markdown, to_table, write_report
+from ..mechanisms.validation import MAX_WORKERS
 from ..audits.kernel.result import AuditReport
 
 
@@ -17,7 +18,7 @@ def add_output_options(parser: argparse.ArgumentParser) -> None:
 
 
 def add_engine_options(parser: argparse.ArgumentParser, tasks: str = "the seeded chunks", workers: int = 1,
-                       max_workers: int = 64, workers_help: str = "worker processes") -> None:
+                       max_workers: int = MAX_WORKERS, workers_help: str = "worker processes") -> None:
     """--workers, --engine and --scheduler of a command whose ``tasks`` run on an engine (``engine_for``, or a
     training sweep's ``sweep_engine``); none of them changes any number."""
     from ..audits.kernel.engines import ENGINES

@@ -24,6 +24,7 @@ import math
 
 from ..audits.kernel.result import AuditReport
 from ._common import add_output_options, emit, parse_param, spinner
+from .data import add_data_options
 from .options import MAX_DRAWS, available_memory, check_draws, check_memory, check_size, confidence, integer, \
     eps_budget, positive, probability, real, seed
 
@@ -202,9 +203,7 @@ def register(sub) -> None:
                    help="most frequent binary columns (default %(default)s)")
     a.add_argument("--band", type=real(0.0, 0.5, low_open=True, high_open=True), default=0.03,
                    help="allowed distance of balanced accuracy from 0.5 (default %(default)s)")
-    a.add_argument("--data-dir", default=None, help="dataset folder (default: $LDP_AUDIT_DATA or ../shared/datasets)")
-    a.add_argument("--cache-dir", default=None, help="writable folder for torch-geometric's processed files "
-                                                     "(default: $LDP_AUDIT_CACHE or ~/.cache/ldp-audit)")
+    add_data_options(a)
     _common(a, None)
     a.set_defaults(func=_run(_neighbour_vote))
 

@@ -22,12 +22,15 @@ def register(subparsers) -> None:
 
 
 def add_data_options(parser) -> None:
-    """``--data-dir`` and ``--cache-dir``, shared with ``ldp-audit bounds``."""
+    """``--data-dir``, ``--cache-dir`` and ``--no-verify``, shared by every command that reads a dataset."""
     parser.add_argument("--data-dir", metavar="DIR", help=f"dataset folder (default: ${datasets.ENV_DATA}, "
                                                           "else ../shared/datasets beside the project)")
     parser.add_argument("--cache-dir", metavar="DIR", help=f"writable folder for torch-geometric's processed "
                                                            f"files (default: ${datasets.ENV_CACHE} or "
                                                            "~/.cache/ldp-audit)")
+    parser.add_argument("--no-verify", action="store_true",
+                        help="read the dataset files without checking them against the folder's SHA256SUMS (by "
+                             "default a folder without SHA256SUMS, or a file without a line in it, is refused)")
 
 
 def run(args, console) -> int:

@@ -9,13 +9,10 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 
-#: Numbers of draws, repetitions, steps and dimensions are capped here: beyond these no run ends in a day.
-MAX_COUNT = 10 ** 12
-#: Simulated users of an attack or a claim check: at the usual 1e6-1e7 draws per second and core, 1e9 of them
-#: already take hours; beyond it a run would not end in a day.
-MAX_DRAWS = 10 ** 9
+# The caps and memory estimates live with the Python API's checks (one copy); the commands import them from here.
+from ..mechanisms.validation import (MAX_COUNT, MAX_DRAWS, MAX_SEED, available_memory,  # noqa: F401
+                                     check_confidence, check_draws, check_memory, check_size)
 
 
 def _number(text: str) -> float:
@@ -80,70 +77,23 @@ def eps_budget(text: str) -> float:
 #: The common ones.
 positive = real(0.0, low_open=True)
 probability = real(0.0, 1.0, low_open=True, high_open=True)
-seed = integer(0, 2 ** 63 - 1)
+seed = integer(0, MAX_SEED)
 
 
 def confidence(text: str) -> float:
-    """A confidence level in (0, 1 - 1e-12]: its false-alarm rate 1 - level must survive the commands' rounding
-    to 12 digits (above, the rate would round to 0)."""
+    """A confidence level in (0, 1 - 1e-12] (``check_confidence``, the rule the Python API applies too)."""
     value = _number(text)
-    if not 0.0 < value <= 1.0 - 1e-12:
-        raise argparse.ArgumentTypeError(f"must be a number in (0, 1 - 1e-12], got {text!r}")
-    return value
-
-#: Random numbers one attack may draw (users x report width x queries): at the 1e6-1e7 per second the Bayes
-#: attackers reach on one core, beyond this a run takes hours.
-MAX_ENTRIES = 10 ** 10
-
-
-def check_draws(sizes: dict[str, tuple[int, int]], what: str) -> None:
-    """Refuse a run whose ``sizes`` (option -> (value, default)) multiply to more than :data:`MAX_ENTRIES`
-    random numbers, naming the option furthest above its default and its largest allowed value."""
-    total = math.prod(value for value, _ in sizes.values())
-    if total > MAX_ENTRIES:
-        option = max(sizes, key=lambda name: sizes[name][0] / max(1, sizes[name][1]))
-        others = total // sizes[option][0]
-        raise ValueError(f"{option} {sizes[option][0]:,} is too large: {what} draws about {total:.1e} random "
-                         f"numbers, more than the {MAX_ENTRIES:.0e} one run may draw (hours on one core); the "
-                         f"largest allowed {option} here is {max(1, MAX_ENTRIES // others):,}")
-
-
-def available_memory() -> int:
-    """Bytes of physical memory of this machine (the upper limit of any single run)."""
     try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (ValueError, OSError, AttributeError):  # pragma: no cover - non-POSIX
-        return 16 * 2 ** 30
-
-
-def check_memory(option: str, nbytes: float, what: str, fraction: float = 0.75, largest: str = "") -> None:
-    """Refuse a size whose arrays would not fit in ``fraction`` of this machine's memory, with the estimate
-    (and ``largest``, the largest allowed value, when the caller can say it)."""
-    limit = fraction * available_memory()
-    if nbytes > limit:
-        raise ValueError(f"{option} is too large: {what} needs about {nbytes / 2 ** 30:,.1f} GiB, more than "
-                         f"{limit / 2 ** 30:,.1f} GiB ({fraction:.0%} of this machine's memory)"
-                         + (f"; the largest allowed {option} here is {largest}" if largest else ""))
-
-
-def check_size(option: str, value: int, bytes_each: float, what: str, fixed: float = 0.0,
-               fraction: float = 0.75) -> None:
-    """Refuse ``option`` = ``value`` when ``fixed + value * bytes_each`` bytes would not fit in ``fraction`` of
-    this machine's memory; the message gives the estimate and the largest value that fits (others as given)."""
-    limit = fraction * available_memory()
-    need = fixed + value * bytes_each
-    if need > limit:
-        largest = max(0, int((limit - fixed) // bytes_each))
-        raise ValueError(f"{option} {value:,} is too large: {what} needs about {need / 2 ** 30:,.1f} GiB, more "
-                         f"than {limit / 2 ** 30:,.1f} GiB ({fraction:.0%} of this machine's memory); the largest "
-                         f"allowed {option} here is {largest:,}")
+        return check_confidence(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number in (0, 1 - 1e-12], got {text!r}") from None
 
 
 def scheduler(text: str) -> str:
-    """A Dask scheduler address, ``tcp://HOST:PORT`` (or tls://, ucx://, inproc://)."""
-    scheme, sep, rest = text.partition("://")
-    host, colon, port = rest.rpartition(":")
-    if not sep or scheme not in ("tcp", "tls", "ucx", "inproc") or (scheme != "inproc" and not (
-            colon and host and port.isdigit() and 0 < int(port) < 65536)):
-        raise argparse.ArgumentTypeError(f"must be a Dask scheduler address tcp://HOST:PORT, got {text!r}")
-    return text
+    """A Dask scheduler address (``engines.check_scheduler``, the rule the Python API applies too)."""
+    from ..audits.kernel.engines import EngineError, check_scheduler
+
+    try:
+        return check_scheduler(text)
+    except EngineError:
+        raise argparse.ArgumentTypeError(f"must be a Dask scheduler address tcp://HOST:PORT, got {text!r}") from None

@@ -25,11 +25,12 @@ from dataclasses import replace
 
 from ..audits.kernel.engines import engine_name
 from ..audits.kernel.result import Status
-from ..audits.kernel.sampling import CHUNK
-from ..audits.verify.orchestrator import CHECKS, DEFAULT_ALPHA, DEFAULT_SAMPLES, DEFAULT_SEED, AuditSettings, parse_checks, verify
+from ..audits.verify.orchestrator import (CHECKS, DEFAULT_ALPHA, DEFAULT_SAMPLES, DEFAULT_SEED, AuditSettings,
+                                          check_report_memory, parse_checks, verify)
 from ..mechanisms import make
+from ..mechanisms.validation import MAX_DIMENSION
 from ._common import add_engine_options, add_output_options, emit, engine_for, parse_param, progress_bar
-from .options import check_memory, integer, probability, real, seed
+from .options import integer, probability, real, seed
 
 #: Exit code of a sampler that is not reproducible given its seed, under --require-seeded (distinct from 1).
 EXIT_NOT_REPRODUCIBLE = 3
@@ -37,7 +38,7 @@ EXIT_NOT_REPRODUCIBLE = 3
 EXIT_PROTOCOL = 2
 
 #: Mechanism parameters with their own option (everything else: --param key=value).
-_NAMED = {"d": integer(1, 10 ** 7), "k": str, "m": str, "alpha": real(), "beta": real(), "delta": probability,
+_NAMED = {"d": integer(1, MAX_DIMENSION), "k": str, "m": str, "alpha": real(), "beta": real(), "delta": probability,
           "c": integer(2, 10 ** 6), "f": integer(2, 10 ** 6), "calibration": str}
 
 
@@ -112,11 +113,7 @@ def run(args, console) -> int:
         mechanism = adapted(load_external(args.mechanism, args.eps, params))
     else:
         mechanism = make(args.mechanism, eps=args.eps, **params)
-        d = getattr(mechanism, "d", 1)
-        # the moment and distribution checks hold every report of an input at once: samples x d float64
-        held = args.samples if set(args.checks) - {"privacy"} else min(args.samples, CHUNK) * args.workers
-        check_memory("--d", 8.0 * 1.2 * held * d, f"{held} reports of dimension {d} (fewer --samples, or "
-                     "--checks privacy, which samples in chunks)")
+    check_report_memory(mechanism, settings, args.checks, names=("--d", "--samples", "--checks privacy"))
 
     with engine_for(args, mechanism) as engine, progress_bar(
             console, enabled=not (args.json or args.markdown), description=f"auditing {args.mechanism}") as advance:

@@ -15,7 +15,7 @@ from typing import Any, Callable, ClassVar, Protocol, Sequence
 import numpy as np
 
 from .laws import Law
-from .validation import as_input_array, check_eps, check_rng
+from .validation import as_input_array, as_finite_array, as_values, check_count, check_eps, check_rng
 
 
 def probe_points(lo: float, hi: float) -> np.ndarray:
@@ -228,7 +228,7 @@ class ScalarMechanism(Mechanism):
         object.__setattr__(self, "eps", check_eps(self.eps))
 
     def sample(self, x, n: int, rng: np.random.Generator) -> np.ndarray:
-        return self.perturb(np.full(int(n), float(x)), rng)
+        return self.perturb(np.full(check_count(n, "n"), self.checked_input(x)), rng)
 
     @property
     def privacy_inputs(self) -> list:
@@ -253,24 +253,18 @@ class ScalarMechanism(Mechanism):
     def perturb(self, x, rng, *, clip: bool = False) -> np.ndarray:
         """Randomise each entry of ``x`` (a scalar or shape (n,)) independently; returns reports of the same shape."""
         lo, hi = self.domain
-        arr = as_input_array(x, lo, hi, 1, clip=clip)
-        if self.discrete_input:
-            self._check_categories(arr)
+        arr = as_input_array(x, lo, hi, 1, clip=clip, integer=self.discrete_input)
         return self._sample(np.atleast_1d(arr), check_rng(rng)).reshape(arr.shape)
 
     @abstractmethod
     def _sample(self, x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """Vectorised sampler on validated inputs of shape (n,)."""
 
-    def _check_categories(self, arr: np.ndarray) -> None:
-        if np.any(arr != np.round(arr)):
-            lo, hi = self.domain
-            raise ValueError(f"x must hold integer categories in [{lo:g}, {hi:g}] for mechanism {self.name!r}")
-
     # ----- server side -------------------------------------------------------------------------------
     def estimate(self, reports) -> np.ndarray:
-        """The paper's server-side estimate (rectifier), applied elementwise; identity where the paper has none."""
-        reports = np.asarray(reports, dtype=np.float64)
+        """The paper's server-side estimate (rectifier), applied elementwise to finite reports; identity where the
+        paper has none."""
+        reports = as_finite_array(reports, "reports")
         if self.estimate_scale == 1.0 and self.estimate_shift == 0.0:
             return reports
         return self.estimate_shift + self.estimate_scale * reports
@@ -278,28 +272,41 @@ class ScalarMechanism(Mechanism):
     # ----- exact law and the paper's moment formulas -------------------------------------------------------
     def law(self, x: float) -> Law:
         """Exact distribution of the report for one input ``x`` (checked against the domain like ``perturb``)."""
-        return self._law(float(self.checked_input(x)))
+        return self._law(self.checked_input(x))
 
-    def checked_input(self, x) -> float:
+    def checked_inputs(self, x, name: str = "x") -> np.ndarray:
+        """``x`` (any shape) as float64, every entry in the domain (an integer category for a discrete one)."""
         lo, hi = self.domain
-        value = as_input_array(x, lo, hi, 1)
+        return as_values(x, lo, hi, name, integer=self.discrete_input)
+
+    def checked_input(self, x, name: str = "x") -> float:
+        """One input, checked like :meth:`checked_inputs`."""
+        value = self.checked_inputs(x, name)
         if value.ndim != 0:
-            raise ValueError(f"x must be a single number for law(), got shape {value.shape}")
-        if self.discrete_input:
-            self._check_categories(value)
+            raise ValueError(f"{name} must be a single number, got shape {value.shape}")
         return float(value)
 
     @abstractmethod
     def _law(self, x: float) -> Law:
         """Exact law of the report for a validated input."""
 
-    @abstractmethod
     def report_mean(self, x):
-        """E[report | x], closed form from the paper (corrected where the paper errs)."""
+        """E[report | x] for every entry of ``x`` (any shape, in the domain), closed form from the paper
+        (corrected where the paper errs)."""
+        return self._report_mean(self.checked_inputs(x))
+
+    def report_var(self, x):
+        """Var[report | x] for every entry of ``x`` (any shape, in the domain), closed form from the paper
+        (corrected where the paper errs)."""
+        return self._report_var(self.checked_inputs(x))
 
     @abstractmethod
-    def report_var(self, x):
-        """Var[report | x], closed form from the paper (corrected where the paper errs)."""
+    def _report_mean(self, x: np.ndarray):
+        """E[report | x] on validated float64 inputs, elementwise."""
+
+    @abstractmethod
+    def _report_var(self, x: np.ndarray):
+        """Var[report | x] on validated float64 inputs, elementwise."""
 
     def params(self) -> dict:
         """The parameters that rebuild this mechanism through the registry."""

@@ -79,12 +79,12 @@ class RandomizedResponse(ScalarMechanism):
         probs[int(x)] = p
         return Discrete(np.arange(self.c, dtype=np.float64), probs)
 
-    def report_mean(self, x):
+    def _report_mean(self, x):
         p, q = self.probabilities()
         x = np.asarray(x, dtype=np.float64)
         return q * (self.c * (self.c - 1) / 2.0 - x) + p * x
 
-    def report_var(self, x):
+    def _report_var(self, x):
         """Computed from the offsets y - x, which only the q-weighted categories have (no cancellation)."""
         _, q = self.probabilities()
         x = np.asarray(x, dtype=np.float64)
@@ -153,12 +153,12 @@ class ExtendedSquareWaveLevels(ScalarMechanism):
         total = float(np.sum(np.arange(1, self.f + 2 * b + 1, dtype=np.float64) ** power))
         return window, total
 
-    def report_mean(self, x):
+    def _report_mean(self, x):
         p, q = self.probabilities()
         window, total = self._sums(x, 1)
         return p * window + q * (total - window)
 
-    def report_var(self, x):
+    def _report_var(self, x):
         """Computed from the offsets y - x (window offsets 0..2b, weight p; the rest, weight q), no cancellation."""
         p, q = self.probabilities()
         x = np.asarray(x, dtype=np.float64)

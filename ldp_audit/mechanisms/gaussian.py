@@ -11,7 +11,7 @@ from scipy import optimize, special, stats
 
 from .base import ScalarMechanism
 from .laws import Smooth
-from .validation import check_choice, check_open_unit
+from .validation import check_choice, check_eps, check_open_unit, check_positive
 
 CALIBRATIONS = ("analytic", "classical")
 
@@ -22,6 +22,12 @@ def privacy_profile(eps: float, sigma: float, sensitivity: float) -> float:
     delta(eps) = Phi(D/(2 sigma) - eps sigma/D) - e^eps Phi(-D/(2 sigma) - eps sigma/D)  (Balle & Wang 2018, Thm 8),
     with the second term evaluated in log space so that large eps does not overflow.
     """
+    eps, sigma = check_eps(eps, upper=math.inf), check_positive(sigma, "sigma")
+    return _profile(eps, sigma, check_positive(sensitivity, "sensitivity"))
+
+
+def _profile(eps: float, sigma: float, sensitivity: float) -> float:
+    """:func:`privacy_profile` on checked arguments (the root finding of :func:`analytic_sigma` calls it often)."""
     a = sensitivity / (2.0 * sigma)
     b = eps * sigma / sensitivity
     first = special.ndtr(a - b)
@@ -31,6 +37,8 @@ def privacy_profile(eps: float, sigma: float, sensitivity: float) -> float:
 
 def classical_sigma(eps: float, delta: float, sensitivity: float) -> float:
     """sigma = D sqrt(2 ln(1.25/delta)) / eps (Dwork & Roth Thm A.1), valid only for eps < 1."""
+    eps, delta = check_eps(eps), check_open_unit(delta, "delta")
+    sensitivity = check_positive(sensitivity, "sensitivity")
     if eps >= 1.0:
         raise ValueError(f"the classical Gaussian calibration needs eps < 1 per coordinate, got eps={eps:g}; "
                          "use calibration='analytic'")
@@ -39,8 +47,11 @@ def classical_sigma(eps: float, delta: float, sensitivity: float) -> float:
 
 def analytic_sigma(eps: float, delta: float, sensitivity: float) -> float:
     """Smallest sigma with privacy_profile(eps, sigma, sensitivity) <= delta (Balle & Wang 2018), by root finding."""
+    eps, delta = check_eps(eps), check_open_unit(delta, "delta")
+    sensitivity = check_positive(sensitivity, "sensitivity")
+
     def excess(log_sigma):
-        return privacy_profile(eps, math.exp(log_sigma), sensitivity) - delta
+        return _profile(eps, math.exp(log_sigma), sensitivity) - delta
 
     lo = hi = math.log(sensitivity)
     while excess(lo) <= 0.0:
@@ -70,8 +81,7 @@ class Gaussian(ScalarMechanism):
         super().__post_init__()
         object.__setattr__(self, "delta", check_open_unit(self.delta, "delta"))
         check_choice(self.calibration, "calibration", CALIBRATIONS)
-        if not (isinstance(self.sensitivity, (int, float)) and math.isfinite(self.sensitivity) and self.sensitivity > 0):
-            raise ValueError(f"sensitivity must be a positive finite number, got {self.sensitivity!r}")
+        object.__setattr__(self, "sensitivity", check_positive(self.sensitivity, "sensitivity"))
         calibrate = analytic_sigma if self.calibration == "analytic" else classical_sigma
         object.__setattr__(self, "sigma", calibrate(self.eps, self.delta, float(self.sensitivity)))
 
@@ -81,10 +91,10 @@ class Gaussian(ScalarMechanism):
     def _law(self, x):
         return Smooth(stats.norm, float(x), self.sigma)
 
-    def report_mean(self, x):
+    def _report_mean(self, x):
         return np.asarray(x, dtype=np.float64)
 
-    def report_var(self, x):
+    def _report_var(self, x):
         return np.full_like(np.asarray(x, dtype=np.float64), self.sigma**2)
 
     def params(self):

@@ -52,7 +52,8 @@ from .constants import coth_half, sw_half_width
 from .laws import Discrete
 from .sampled import SampledMechanism
 from .scalar import OneBit
-from .validation import as_input_array, check_choice, check_eps, check_int, check_open_unit, check_rng
+from .validation import (as_input_array, as_values, check_choice, check_count, check_dimension, check_eps, check_int,
+                         check_open_unit, check_rng)
 
 MODES = ("paper", "corrected", "released")
 #: Where the released mode comes from (the authors' code, read and re-expressed).
@@ -105,14 +106,15 @@ class MaxOfAccepted:
         return 1.0 - 1.0 / (math.exp(min(self.eps, 700.0)) + self.f - 1)
 
     def perturb(self, v, rng) -> np.ndarray:
-        v = np.asarray(v, dtype=np.int64)
+        """The report of every value in ``v`` (any shape, integers in [1, f])."""
+        v, rng = as_values(v, 1.0, float(self.f), "v", integer=True).astype(np.int64), check_rng(rng)
         accepted = rng.random(v.shape + (self.f,)) >= self.reject
         top = np.max(np.where(accepted, np.arange(1, self.f + 1), 0), axis=-1)
         return np.maximum(v, top)
 
     def law(self, v) -> Discrete:
         """Exact law of the report of v: P(t) = (1-q)^(f-t) - [t > v] (1-q)^(f-t+1) on t in {v..f}."""
-        t = np.arange(int(v), self.f + 1)
+        t = np.arange(check_int(v, "v", 1, self.f), self.f + 1)
         below = np.where(t > int(v), self.reject ** (self.f - t + 1.0), 0.0)
         return Discrete(t.astype(np.float64), self.reject ** (self.f - t.astype(np.float64)) - below)
 
@@ -171,7 +173,7 @@ class PersonalisedMechanism:
 
     def __post_init__(self):
         object.__setattr__(self, "eps", check_eps(self.eps))
-        object.__setattr__(self, "d", check_int(self.d, "d", 1))
+        object.__setattr__(self, "d", check_dimension(self.d))
         object.__setattr__(self, "h", check_int(self.h, "h", 1))
         object.__setattr__(self, "gamma", check_open_unit(self.gamma, "gamma"))
         object.__setattr__(self, "mode", check_choice(self.mode, "mode", MODES))
@@ -191,8 +193,12 @@ class PersonalisedMechanism:
         return np.arange(1, self.h + 1)
 
     def budget(self, tau):
-        """eps^tau = 2^(tau - 1) eps (ppgnn A8, recommended ladder of E7)."""
-        return self.eps * 2.0 ** (np.asarray(tau, dtype=np.float64) - 1.0)
+        """eps^tau = 2^(tau - 1) eps (ppgnn A8, recommended ladder of E7), for every level in ``tau`` (any shape)."""
+        return self.eps * 2.0 ** (self.checked_levels(tau) - 1.0)
+
+    def checked_levels(self, tau, name: str = "tau", top: int | None = None) -> np.ndarray:
+        """``tau`` (any shape) as float64 levels, each an integer in [1, top] (default h)."""
+        return as_values(tau, 1.0, float(self.h if top is None else top), name, integer=True)
 
     def level_budget(self, tau) -> float:
         """eps_1: gamma eps^tau in the paper (secret-dependent, E4), gamma eps^1 in the corrected mode; the released
@@ -221,19 +227,29 @@ class PersonalisedMechanism:
 
     def level_law(self, tau: int) -> Discrete:
         """Exact law of tau' for level tau (the point mass at 1 when h = 1)."""
+        tau = self.checked_levels(tau)
         if self.h == 1:
             return Discrete(np.ones(1), np.ones(1))
         return self.level_mechanism(tau).law(float(tau))
 
+    @property
+    def level_half_width(self) -> int:
+        """b, the public ESW half-width of the level report (0 with a single level, and in the released mode)."""
+        return self.level_mechanism(1).half_width if self.h > 1 else 0
+
+    def checked_reported_levels(self, tau_prime) -> np.ndarray:
+        """``tau_prime`` (any shape) as int64 reported levels, each an integer in [1, h + 2b] (the ESW outputs)."""
+        return self.checked_levels(tau_prime, "tau_prime", self.h + 2 * self.level_half_width).astype(np.int64)
+
     def estimated_level(self, tau_prime) -> np.ndarray:
         """tau_hat = clip(tau' - b, 1, h) with the public ESW half-width b (ppgnn A3, E6; corrected mode)."""
-        b = self.level_mechanism(1).half_width if self.h > 1 else 0
-        return np.clip(np.asarray(tau_prime, dtype=np.int64) - b, 1, self.h)
+        return np.clip(self.checked_reported_levels(tau_prime) - self.level_half_width, 1, self.h)
 
     # ----- feature report (MLR A2 / PPM* A7) -----------------------------------------------------------------
     def sampled_count(self, tau: int, tau_prime: int | None = None) -> int:
         """m: Theorem 1's rule on eps_2 of tau (paper, Algorithm 2) or of tau_hat (corrected, E6); PPM* uses its
         registry rule (the worst-case optimum, spec 7.9)."""
+        tau = int(self.checked_levels(tau))
         if self.mode == "corrected":
             if tau_prime is None:
                 raise ValueError("the corrected mode takes m from the reported level: give tau_prime")
@@ -258,7 +274,7 @@ class PersonalisedMechanism:
 
     def perturb_counts(self, tau, rng) -> np.ndarray:
         """m' >= m(tau) for every released user, level by level in increasing order (mechanisms.py:150-155)."""
-        tau = np.asarray(tau, dtype=np.int64)
+        tau, rng = self.checked_levels(tau).astype(np.int64), check_rng(rng)
         counts = np.empty(tau.shape, dtype=np.int64)
         for level in np.unique(tau):
             idx = np.flatnonzero(tau == level)
@@ -316,7 +332,7 @@ class PersonalisedMechanism:
 
     def perturb_levels(self, tau, rng) -> np.ndarray:
         """tau' for every user, one ESW call per distinct level budget (levels in increasing order)."""
-        tau = np.asarray(tau, dtype=np.int64)
+        tau, rng = self.checked_levels(tau).astype(np.int64), check_rng(rng)
         if self.h == 1:
             return np.ones(tau.shape, dtype=np.int64)
         tau_prime = np.empty(tau.shape)
@@ -363,7 +379,7 @@ class PersonalisedMechanism:
     def server_scale(self, tau_prime, counts=None) -> np.ndarray:
         """Per-user factor the server applies to the feature report: 1 (client-rectified) or (d/m') C(a_server)
         (released: from the reported level and count)."""
-        tau_prime = np.asarray(tau_prime, dtype=np.int64)
+        tau_prime = self.checked_reported_levels(tau_prime)
         if self.mode == "released":
             return np.array([self._released_factor(int(t), int(m)) for t, m in zip(tau_prime, counts)])
         if self.mode == "paper":
@@ -373,12 +389,15 @@ class PersonalisedMechanism:
 
     def estimate(self, reports: PersonalisedReports) -> np.ndarray:
         """Server estimate of every user's features (public inputs only: the reports)."""
+        if not isinstance(reports, PersonalisedReports):
+            raise ValueError(f"reports must be the PersonalisedReports that perturb returns, got "
+                             f"{type(reports).__name__}")
         return reports.features * self.server_scale(reports.levels, reports.counts)[:, None]
 
     def draw(self, n: int, rng, tau=None) -> PersonalisedUsers:
         """Levels (uniform on {1..h}, or ``tau``), their ESW reports and each user's feature mechanism, drawn from
         ``rng`` (a Generator or an integer seed): the levels first, then tau' level by level in increasing order."""
-        rng = check_rng(rng)
+        rng, n = check_rng(rng), check_count(n, "n")
         tau = rng.integers(1, self.h + 1, size=n) if tau is None else self._check_levels(tau, n)
         tau_prime = self.perturb_levels(tau, rng)
         counts = self.perturb_counts(tau, rng) if self.mode == "released" else None
@@ -408,13 +427,14 @@ def feature_report(eps: float, d: int = 8, level: int = 1, mode: str = "paper", 
     report (tau' is sent, m' sets the magnitude), so the report's privacy loss is the largest of these conditional
     ones: min(d, H) eps_2 / m(level), above eps whenever two or more coordinates are sampled -- not LDP.
     """
-    base = eps / ((1.0 - gamma) * 2.0 ** (level - 1))
-    mechanism = PersonalisedMechanism(base, d, h, gamma, mode)
-    level = int(level)
-    reported = level if reported is None else int(reported)
+    eps, gamma = check_eps(eps), check_open_unit(gamma, "gamma")
+    level = check_int(level, "level", 1, check_int(h, "h", 1))
+    mechanism = PersonalisedMechanism(eps / ((1.0 - gamma) * 2.0 ** (level - 1)), d, h, gamma, mode)
+    top = mechanism.h + 2 * mechanism.level_half_width
+    reported = level if reported is None else check_int(reported, "reported", 1, top)
     if mode == "released":
-        m_reported = mechanism.sampled_count(level) if m_reported is None else int(m_reported)
-        sampled = mechanism.count_domain if sampled is None else int(sampled)
+        m_reported = mechanism.sampled_count(level) if m_reported is None else check_int(m_reported, "m_reported", 1)
+        sampled = mechanism.count_domain if sampled is None else check_int(sampled, "sampled", 1)
         user = mechanism.feature_mechanism(level, reported, m_reported, sampled)
     else:
         user = mechanism.feature_mechanism(level, reported)

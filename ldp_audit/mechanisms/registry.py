@@ -17,7 +17,7 @@ from .frequency import ORACLES, Rappor
 from .gaussian import Gaussian
 from .sampled import SampledMechanism
 from .scalar import Duchi, Laplace, OneBit, Piecewise, SquareWave, SquareWaveUnit
-from .validation import EPS_MAX, EPS_MIN, check_eps, check_int, check_open_unit, check_range
+from .validation import EPS_MAX, EPS_MIN, check_dimension, check_eps, check_open_unit, check_range
 
 
 @dataclass(frozen=True)
@@ -144,7 +144,7 @@ def _sampled(name: str, coordinate, eps, d, k, unbiased: bool = True, scaled_by_
     """The registered ``name``: ``coordinate(eps / k)`` on k of d coordinates (``SampledMechanism``), k an integer
     or a rule resolved with the worst-case variance of the mechanism each k would build (``resolve_k``; a biased
     mechanism's rules go without it). ``scaled_by_client``: the client multiplies each report by d/k (MLR, PPM*)."""
-    eps, d = check_eps(eps), check_int(d, "d", 1)
+    eps, d = check_eps(eps), check_dimension(d)
     reference = _REGISTRY[name].info.reference
 
     def build(kk):
@@ -170,7 +170,7 @@ def _piecewise_hd(eps, d=8, k="optimal"):
 @_register("laplace_hd", "Laplace at eps/d on every coordinate", "ldp-ge M3; ppgnn M1 (d-dimensional)",
            (_EPS, _D), high_dimensional=True)
 def _laplace_hd(eps, d=8):
-    eps, d = check_eps(eps), check_int(d, "d", 1)
+    eps, d = check_eps(eps), check_dimension(d)
     return SampledMechanism("laplace_hd", "ldp-ge M3; ppgnn M1 (d-dimensional)", eps, d, d, Laplace(eps / d),
                             fixed_k=True)
 
@@ -179,7 +179,7 @@ def _laplace_hd(eps, d=8):
            (_EPS, _DELTA, _D, Param("calibration", "analytic", "'analytic' or 'classical' (needs eps/d < 1)")),
            high_dimensional=True)
 def _gaussian_hd(eps, delta=1e-5, d=8, calibration="analytic"):
-    eps, d = check_eps(eps), check_int(d, "d", 1)
+    eps, d = check_eps(eps), check_dimension(d)
     delta = check_open_unit(delta, "delta")
     coordinate = Gaussian(eps / d, delta / d, calibration)
     return SampledMechanism("gaussian_hd", "ppgnn M2 (corrected per E1)", eps, d, d, coordinate, delta=delta,
@@ -191,7 +191,7 @@ def _gaussian_hd(eps, delta=1e-5, d=8, calibration="analytic"):
            (_EPS, Param("delta", 1e-4, "(0, 1)"), _D, Param("alpha", 0.0, "finite, < beta"),
             Param("beta", 1.0, "finite, > alpha")), high_dimensional=True)
 def _analytic_gaussian(eps, delta=1e-4, d=8, alpha=0.0, beta=1.0):
-    eps, d = check_eps(eps), check_int(d, "d", 1)
+    eps, d = check_eps(eps), check_dimension(d)
     delta = check_open_unit(delta, "delta")
     alpha, beta = check_range(alpha, beta)
     # one sigma for the whole vector, calibrated in the coordinate domain [-1, 1] where the L2 sensitivity is 2 sqrt(d)
@@ -204,7 +204,7 @@ def _analytic_gaussian(eps, delta=1e-4, d=8, alpha=0.0, beta=1.0):
            (_EPS, _D, _k_param("lpgnn"), Param("alpha", 0.0, "finite, < beta"), Param("beta", 1.0, "finite, > alpha")),
            high_dimensional=True)
 def _multibit(eps, d=8, k="lpgnn", alpha=0.0, beta=1.0):
-    eps, d = check_eps(eps), check_int(d, "d", 1)  # in the order the parameters are listed
+    eps, d = check_eps(eps), check_dimension(d)  # in the order the parameters are listed
     alpha, beta = check_range(alpha, beta)
     return _sampled("multibit", OneBit, eps, d, k, alpha=alpha, beta=beta)
 

@@ -24,7 +24,7 @@ from scipy import sparse
 
 from .base import Mechanism, Sampling, ScalarMechanism
 from .laws import Law, Mixture, point_mass
-from .validation import as_input_array, check_int, check_rng
+from .validation import as_finite_array, as_input_array, as_values, check_count, check_dimension, check_int, check_rng
 
 #: Above this k the subsets are drawn by partial sorting of uniforms (O(n d)) instead of Floyd's algorithm (O(n k^2)).
 _FLOYD_MAX_K = 64
@@ -36,6 +36,8 @@ def sample_subsets(n: int, d: int, k: int, rng: np.random.Generator) -> np.ndarr
     Uses Robert Floyd's algorithm vectorised over rows (k passes of one integer draw per row), so the cost is
     O(n k^2) and memory O(n k) for the small k of the papers.
     """
+    n, d = check_count(n, "n"), check_dimension(d)
+    k, rng = check_int(k, "k", 1, d), check_rng(rng)
     if k == d:
         return np.broadcast_to(np.arange(d), (n, d)).copy()
     if k > _FLOYD_MAX_K:
@@ -80,7 +82,7 @@ class SampledMechanism(Mechanism):
     fixed_k: bool = False
 
     def __post_init__(self):
-        object.__setattr__(self, "d", check_int(self.d, "d", 1))
+        object.__setattr__(self, "d", check_dimension(self.d))
         object.__setattr__(self, "k", check_int(self.k, "k", 1, self.d))
 
     # ----- description -------------------------------------------------------------------------------
@@ -103,7 +105,10 @@ class SampledMechanism(Mechanism):
 
     def sample(self, x, n: int, rng) -> np.ndarray:
         """n reports of one user's input x (a d-vector, or a number meaning every coordinate)."""
-        return self.perturb(np.broadcast_to(np.asarray(x, dtype=np.float64), (int(n), self.d)), rng)
+        x = as_values(x, self.alpha, self.beta)
+        if x.shape not in ((), (self.d,)):
+            raise ValueError(f"x must be a number or a vector of shape ({self.d},), got shape {x.shape}")
+        return self.perturb(np.broadcast_to(x, (check_count(n, "n"), self.d)), rng)
 
     # ----- client side -------------------------------------------------------------------------------
     def _sampled(self, x, rng, clip):
@@ -171,11 +176,12 @@ class SampledMechanism(Mechanism):
     def estimate(self, reports):
         """Server estimate of every coordinate; accepts dense arrays or the CSR matrix of ``perturb_sparse``."""
         if sparse.issparse(reports):
+            as_finite_array(reports.data, "reports")
             if self.estimate_shift != 0.0:
                 reports = reports.toarray()
             else:
                 return reports.multiply(self.estimate_scale).tocsr()
-        reports = np.asarray(reports, dtype=np.float64)
+        reports = as_finite_array(reports, "reports")
         if reports.shape[-1:] != (self.d,) or reports.ndim > 2:
             raise ValueError(f"reports must have shape (n, {self.d}) or ({self.d},), got {reports.shape}")
         if not self.rescale:
@@ -196,17 +202,22 @@ class SampledMechanism(Mechanism):
             return sampled
         return Mixture((point_mass(0.0), sampled), (1.0 - self.inclusion, self.inclusion))
 
-    def _coordinate_moments(self, x):
-        z = self.to_coordinate(x)
-        mu = np.asarray(self.coordinate.report_mean(z))
-        second = np.asarray(self.coordinate.report_var(z)) + mu * mu
+    def _coordinate_moments(self, x, name: str = "x"):
+        """(mean, second moment) of the coordinate mechanism's report at the coordinate values ``x`` (any shape,
+        checked against [alpha, beta] under ``name``; mapped onto the coordinate's domain without a second check,
+        which the rounding of the affine map could fail by an ulp)."""
+        z = self.to_coordinate(as_values(x, self.alpha, self.beta, name))
+        mu = np.asarray(self.coordinate._report_mean(z))
+        second = np.asarray(self.coordinate._report_var(z)) + mu * mu
         return mu, second
 
     def report_mean(self, x):
+        """E[report_j | x_j] for every coordinate value in ``x`` (any shape, in [alpha, beta])."""
         mu, _ = self._coordinate_moments(x)
         return self.inclusion * self.client_scale * mu
 
     def report_var(self, x):
+        """Var[report_j | x_j] for every coordinate value in ``x`` (any shape, in [alpha, beta])."""
         mu, second = self._coordinate_moments(x)
         mean = self.inclusion * self.client_scale * mu
         return self.inclusion * self.client_scale**2 * second - mean * mean
@@ -215,8 +226,8 @@ class SampledMechanism(Mechanism):
         """Cov[report_i, report_j] for two different coordinates of one user (zero when k == d)."""
         if self.d == 1:
             raise ValueError("report_cov needs two coordinates; this mechanism has d = 1")
-        mu_i, _ = self._coordinate_moments(x_i)
-        mu_j, _ = self._coordinate_moments(x_j)
+        mu_i, _ = self._coordinate_moments(x_i, "x_i")
+        mu_j, _ = self._coordinate_moments(x_j, "x_j")
         both = self.k * (self.k - 1) / (self.d * (self.d - 1))
         return self.client_scale**2 * mu_i * mu_j * (both - self.inclusion**2)
 

@@ -74,10 +74,10 @@ class Laplace(ScalarMechanism):
     def _law(self, x):
         return LaplaceLaw(stats.laplace, float(x), self.noise_scale)
 
-    def report_mean(self, x):
+    def _report_mean(self, x):
         return np.asarray(x, dtype=np.float64)
 
-    def report_var(self, x):
+    def _report_var(self, x):
         return np.full_like(np.asarray(x, dtype=np.float64), 8.0 / self.eps**2)
 
 
@@ -104,10 +104,10 @@ class Piecewise(ScalarMechanism):
         s, (w, outer), left, width = self._pieces(float(x))
         return _window_law(left, width, w, -s, s, outer)
 
-    def report_mean(self, x):
+    def _report_mean(self, x):
         return np.asarray(x, dtype=np.float64)
 
-    def report_var(self, x):
+    def _report_var(self, x):
         return pm_variance(self.eps, np.asarray(x, dtype=np.float64))
 
 
@@ -127,10 +127,10 @@ class SquareWave(ScalarMechanism):
         inside, outside = sw_window_masses(self.eps)
         return _window_law(x - b, 2.0 * b, inside, -1.0 - b, 1.0 + b, outside)
 
-    def report_mean(self, x):
+    def _report_mean(self, x):
         return sw_mean_factor(self.eps) * np.asarray(x, dtype=np.float64)
 
-    def report_var(self, x):
+    def _report_var(self, x):
         c1 = sw_mean_factor(self.eps)
         x2 = np.asarray(x, dtype=np.float64) ** 2
         return sw_second_moment_offset(self.eps) + (c1 - c1 * c1) * x2
@@ -159,11 +159,11 @@ class SquareWaveUnit(ScalarMechanism):
         inside, outside = sw_window_masses(self.eps)
         return _window_law(x - half, 2.0 * half, inside, -half, 1.0 + half, outside)
 
-    def report_mean(self, x):
+    def _report_mean(self, x):
         return 0.5 * (sw_mean_factor(self.eps) * (2.0 * np.asarray(x, dtype=np.float64) - 1.0) + 1.0)
 
-    def report_var(self, x):
-        return 0.25 * SquareWave(self.eps).report_var(2.0 * np.asarray(x, dtype=np.float64) - 1.0)
+    def _report_var(self, x):
+        return 0.25 * SquareWave(self.eps)._report_var(2.0 * x - 1.0)
 
 
 @dataclass(frozen=True)
@@ -182,36 +182,37 @@ class OneBit(ScalarMechanism):
         return 1.0
 
     def prob_plus(self, x):
-        """Pr[report > 0 | x] = 1/(e^eps + 1) + ((x + 1)/2)(e^eps - 1)/(e^eps + 1)."""
-        return self._prob_towards(np.asarray(x, dtype=np.float64))
+        """Pr[report > 0 | x] = 1/(e^eps + 1) + ((x + 1)/2)(e^eps - 1)/(e^eps + 1), for every entry of ``x``."""
+        return self._prob_towards(self.checked_inputs(x))
 
     def prob_minus(self, x):
         """Pr[report < 0 | x], by the mirrored formula rather than 1 - prob_plus: at large eps the minority value
         has probability about e^-eps (e^-700 at the top of the range), which 1 - prob_plus rounds to 0."""
-        return self._prob_towards(-np.asarray(x, dtype=np.float64))
+        return self._prob_towards(-self.checked_inputs(x))
 
     def _prob_towards(self, x):
         """1/(e^eps + 1) + ((x + 1)/2) tanh(eps/2): exact at x = -1 and accurate to ulp elsewhere."""
         return special.expit(-self.eps) + 0.5 * (x + 1.0) * math.tanh(self.eps / 2.0)
 
     def _sample(self, x, rng):
-        plus = rng.random(x.shape) < self.prob_plus(x)
+        plus = rng.random(x.shape) < self._prob_towards(x)
         return np.where(plus, self.output_scale, -self.output_scale)
 
     def _law(self, x):
-        return Discrete([-self.output_scale, self.output_scale], [float(self.prob_minus(x)), float(self.prob_plus(x))])
+        probabilities = [float(self._prob_towards(-x)), float(self._prob_towards(x))]
+        return Discrete([-self.output_scale, self.output_scale], probabilities)
 
     @property
     def estimate_scale(self):
         return coth_half(self.eps) / self.output_scale
 
-    def report_mean(self, x):
+    def _report_mean(self, x):
         return self.output_scale * math.tanh(self.eps / 2.0) * np.asarray(x, dtype=np.float64)
 
-    def report_var(self, x):
+    def _report_var(self, x):
         """C^2 - mean^2 = 4 C^2 Pr[+] Pr[-] (C the output scale), free of the cancellation of 1 - tanh^2 at large
         eps."""
-        return 4.0 * self.output_scale**2 * self.prob_plus(x) * self.prob_minus(x)
+        return 4.0 * self.output_scale**2 * self._prob_towards(x) * self._prob_towards(-x)
 
 
 @dataclass(frozen=True)

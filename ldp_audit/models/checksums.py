@@ -1,8 +1,10 @@
 """Dataset files checked before they are read: present, and equal to the checksum the folder records.
 
-A dataset folder may hold a ``SHA256SUMS`` file (``sha256sum`` format: ``<hex>  <relative path>``); every file
-a loader reads is then checked against it, so a truncated or edited file is a clear error that names the file
-and the folder instead of a parse error deep inside numpy or pickle (or, worse, a silent wrong graph).
+A dataset folder holds a ``SHA256SUMS`` file (``sha256sum`` format: ``<hex>  <relative path>``); every file a
+loader reads is checked against its line there, so a truncated or edited file is a clear error that names the
+file and the folder instead of a parse error deep inside numpy or pickle (or, worse, a silent wrong graph). A
+folder without ``SHA256SUMS``, or a file without a line in it, is refused: its files cannot be checked. Reading
+them unchecked is the caller's stated choice (``verify=False``; the CLI's ``--no-verify``), never a silent one.
 A file is hashed at most once per process while its size and modification time stay the same.
 
 :func:`content_key` digests a set of files; a processed cache keyed by it is rebuilt when any raw file changes.
@@ -64,20 +66,38 @@ def recorded_sums(root: Path) -> dict[str, str]:
     return _SUMS[stamp]
 
 
-def check_files(root: Path, files: list[Path], dataset: str) -> None:
-    """Every one of ``files`` (inside ``root``) exists, and matches ``root/SHA256SUMS`` where that lists it.
+#: How to go on when a file cannot be checked (the end of those messages).
+UNVERIFIED_REMEDY = ("or, to read the folder's files without checking them, say so: --no-verify on the command "
+                     "line, verify=False in Python (ldp_audit.models.data.load)")
+
+
+def check_files(root: Path, files: list[Path], dataset: str, verify: bool = True) -> None:
+    """Every one of ``files`` (inside ``root``) exists and, with ``verify``, equals its line of
+    ``root/SHA256SUMS`` (a folder without that file, or a file without a line, is refused).
 
     Raises :class:`DatasetFileError` naming the file, the folder and what to do; nothing is downloaded.
     """
-    sums = recorded_sums(root)
+    sums_path = root / SUMS_FILE
+    if verify and not sums_path.is_file():
+        raise DatasetFileError(f"dataset {dataset}: the dataset folder {root} has no {SUMS_FILE}, so its files "
+                               f"cannot be checked before they are read. Add one (the shared datasets folder ships "
+                               f"it; for your own files run 'sha256sum FILE... > {SUMS_FILE}' in {root}), "
+                               f"{UNVERIFIED_REMEDY}")
+    sums = recorded_sums(root) if verify else {}
     for path in files:
         relative = path.relative_to(root).as_posix()
         if not path.is_file():
             raise DatasetFileError(f"dataset {dataset}: the file {relative} is missing from the dataset folder "
                                    f"{root} (nothing is downloaded at run time; put the file there, see the "
                                    "datasets README)")
+        if not verify:
+            continue
         want = sums.get(relative)
-        if want is not None and sha256(path) != want:
+        if want is None:
+            raise DatasetFileError(f"dataset {dataset}: the file {relative} has no line in {sums_path}, so it "
+                                   f"cannot be checked before it is read. Add its line (run 'sha256sum {relative} "
+                                   f">> {SUMS_FILE}' in {root}), {UNVERIFIED_REMEDY}")
+        if sha256(path) != want:
             raise DatasetFileError(f"dataset {dataset}: the file {relative} in {root} is damaged: its SHA-256 "
                                    f"{sha256(path)[:16]}... differs from {SUMS_FILE} ({want[:16]}...), size "
                                    f"{path.stat().st_size:,} bytes; restore it from the source the datasets "

@@ -5,6 +5,11 @@ environment variable ``LDP_AUDIT_DATA``, and a ``shared/datasets`` folder beside
 package location or the working directory). The folder layout is the one described in that folder's
 ``README.md``; the counts it lists are recorded in :data:`DATASETS` and checked by ``ldp-audit data``.
 
+Every file a loader reads is first checked against the folder's ``SHA256SUMS`` (``checksums.check_files``); a
+folder without one, or a file without a line, is refused unless the caller chooses to read it unverified:
+``verify=False``, or :class:`Unverified` (the folder wrapped with that choice, which travels wherever a dataset
+folder goes: a training sweep, a claim check; the CLI's ``--no-verify`` passes it).
+
 torch-geometric writes a ``processed/`` folder under a dataset root, so Planetoid raw files are copied to a
 writable cache first (``cache_dir`` argument, environment variable ``LDP_AUDIT_CACHE``, default
 ``~/.cache/ldp-audit``). The other formats are read with numpy/json and need no cache.
@@ -30,6 +35,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..files import OutputError, check_output_folder, remove_stale_temporaries, temporary_prefix, write_failure
+from ..mechanisms.validation import check_count, check_flag, check_int, check_seed, check_size
 from ..seeding import rng_for
 from .checksums import DatasetFileError, check_files, content_key
 from .graph import Graph, MissingFeaturesError, canonical_edges  # noqa: F401 (MissingFeaturesError is re-exported)
@@ -40,9 +46,34 @@ ENV_CACHE = "LDP_AUDIT_CACHE"
 
 # ----------------------------------------------------------------------------------------------- locations
 
-def data_dir(explicit: str | os.PathLike | None = None) -> Path:
+@dataclass(frozen=True)
+class Unverified:
+    """A dataset folder whose files are read without checking them against its ``SHA256SUMS``: the caller's
+    stated choice, passed wherever a dataset folder goes so that it reaches every loader (``folder`` None: the
+    folder :func:`data_dir` finds)."""
+
+    folder: str | os.PathLike | None = None
+
+    def __str__(self) -> str:
+        return f"{'the default dataset folder' if self.folder is None else self.folder} (unverified)"
+
+
+def dataset_folder(data=None, verify: bool = True) -> tuple[Path, bool]:
+    """The folder ``data`` names (:func:`data_dir`) and whether its files are checked: not when ``verify`` is
+    False or ``data`` is :class:`Unverified`."""
+    verify = check_flag(verify, "verify")
+    if isinstance(data, Unverified):
+        return data_dir(data.folder), False
+    return data_dir(data), verify
+
+
+def data_dir(explicit: str | os.PathLike | Unverified | None = None) -> Path:
     """The dataset folder: ``explicit``, else ``$LDP_AUDIT_DATA``, else ``shared/datasets`` beside the project."""
+    if isinstance(explicit, Unverified):
+        explicit = explicit.folder
     if explicit is not None:
+        if not isinstance(explicit, (str, os.PathLike)):
+            raise ValueError(f"data must be the path of the dataset folder, got {type(explicit).__name__}")
         if not str(explicit).strip():
             raise ValueError("--data-dir is empty; give the dataset folder")
         path = Path(explicit).expanduser()
@@ -66,6 +97,8 @@ def data_dir(explicit: str | os.PathLike | None = None) -> Path:
 def cache_location(explicit: str | os.PathLike | None = None) -> tuple[Path, str]:
     """Where the cache folder is and what chose it: ``--cache-dir``, ``$LDP_AUDIT_CACHE`` or the default."""
     if explicit is not None:
+        if not isinstance(explicit, (str, os.PathLike)):
+            raise ValueError(f"cache must be the path of a writable folder, got {type(explicit).__name__}")
         if not str(explicit).strip():
             raise ValueError("--cache-dir is empty; give a writable folder")
         return Path(explicit).expanduser(), "--cache-dir"
@@ -111,12 +144,12 @@ def planetoid_files(name: str, root: Path) -> list[Path]:
     return [folder / f"ind.{name}.{suffix}" for suffix in PLANETOID_SUFFIXES]
 
 
-def load_planetoid(name: str, root: Path, cache: Path) -> Graph:
+def load_planetoid(name: str, root: Path, cache: Path, verify: bool = True) -> Graph:
     """Cora, CiteSeer or PubMed from the raw Planetoid files, through torch-geometric's ``Planetoid``.
 
-    The raw files are checked first (present, equal to ``SHA256SUMS``), then processed in a cache folder keyed
-    by their contents (:func:`planetoid_cache`), so that torch-geometric's processed files are rebuilt whenever a
-    raw file changes and torch-geometric never finds a reason to download.
+    The raw files are checked first (present and, with ``verify``, equal to ``SHA256SUMS``), then processed in a
+    cache folder keyed by their contents (:func:`planetoid_cache`), so that torch-geometric's processed files are
+    rebuilt whenever a raw file changes and torch-geometric never finds a reason to download.
     """
     title = _PLANETOID[name]
     files = planetoid_files(name, root)
@@ -124,7 +157,7 @@ def load_planetoid(name: str, root: Path, cache: Path) -> Graph:
     if not source.is_dir():
         raise DatasetFileError(f"Planetoid raw files for {title} not found: no folder {source} (nothing is "
                                "downloaded at run time; see the datasets README)")
-    check_files(root, files, name)
+    check_files(root, files, name, verify)
     keyed = planetoid_cache(name, files, cache)
     try:
         data = _planetoid(keyed, title)
@@ -349,7 +382,7 @@ _MUSAE = {
 }
 
 
-def load_musae(name: str, root: Path, with_features: bool = True) -> Graph:
+def load_musae(name: str, root: Path, with_features: bool = True, verify: bool = True) -> Graph:
     """A MUSAE/FEATHER graph: edges CSV, target CSV, features JSON/CSV when present.
 
     Chameleon's target is integer traffic, not a class, so it is kept in ``extra["traffic"]``.
@@ -361,7 +394,7 @@ def load_musae(name: str, root: Path, with_features: bool = True) -> Graph:
                                "time; see the datasets README)")
     target_file = folder / (spec.target or "chameleon_target.csv")
     present = [folder / f for f in spec.feature_files if (folder / f).is_file()]
-    check_files(root, [folder / spec.edges, target_file] + present[:1], name)
+    check_files(root, [folder / spec.edges, target_file] + present[:1], name, verify)
     pairs = _read_pairs(folder / spec.edges, name)
     target = _read_target(target_file, name)
     _check_ids(pairs.T, folder / spec.edges, name, "node id", True, target.size)
@@ -392,6 +425,7 @@ def top_classes(graph: Graph, count: int = 10, name: str | None = None) -> Graph
 
     LastFM Asia restricted to its 10 largest classes is LDP-GE's and PrivGE's "LastFM" (7,083 nodes).
     """
+    count = check_int(count, "count", 1)
     if graph.y is None:
         raise ValueError(f"{graph.name} has no labels to restrict")
     sizes = np.bincount(graph.y, minlength=graph.num_classes)
@@ -417,32 +451,38 @@ def edge_file(name: str, root: Path) -> Path:
                      f"got {name!r}")
 
 
-def listed_edges(name: str, data: str | os.PathLike | None = None) -> np.ndarray:
+def listed_edges(name: str, data: str | os.PathLike | Unverified | None = None, verify: bool = True) -> np.ndarray:
     """The (2, m) node pairs of ``name``'s edge file (:func:`edge_file`) in the order the file lists them, as
-    listed: no canonical order, duplicates or self-loops removed (:func:`load` canonicalises them)."""
-    return _read_pairs(edge_file(name, data_dir(data)), name)
+    listed: no canonical order, duplicates or self-loops removed (:func:`load` canonicalises them). The file is
+    checked like :func:`load`'s."""
+    root, verify = dataset_folder(data, verify)
+    path = edge_file(name, root)
+    check_files(root, [path], name, verify)
+    return _read_pairs(path, name)
 
 
-def load_edge_list(name: str, root: Path) -> Graph:
+def load_edge_list(name: str, root: Path, verify: bool = True) -> Graph:
     """An SE-PrivGEmb graph: ``se_privgemb/<Name>/train_1``, one whitespace-separated pair per line."""
     path = edge_file(name, root)
-    check_files(root, [path], name)
+    check_files(root, [path], name, verify)
     pairs = _read_pairs(path, name)
     edges, loops = canonical_edges(pairs, int(pairs.max()) + 1)
     return Graph(name=name, num_nodes=int(pairs.max()) + 1, edges=edges, num_self_loops=loops,
                  source=f"SE-PrivGEmb edge list ({path})")
 
 
-def load_link_split(name: str, train_fraction: float = 0.9, data: str | os.PathLike | None = None) -> dict:
-    """SE-PrivGEmb's stored link-prediction split: ``train_pos``, ``train_neg``, ``test_pos``, ``test_neg``."""
+def load_link_split(name: str, train_fraction: float = 0.9, data: str | os.PathLike | Unverified | None = None,
+                    verify: bool = True) -> dict:
+    """SE-PrivGEmb's stored link-prediction split: ``train_pos``, ``train_neg``, ``test_pos``, ``test_neg`` (the
+    file checked like :func:`load`'s)."""
     if name not in _EDGE_LISTS:
         raise ValueError(f"name must be one of {', '.join(_EDGE_LISTS)}, got {name!r}")
     tags = {0.9: "train0.9_test0.1", 0.5: "train0.5_test0.5"}
     if train_fraction not in tags:
         raise ValueError(f"train_fraction must be 0.9 or 0.5, got {train_fraction!r}")
-    root = data_dir(data)
+    root, verify = dataset_folder(data, verify)
     path = root / "se_privgemb" / _EDGE_LISTS[name] / f"lp_split_{tags[train_fraction]}.npz"
-    check_files(root, [path], name)
+    check_files(root, [path], name, verify)
     try:
         with np.load(path) as npz:
             return {key: npz[key] for key in ("train_pos", "train_neg", "test_pos", "test_neg")}
@@ -497,16 +537,26 @@ def names() -> list[str]:
     return list(DATASETS) + list(EMBEDDED)
 
 
-def load(name: str, data: str | os.PathLike | None = None, cache: str | os.PathLike | None = None,
-         with_features: bool = True, **synthetic) -> Graph:
+def load(name: str, data: str | os.PathLike | Unverified | None = None, cache: str | os.PathLike | None = None,
+         with_features: bool = True, verify: bool = True, **synthetic) -> Graph:
     """Load a dataset by name (see :func:`names`; paper aliases such as ``lastfm`` are accepted).
 
     ``data`` is the dataset folder (:func:`data_dir`), ``cache`` the writable folder for torch-geometric
-    (:func:`cache_dir`). ``karate`` and ``csbm`` are embedded; ``synthetic`` keywords go to :func:`csbm`.
+    (:func:`cache_dir`). Every file read is checked against the folder's ``SHA256SUMS`` first; ``verify=False``
+    (or ``data`` given as :class:`Unverified`) reads a folder without one, or a file without a line, unchecked.
+    ``karate`` and ``csbm`` are embedded; ``synthetic`` keywords go to :func:`csbm` and are refused for any
+    other dataset (a TypeError naming them, as Python's own for an unknown keyword).
     """
     from . import synthetic as embedded
 
+    if not isinstance(name, str):
+        raise ValueError(f"name must be a dataset name (one of {', '.join(names())}), got {name!r}")
     key = ALIASES.get(name.lower(), name.lower())
+    if synthetic and key != "csbm":
+        raise TypeError(f"load() got unexpected keyword argument(s) {', '.join(map(repr, synthetic))}: dataset "
+                        f"{name!r} takes data, cache, with_features and verify; keywords of the synthetic "
+                        "generator are for 'csbm' only")
+    with_features = check_flag(with_features, "with_features")
     if key == "karate":
         return embedded.karate()
     if key == "csbm":
@@ -514,14 +564,14 @@ def load(name: str, data: str | os.PathLike | None = None, cache: str | os.PathL
     if key not in DATASETS:
         raise ValueError(f"dataset must be one of {', '.join(names())} (aliases {', '.join(ALIASES)}); "
                          f"got {name!r}")
-    root = data_dir(data)
+    root, verify = dataset_folder(data, verify)
     if key in _PLANETOID:
-        return load_planetoid(key, root, cache_dir(cache))
+        return load_planetoid(key, root, cache_dir(cache), verify)
     if key == "lastfm_asia_top10":
-        return top_classes(load_musae("lastfm_asia", root, with_features), 10, name=key)
+        return top_classes(load_musae("lastfm_asia", root, with_features, verify), 10, name=key)
     if key in _MUSAE:
-        return load_musae(key, root, with_features)
-    return load_edge_list(key, root)
+        return load_musae(key, root, with_features, verify)
+    return load_edge_list(key, root, verify)
 
 
 def verify_counts(graph: Graph, info: DatasetInfo) -> dict[str, tuple[object, object, bool]]:
@@ -539,10 +589,16 @@ def verify_counts(graph: Graph, info: DatasetInfo) -> dict[str, tuple[object, ob
 
 # -------------------------------------------------------------------------------------------------- splits
 
+#: Bytes a node split needs per node: the permutation (int64) and the sorted parts.
+_SPLIT_BYTES_PER_NODE = 16
+
+
 def node_split(num_nodes: int, seed: int, fractions=(0.5, 0.25, 0.25)) -> tuple[np.ndarray, ...]:
     """A seeded random split of the nodes into train / validation / test (50/25/25 by default, ldp-ge §8.1)."""
+    num_nodes = check_count(num_nodes, "num_nodes")
+    check_size("num_nodes", num_nodes, _SPLIT_BYTES_PER_NODE, "a random split of the nodes")
     fractions = _check_fractions(fractions)
-    order = rng_for(seed).permutation(num_nodes)
+    order = rng_for(check_seed(seed)).permutation(num_nodes)
     cuts = np.floor(np.cumsum(fractions)[:-1] * num_nodes).astype(int)
     return tuple(np.sort(part) for part in np.split(order, cuts))
 
@@ -566,8 +622,10 @@ def edge_split(graph: Graph, seed: int, fractions=(0.85, 0.05, 0.10)) -> EdgeSpl
     from each other; the validation and test parts get as many negatives as positives. Propagation for link
     prediction should use ``train_graph`` (ldp-ge §9: no leakage of held-out edges).
     """
+    if not isinstance(graph, Graph):
+        raise ValueError(f"graph must be a Graph (ldp_audit.models.data.load returns one), got {type(graph).__name__}")
     fractions = _check_fractions(fractions)
-    rng = rng_for(seed)
+    rng = rng_for(check_seed(seed))
     order = rng.permutation(graph.num_edges)
     cuts = np.floor(np.cumsum(fractions)[:-1] * graph.num_edges).astype(int)
     train, val, test = (graph.edges[:, np.sort(part)] for part in np.split(order, cuts))
@@ -590,7 +648,11 @@ def edge_split(graph: Graph, seed: int, fractions=(0.85, 0.05, 0.10)) -> EdgeSpl
 
 
 def _check_fractions(fractions) -> np.ndarray:
-    fractions = np.asarray(fractions, dtype=float)
-    if fractions.shape != (3,) or (fractions < 0).any() or abs(fractions.sum() - 1.0) > 1e-9:
-        raise ValueError(f"fractions must be three non-negative numbers summing to 1, got {tuple(fractions)}")
-    return fractions
+    """Three finite non-negative numbers summing to 1 (train, validation, test)."""
+    try:
+        values = np.asarray(fractions, dtype=float)
+    except (TypeError, ValueError):
+        values = np.full(0, np.nan)
+    if values.shape != (3,) or not np.all(np.isfinite(values)) or (values < 0).any() or abs(values.sum() - 1.0) > 1e-9:
+        raise ValueError(f"fractions must be three non-negative numbers summing to 1, got {fractions!r}")
+    return values

@@ -24,7 +24,7 @@ from ..audits.kernel.sampling import using
 from ..audits.verify.orchestrator import DEFAULT_SEED, AuditSettings, verify
 from ..external.audit import adapted
 from ..external.protocol import as_mechanism
-from ..mechanisms.validation import check_int
+from ..mechanisms.validation import MAX_WORKERS, check_eps, check_int
 
 #: Draws per input of one assertion.
 DEFAULT_SAMPLES = 200_000
@@ -36,7 +36,7 @@ __all__ = ["assert_ldp", "assert_moments", "audit", "failure_message", "DEFAULT_
 
 
 def _settings(samples, seed, alpha, workers, engine, require_seeded=False) -> AuditSettings:
-    check_int(workers, "workers", 1)  # 0 or -1 used to become 1 silently
+    check_int(workers, "workers", 1, MAX_WORKERS)  # 0 or -1 used to become 1 silently
     # the pickle check of a process pool; Dask ships closures too (cloudpickle) and checks its workers itself
     pool = engine_name(engine, workers) == "processes"
     return AuditSettings(samples=samples, seed=seed, alpha=alpha, workers=workers if pool else 1,
@@ -104,7 +104,7 @@ def audit(mechanism, eps: float | None = None, *, domain=None, checks="all", sam
 
     A sampler that draws from a generator of its own (OpenDP, python-dp) is audited on fresh draws, with a WARN
     row ``sanity.determinism``; ``require_seeded=True`` makes that row a failure (as ``verify --require-seeded``)."""
-    mech = adapted(mechanism, eps, domain, **claims)
+    mech = adapted(mechanism, None if eps is None else check_eps(eps), domain, **claims)
     return _run(mech, samples, seed, alpha, workers, engine, scheduler, progress, checks, f"audit {mech.name}",
                 require_seeded)
 
@@ -116,9 +116,10 @@ def assert_ldp(mechanism, eps: float, *, domain=None, samples: int = DEFAULT_SAM
     ``checks="privacy"`` (sanity checks, the exact white-box rows when a law is declared, the black-box search on
     the mechanism's samples). Raises AssertionError with the rendered report on a failure; returns the report.
     An unseedable sampler passes with a WARN row unless ``require_seeded=True``."""
+    eps = check_eps(eps)  # checked here too: a built-in whose own eps equals float(eps) is used as it is
     mech = adapted(mechanism, eps, domain, **claims)
     report = _run(mech, samples, seed, alpha, workers, engine, scheduler, checks="privacy",
-                  title=f"assert_ldp {mech.name} eps={float(eps):g}", require_seeded=require_seeded)
+                  title=f"assert_ldp {mech.name} eps={eps:g}", require_seeded=require_seeded)
     return _raise_unless_passed(report, "assert_ldp")
 
 

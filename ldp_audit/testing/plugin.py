@@ -124,22 +124,29 @@ class LdpAuditor:
 
 
 def pytest_addoption(parser):
+    """The options, parsed by the CLI's own option types (``ldp_audit.commands.options``: the same ranges and caps
+    as ``ldp-audit verify``), so a bad value is a usage error naming the option before any test runs."""
+    from ..commands.options import confidence, integer, scheduler, seed
+    from ..mechanisms.validation import MAX_WORKERS
+
     group = parser.getgroup("ldp-audit", "statistical LDP assertions (ldp_audit.testing)")
-    group.addoption("--ldp-audit-samples", type=int, default=DEFAULT_SAMPLES, metavar="N",
-                    help="draws per input of every ldp-audit assertion (default %(default)s)")
-    group.addoption("--ldp-audit-seed", type=int, default=DEFAULT_SEED, metavar="S",
-                    help="seed of every ldp-audit assertion (default %(default)s)")
-    group.addoption("--ldp-audit-confidence", type=float, default=DEFAULT_CONFIDENCE, metavar="C",
-                    help="1 - family-wise false-alarm rate of the whole session (default %(default)s)")
-    group.addoption("--ldp-audit-max-assertions", type=int, default=DEFAULT_MAX_ASSERTIONS, metavar="M",
+    group.addoption("--ldp-audit-samples", type=integer(1000), default=DEFAULT_SAMPLES, metavar="N",
+                    help="draws per input of every ldp-audit assertion, in [1000, 1e12] (default %(default)s)")
+    group.addoption("--ldp-audit-seed", type=seed, default=DEFAULT_SEED, metavar="S",
+                    help="seed of every ldp-audit assertion, in [0, 2^63 - 1] (default %(default)s)")
+    group.addoption("--ldp-audit-confidence", type=confidence, default=DEFAULT_CONFIDENCE, metavar="C",
+                    help="1 - family-wise false-alarm rate of the whole session, in (0, 1 - 1e-12] "
+                         "(default %(default)s)")
+    group.addoption("--ldp-audit-max-assertions", type=integer(1), default=DEFAULT_MAX_ASSERTIONS, metavar="M",
                     help="statistical assertions the session may make; each runs at alpha = (1 - C) / M "
                          "(default %(default)s)")
     group.addoption("--ldp-audit-engine", default="local", metavar="|".join(ENGINES),
                     help="where the draws of every assertion run (one pool or cluster per session); never changes a "
                          "number (default %(default)s)")
-    group.addoption("--ldp-audit-workers", type=int, default=1, metavar="W",
-                    help="worker processes of --ldp-audit-engine processes or dask (default %(default)s)")
-    group.addoption("--ldp-audit-scheduler", default=None, metavar="tcp://HOST:PORT",
+    group.addoption("--ldp-audit-workers", type=integer(1, MAX_WORKERS), default=1, metavar="W",
+                    help=f"worker processes of --ldp-audit-engine processes or dask, in [1, {MAX_WORKERS}] "
+                         "(default %(default)s)")
+    group.addoption("--ldp-audit-scheduler", type=scheduler, default=None, metavar="tcp://HOST:PORT",
                     help="Dask scheduler for --ldp-audit-engine dask (default: $DASK_SCHEDULER_ADDRESS, else a "
                          "LocalCluster of W workers)")
     group.addoption("--ldp-audit-require-seeded", action="store_true", default=False,
@@ -147,28 +154,15 @@ def pytest_addoption(parser):
 
 
 def pytest_configure(config):
-    samples = config.getoption("--ldp-audit-samples")
-    confidence = config.getoption("--ldp-audit-confidence")
-    budget = config.getoption("--ldp-audit-max-assertions")
-    seed = config.getoption("--ldp-audit-seed")
-    if samples < 1000:
-        raise pytest.UsageError(f"--ldp-audit-samples must be >= 1000, got {samples}")
-    if not 0.0 < confidence < 1.0:
-        raise pytest.UsageError(f"--ldp-audit-confidence must be in (0, 1), got {confidence}")
-    if budget < 1:
-        raise pytest.UsageError(f"--ldp-audit-max-assertions must be >= 1, got {budget}")
-    if seed < 0:
-        raise pytest.UsageError(f"--ldp-audit-seed must be >= 0, got {seed}")
-    engine, workers = config.getoption("--ldp-audit-engine"), config.getoption("--ldp-audit-workers")
-    scheduler = config.getoption("--ldp-audit-scheduler")
+    engine, scheduler = config.getoption("--ldp-audit-engine"), config.getoption("--ldp-audit-scheduler")
     if engine not in ENGINES:
         raise pytest.UsageError(f"--ldp-audit-engine must be one of {', '.join(ENGINES)}, got {engine!r}")
-    if not 1 <= workers <= 64:
-        raise pytest.UsageError(f"--ldp-audit-workers must be in [1, 64], got {workers}")
     if scheduler and engine != "dask":
         raise pytest.UsageError(f"--ldp-audit-scheduler needs --ldp-audit-engine dask (got {engine})")
-    config.stash[_AUDITOR] = LdpAuditor(samples, seed, confidence, budget, engine, workers, scheduler,
-                                        config.getoption("--ldp-audit-require-seeded"))
+    config.stash[_AUDITOR] = LdpAuditor(
+        config.getoption("--ldp-audit-samples"), config.getoption("--ldp-audit-seed"),
+        config.getoption("--ldp-audit-confidence"), config.getoption("--ldp-audit-max-assertions"), engine,
+        config.getoption("--ldp-audit-workers"), scheduler, config.getoption("--ldp-audit-require-seeded"))
 
 
 def pytest_unconfigure(config):

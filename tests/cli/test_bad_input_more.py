@@ -86,8 +86,9 @@ def test_a_device_or_an_empty_name_is_never_an_output(target, capsys):
 
 def test_the_size_guards_leave_the_defaults_alone_on_a_small_machine(monkeypatch):
     from ldp_audit.commands import attack, options
+    from ldp_audit.mechanisms import validation
 
-    monkeypatch.setattr(options, "available_memory", lambda: 2 * 2 ** 30)
+    monkeypatch.setattr(validation, "available_memory", lambda: 2 * 2 ** 30)  # the one copy the CLI uses too
     bytes_each = attack._PLURALITY_BYTES["class"] * 7 + attack._PLURALITY_BYTES["neighbour"] * 16
     options.check_size("--samples", 100_000, bytes_each, "label-plurality defaults")
     with pytest.raises(ValueError, match=r"largest allowed --samples here is 2,344,414"):

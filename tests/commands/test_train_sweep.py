@@ -217,6 +217,7 @@ def planetoid(tmp_path):
     if not source.is_dir():
         pytest.skip("the Planetoid files are not in ../shared/datasets")
     shutil.copytree(source, tmp_path / "data" / "planetoid")
+    shutil.copy(source.parent / "SHA256SUMS", tmp_path / "data" / "SHA256SUMS")  # every file read is checked
     return tmp_path / "data"
 
 

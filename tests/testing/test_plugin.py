@@ -90,16 +90,35 @@ def test_exceeding_the_assertion_budget_fails_the_session(inner):
                                  "--ldp-audit-max-assertions=1*"])
 
 
-@pytest.mark.parametrize("option,value,message", [
-    ("--ldp-audit-confidence", "1.5", "--ldp-audit-confidence must be in (0, 1)"),
-    ("--ldp-audit-samples", "10", "--ldp-audit-samples must be >= 1000"),
-    ("--ldp-audit-max-assertions", "0", "--ldp-audit-max-assertions must be >= 1"),
-])
-def test_bad_options_are_usage_errors(inner, option, value, message):
+#: Bad option values and what the usage error says: the option, the allowed range (the CLI's, from the one
+#: validation layer) and the value received.
+BAD_OPTIONS = [
+    ("--ldp-audit-confidence", "1.5", "(0, 1 - 1e-12]"),
+    ("--ldp-audit-confidence", "0.9999999999999999", "(0, 1 - 1e-12]"),  # rounds to a false-alarm rate of 0
+    ("--ldp-audit-confidence", "0", "(0, 1 - 1e-12]"),
+    ("--ldp-audit-confidence", "nan", "expected a number"),
+    ("--ldp-audit-samples", "10", "[1000, 1e+12]"),
+    ("--ldp-audit-samples", "1e15", "[1000, 1e+12]"),
+    ("--ldp-audit-samples", "1000.5", "[1000, 1e+12]"),
+    ("--ldp-audit-samples", "many", "expected a number"),
+    ("--ldp-audit-max-assertions", "0", "[1, 1e+12]"),
+    ("--ldp-audit-seed", "-1", "[0, 9.22337e+18]"),
+    ("--ldp-audit-seed", "1e19", "[0, 9.22337e+18]"),
+    ("--ldp-audit-workers", "65", "[1, 64]"),
+    ("--ldp-audit-scheduler", "tcp://bad", "tcp://HOST:PORT"),
+    ("--ldp-audit-scheduler", "tcp://host:99999", "tcp://HOST:PORT"),
+    ("--ldp-audit-scheduler", "localhost:8786", "tcp://HOST:PORT"),
+]
+
+
+@pytest.mark.parametrize("option,value,allowed", BAD_OPTIONS)
+def test_bad_options_are_usage_errors(inner, option, value, allowed):
     inner.makepyfile(test_nothing="def test_nothing():\n    pass\n")
     result = inner.runpytest(option, value)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines([f"*{message}*"])
+    error = result.stderr.str()
+    assert f"argument {option}:" in error and allowed in error and repr(value) in error, error
+    assert "Traceback" not in error
 
 
 def test_plugin_defaults_match_the_library():
@@ -146,7 +165,7 @@ def test_the_plugin_runs_every_assertion_on_the_configured_engine(inner):
 
 @pytest.mark.parametrize("args,message", [
     (["--ldp-audit-engine", "spark"], "--ldp-audit-engine must be one of local, processes, dask"),
-    (["--ldp-audit-workers", "0"], "--ldp-audit-workers must be in [[]1, 64]"),
+    (["--ldp-audit-workers", "0"], "argument --ldp-audit-workers: must be an integer in [[]1, 64], got '0'"),
     (["--ldp-audit-scheduler", "tcp://h:1"], "--ldp-audit-scheduler needs --ldp-audit-engine dask"),
 ])
 def test_bad_engine_options_are_usage_errors(inner, args, message):

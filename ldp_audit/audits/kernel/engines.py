@@ -381,6 +381,22 @@ class DaskEngine(Engine):
             self._cluster.close()
 
 
+#: URL schemes of a Dask scheduler address.
+SCHEDULER_SCHEMES = ("tcp", "tls", "ucx", "inproc")
+
+
+def check_scheduler(address, name: str = "scheduler") -> str:
+    """A Dask scheduler address ``tcp://HOST:PORT`` (or tls://, ucx://, inproc://); an :class:`EngineError` naming
+    ``name`` (the Python parameter, or the option that gave it) otherwise."""
+    scheme, sep, rest = str(address).partition("://")
+    host, colon, port = rest.rpartition(":")
+    if not isinstance(address, str) or not sep or scheme not in SCHEDULER_SCHEMES or (scheme != "inproc" and not (
+            colon and host and port.isdigit() and 0 < int(port) < 65536)):
+        raise EngineError(f"{name} must be a Dask scheduler address tcp://HOST:PORT (port 1-65535; or tls://, "
+                          f"ucx://, inproc://), got {address!r}")
+    return address
+
+
 def check_engine_options(name: str | None, workers: int | None = 1, scheduler: str | None = None,
                          workers_given: bool = False) -> None:
     """The rules of ``--engine``, ``--workers`` and ``--scheduler``, checked before anything starts (an
@@ -389,6 +405,8 @@ def check_engine_options(name: str | None, workers: int | None = 1, scheduler: s
     workers."""
     if name is not None and name not in ENGINES:
         raise EngineError(f"engine must be one of {', '.join(ENGINES)} (or an Engine, or None), got {name!r}")
+    if scheduler is not None:
+        check_scheduler(scheduler)
     if scheduler and name != "dask":
         raise EngineError(f"--scheduler needs --engine dask (got --engine {name or 'left out'})")
     if name == "local" and workers_given and workers is not None and workers > 1:

@@ -35,9 +35,10 @@ from ..privacy.black_box import blackbox_plan
 from ..privacy.white_box import whitebox_privacy
 from ..privacy.report_law import declares_report_law, whitebox_report_law
 from ..kernel.result import AuditReport, CheckResult
-from ..kernel.sampling import Plan, run_plans
+from ..kernel.sampling import CHUNK, Plan, run_plans
 from .sanity import sanity_checks
-from ...mechanisms.validation import check_int, check_open_unit
+from ...mechanisms.validation import (MAX_WORKERS, check_count, check_flag, check_int, check_memory,
+                                      check_open_unit, check_seed)
 
 DEFAULT_SAMPLES = 1_000_000
 DEFAULT_SEED = 20240601
@@ -58,12 +59,11 @@ class AuditSettings:
     require_seeded: bool = False
 
     def __post_init__(self):
-        object.__setattr__(self, "samples", check_int(self.samples, "samples", 1000))
-        object.__setattr__(self, "seed", check_int(self.seed, "seed", 0))
+        object.__setattr__(self, "samples", check_count(self.samples, "samples", 1000))
+        object.__setattr__(self, "seed", check_seed(self.seed))
         object.__setattr__(self, "alpha", check_open_unit(self.alpha, "alpha (1 - confidence)"))
-        object.__setattr__(self, "workers", check_int(self.workers, "workers", 1, 64))
-        if not isinstance(self.require_seeded, bool):
-            raise ValueError(f"require_seeded must be True or False, got {self.require_seeded!r}")
+        object.__setattr__(self, "workers", check_int(self.workers, "workers", 1, MAX_WORKERS))
+        object.__setattr__(self, "require_seeded", check_flag(self.require_seeded, "require_seeded"))
 
     def as_dict(self) -> dict:
         return {"samples": self.samples, "seed": self.seed, "alpha": self.alpha, "confidence": 1.0 - self.alpha,
@@ -94,6 +94,26 @@ def families(mechanism, checks: tuple[str, ...]) -> list[str]:
     if "distribution" in checks and mechanism.has_law:
         out.append("distribution")
     return out
+
+
+#: Bytes one held report coordinate costs: a float64 and the working copies the checks make of it.
+BYTES_PER_COORDINATE = 8.0 * 1.2
+
+
+def check_report_memory(mechanism, settings: AuditSettings, checks=None,
+                        names=("d", "samples", "checks='privacy'")) -> None:
+    """Refuse, before any draw, an audit whose reports would not fit in memory: the moment and distribution
+    checks hold every report of one input at once (samples x width float64), the privacy search holds a chunk
+    per worker. ``names`` spell the dimension, the sample size and the privacy-only selection in the message
+    (the Python API's, or the CLI's flags); the width is the sampled dimension d the mechanism declares (1 for a
+    one-dimensional report)."""
+    selected = families(mechanism, parse_checks(checks))
+    held = settings.samples if set(selected) - {"privacy"} else min(settings.samples, CHUNK) * settings.workers
+    width = mechanism.sampling.d if mechanism.sampling is not None else 1
+    dimension, samples, privacy_only = names
+    check_memory(dimension if width > 1 else samples, BYTES_PER_COORDINATE * held * width,
+                 f"{held:,} reports of dimension {width:,} (fewer {samples}, or {privacy_only}, which samples "
+                 "in chunks)")
 
 
 def run_checks(mechanism, settings: AuditSettings, checks=None, progress: Callable[[int], None] | None = None,
@@ -157,6 +177,7 @@ def verify(mechanism, settings: AuditSettings | None = None, progress: Callable[
                         f"{type(settings).__name__}")
     s = settings or AuditSettings()
     selected = parse_checks(checks)
+    check_report_memory(mechanism, s, selected)
     results = run_checks(mechanism, s, selected, progress, planned)
     return AuditReport.of(title or f"verify {mechanism.name}", results, subject=subject_of(mechanism),
                           settings={**s.as_dict(), "checks": ",".join(selected)})

@@ -65,6 +65,7 @@ from .common import paper_datasets as _datasets
 from . import lpgnn as lpgnn_figures
 from ..data import add_data_options
 from ..train import add_device_option, count
+from ...mechanisms.validation import MAX_RUNS
 
 #: The table ids of each paper's target (``--tables``).
 TABLES = {"lpgnn": ("table3", "drop", *lpgnn_figures.FIGURE_TARGETS), "ppgnn": ("table3", *PPGNN_FIGURES),
@@ -96,7 +97,8 @@ def register(sub) -> None:
                    choices=tuple(dict.fromkeys(t for ids in TABLES.values() for t in ids)),
                    help="which tables and figures to fill, by the ids listed below per paper (default: table3 "
                         "with --quick, table3 and drop with --full; ldp-ge --full: table3, fig2 and ksweep)")
-    p.add_argument("--runs", type=count("--runs", 1), help="runs per configuration (default 3 quick, 10 full)")
+    p.add_argument("--runs", type=count("--runs", 1, MAX_RUNS),
+                   help=f"runs per configuration, at most {MAX_RUNS:,} (default 3 quick, 10 full)")
     add_sweep_options(p, workers=2)
     p.add_argument("--max-runs", type=count("--max-runs", 0),
                    help="start at most this many new runs, then report (resume later)")

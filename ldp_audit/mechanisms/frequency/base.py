@@ -27,7 +27,7 @@ import numpy as np
 from scipy.special import gammaln
 
 from ..base import Mechanism, contrast_points, pilot_points
-from ..validation import as_input_array, check_eps, check_int, check_rng
+from ..validation import as_input_array, as_values, check_count, check_eps, check_int, check_rng
 
 #: Largest number of categories accepted (every oracle builds per-report arrays of width k or more).
 K_MAX = 1 << 16
@@ -138,27 +138,63 @@ class FrequencyOracle(Mechanism):
     # ----- client side -----------------------------------------------------------------------------------------
     def perturb(self, x, rng, *, clip: bool = False) -> np.ndarray:
         """One report per entry of ``x`` (a category or shape (n,)); reports have n rows."""
-        arr = np.atleast_1d(as_input_array(x, 0.0, float(self.k - 1), 1, clip=clip))
-        if np.any(arr != np.round(arr)):
-            raise ValueError(f"x must hold integer categories in [0, {self.k - 1}] for mechanism {self.name!r}")
+        arr = np.atleast_1d(as_input_array(x, 0.0, float(self.k - 1), 1, clip=clip, integer=True))
         return self._perturb(arr.astype(np.int64), check_rng(rng))
 
     def sample(self, x, n: int, rng: np.random.Generator) -> np.ndarray:
-        return self.perturb(np.full(int(n), float(x)), rng)
+        return self.perturb(np.full(check_count(n, "n"), self.category(x)), rng)
+
+    def categories_of(self, x, name: str = "x") -> np.ndarray:
+        """``x`` (any shape) as float64 categories, each an integer in [0, k-1]."""
+        return as_values(x, 0.0, float(self.k - 1), name, integer=True)
+
+    def category(self, x, name: str = "x") -> int:
+        """One category, an integer in [0, k-1]."""
+        return check_int(x, name, 0, self.k - 1)
+
+    @property
+    def report_width(self) -> int | None:
+        """Columns of one report row (None: a report is one number, reports have shape (n,))."""
+        return self.k
+
+    def checked_reports(self, reports) -> np.ndarray:
+        """``reports`` as ``perturb`` returns them: a numeric array of n rows of ``report_width`` finite values
+        (kept in their own dtype: a hash seed needs all 64 bits of an int64)."""
+        arr = np.asarray(reports)
+        width = self.report_width
+        shape = "(n,)" if width is None else f"(n, {width})"
+        if arr.dtype.kind not in "biuf":
+            raise ValueError(f"reports must be a numeric array of shape {shape}, as {self.name}'s perturb returns "
+                             f"them, got dtype {arr.dtype}")
+        if arr.shape[1:] != (() if width is None else (width,)) or arr.ndim != (1 if width is None else 2):
+            raise ValueError(f"reports must have shape {shape} for {self.name} with k={self.k}, got shape "
+                             f"{arr.shape}")
+        if arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
+            raise ValueError("reports contain NaN or infinite values; reports are finite numbers")
+        return arr
 
     @abstractmethod
     def _perturb(self, x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """Vectorised client on validated categories of shape (n,)."""
 
     # ----- exact law -------------------------------------------------------------------------------------------
-    @abstractmethod
     def report_loglik(self, values, x) -> np.ndarray:
-        """log P(report | x) of each row of ``values`` (reports as returned by ``perturb``, or as float rows)."""
+        """log P(report | x) of each row of ``values`` (reports as returned by ``perturb``, or as float rows; -inf
+        for a row no input can produce), for the category ``x``."""
+        return self._report_loglik(values, self.category(x))
+
+    def law_classes(self, x1, x0) -> Iterator[LawBlock]:
+        """Blocks of representative reports and their log multiplicities: the classes partition the output space
+        and every report of a class has the likelihood of its representative under x1 and under x0 (categories)."""
+        return self._law_classes(self.category(x1, "x1"), self.category(x0, "x0"))
 
     @abstractmethod
-    def law_classes(self, x1: int, x0: int) -> Iterator[LawBlock]:
-        """Blocks of representative reports and their log multiplicities: the classes partition the output space
-        and every report of a class has the likelihood of its representative under x1 and under x0."""
+    def _report_loglik(self, values, x: int) -> np.ndarray:
+        """:meth:`report_loglik` for a validated category."""
+
+    @abstractmethod
+    def _law_classes(self, x1: int, x0: int) -> Iterator[LawBlock]:
+        """:meth:`law_classes` for validated categories."""
 
     # ----- server side -----------------------------------------------------------------------------------------
     def support_probabilities(self) -> tuple[float, float]:
@@ -171,21 +207,21 @@ class FrequencyOracle(Mechanism):
 
     def supports(self, reports, item) -> np.ndarray:
         """Does each report count for ``item`` in the server's aggregation: a bool array (n,)."""
-        item = check_int(item, "item", 0, self.k - 1)
-        return self.support_matrix(reports)[:, item]
+        item = self.category(item, "item")
+        return self.support_matrix(self.checked_reports(reports))[:, item]
 
     def estimate(self, reports) -> np.ndarray:
         """Per-report unbiased estimates of the indicator vector e_x: shape (n, k) (Wang et al. 2017, Eq. (1))."""
-        return pure_estimate(self.support_matrix(reports), *self.support_probabilities())
+        return pure_estimate(self.support_matrix(self.checked_reports(reports)), *self.support_probabilities())
 
     def frequencies(self, reports) -> np.ndarray:
         """The server's unbiased estimate of the k frequencies: the mean of the per-report estimates."""
         return self.estimate(reports).mean(axis=0)
 
     def estimate_mean(self, x) -> np.ndarray:
-        """E[estimate | x] = e_x (unbiased): shape x.shape + (k,)."""
-        return one_hot(x, self.k)
+        """E[estimate | x] = e_x (unbiased) for the categories x: shape x.shape + (k,)."""
+        return one_hot(self.categories_of(x), self.k)
 
     def estimate_var(self, x) -> np.ndarray:
-        """Var[estimate of item v | x] for every v: shape x.shape + (k,)."""
-        return pure_variance(x, self.k, *self.support_probabilities())
+        """Var[estimate of item v | x] for every v, for the categories x: shape x.shape + (k,)."""
+        return pure_variance(self.categories_of(x), self.k, *self.support_probabilities())

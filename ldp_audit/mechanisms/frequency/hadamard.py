@@ -46,6 +46,11 @@ class HadamardResponse(FrequencyOracle):
     def support_probabilities(self):
         return self.report_probabilities()[0], 0.5
 
+    @property
+    def report_width(self) -> None:
+        """A report is one output y in {0..K-1}."""
+        return None
+
     def _perturb(self, x, rng):
         """A uniform y in {0..K-1}, moved into C_x (or out of it) by flipping bit t, the lowest set bit of x + 1:
         flipping t changes the parity of popcount((x + 1) & y), a bijection between C_x and its complement."""
@@ -58,7 +63,7 @@ class HadamardResponse(FrequencyOracle):
     def support_matrix(self, reports):
         return in_set(np.asarray(reports).reshape(-1, 1), np.arange(self.k)[None, :])
 
-    def report_loglik(self, values, x):
+    def _report_loglik(self, values, x):
         y = np.asarray(values).reshape(-1)
         inside, outside = self.report_probabilities()
         valid = (y >= 0) & (y < self.order) & (y == np.round(y))
@@ -66,6 +71,6 @@ class HadamardResponse(FrequencyOracle):
         ll = np.where(in_set(np.where(valid, y, 0), int(x)), math.log(inside), math.log(outside)) - half
         return np.where(valid, ll, -np.inf)
 
-    def law_classes(self, x1, x0):
+    def _law_classes(self, x1, x0):
         """Every output, each its own class (K <= 2k + 1 outputs)."""
         yield np.arange(self.order, dtype=np.int64), np.zeros(self.order)

@@ -84,16 +84,21 @@ class LocalHashing(FrequencyOracle):
         other = (hashed + 1 + rng.integers(0, g - 1, size=x.size)) % g
         return np.column_stack([seeds, np.where(rng.random(x.size) < p, hashed, other)])
 
+    @property
+    def report_width(self) -> int:
+        """A report is [seed, bucket]."""
+        return 2
+
     def key(self, reports) -> np.ndarray:
         """The public hash seed of each report."""
-        return np.asarray(reports)[:, 0].astype(np.int64)
+        return self.checked_reports(reports)[:, 0].astype(np.int64)
 
     def support_matrix(self, reports):
         reports = np.asarray(reports)
         buckets = reports[:, 1].astype(np.int64)
         return universal_hash(reports[:, :1], np.arange(self.k)[None, :], self.buckets) == buckets[:, None]
 
-    def report_loglik(self, values, x):
+    def _report_loglik(self, values, x):
         values = np.asarray(values)
         g = self.buckets
         p, q = self.grr_probabilities()
@@ -102,7 +107,7 @@ class LocalHashing(FrequencyOracle):
         hit = bucket == universal_hash(values[:, 0], int(x), g)
         return np.where(valid, -SEED_BITS * math.log(2.0) + np.where(hit, math.log(p), math.log(q)), -np.inf)
 
-    def law_classes(self, x1, x0):
+    def _law_classes(self, x1, x0):
         """Per public seed s: the buckets H_s(x1), H_s(x0) and the other buckets as one class (its members have
         probability q under both inputs); the seeds stand for the whole seed space with equal weights."""
         seeds = np.random.default_rng(0x0111).integers(0, np.iinfo(np.int64).max, size=LAW_SEEDS, dtype=np.int64)

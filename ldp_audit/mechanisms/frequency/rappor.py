@@ -106,9 +106,23 @@ class Rappor(FrequencyOracle):
         reported = rng.random((n, self.bits)) < np.where(permanent, q, p)
         return np.column_stack([cohort, reported]).astype(np.int32)
 
+    @property
+    def report_width(self) -> int:
+        """A report is [cohort, h k bits]."""
+        return 1 + self.bits
+
+    def checked_reports(self, reports) -> np.ndarray:
+        """As the base checks them, and each cohort id in [0, cohorts - 1] (it indexes the public Bloom maps)."""
+        arr = super().checked_reports(reports)
+        cohort = arr[:, 0]
+        if arr.size and not (np.all(cohort == np.round(cohort)) and 0 <= cohort.min() and cohort.max() < self.cohorts):
+            raise ValueError(f"reports' first column (the cohort) must hold integers in [0, {self.cohorts - 1}], got "
+                             f"values in [{cohort.min():g}, {cohort.max():g}]")
+        return arr
+
     def key(self, reports) -> np.ndarray:
         """The public cohort id of each report."""
-        return np.asarray(reports)[:, 0].astype(np.int64)
+        return self.checked_reports(reports)[:, 0].astype(np.int64)
 
     def _item_bits(self, reports) -> np.ndarray:
         """(n, k, h): each report's bits at every item's Bloom positions in its cohort."""
@@ -122,13 +136,13 @@ class Rappor(FrequencyOracle):
 
     def estimate(self, reports):
         q_star, p_star = self.support_probabilities()
-        return (self._item_bits(reports).mean(axis=2) - p_star) / (q_star - p_star)
+        return (self._item_bits(self.checked_reports(reports)).mean(axis=2) - p_star) / (q_star - p_star)
 
     def estimate_var(self, x):
         q_star, p_star = self.support_probabilities()
-        return np.full(np.shape(x) + (self.k,), p_star * q_star / (self.h * (q_star - p_star) ** 2))
+        return np.full(self.categories_of(x).shape + (self.k,), p_star * q_star / (self.h * (q_star - p_star) ** 2))
 
-    def report_loglik(self, values, x):
+    def _report_loglik(self, values, x):
         values = np.asarray(values)
         cohort = values[:, 0]
         valid_cohort = (cohort >= 0) & (cohort < self.cohorts) & (cohort == np.round(cohort))
@@ -144,7 +158,7 @@ class Rappor(FrequencyOracle):
         valid = valid_cohort & np.all((bits == 0.0) | (bits == 1.0), axis=1)
         return np.where(valid, ll, -np.inf)
 
-    def law_classes(self, x1, x0):
+    def _law_classes(self, x1, x0):
         """Per cohort: reports by the number of ones among x1's bits, x0's bits and the others (each group's bits
         are exchangeable under both inputs)."""
         for c in range(self.cohorts):

@@ -62,7 +62,7 @@ class SubsetSelection(FrequencyOracle):
     def support_matrix(self, reports):
         return np.asarray(reports) == 1
 
-    def report_loglik(self, values, x):
+    def _report_loglik(self, values, x):
         """log P(S | x): x in S with probability p*, the rest of S uniform: p* / C(k-1, d-1) for S holding x,
         (1 - p*) / C(k-1, d) for the others (= e^eps / Z and 1 / Z)."""
         d, k = self.size, self.k
@@ -74,7 +74,7 @@ class SubsetSelection(FrequencyOracle):
         ll = np.where(bits[:, int(x)] == 1.0, holding, other)
         return np.where(valid, ll, -np.inf)
 
-    def law_classes(self, x1, x0):
+    def _law_classes(self, x1, x0):
         """Subsets by (x1 in S, x0 in S, how many others): sizes other than d get probability 0 from the law."""
         others = np.setdiff1d(np.arange(self.k), [x1, x0])
         yield exchangeable_classes(self.k, [np.array([x1]), np.array([x0]), others])

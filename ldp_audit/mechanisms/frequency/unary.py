@@ -64,10 +64,10 @@ class BitVectorOracle(FrequencyOracle):
     def support_matrix(self, reports):
         return np.asarray(reports) == 1
 
-    def report_loglik(self, values, x):
+    def _report_loglik(self, values, x):
         return bit_loglik(_as_rows(values), x, *self.support_probabilities(), *self.support_complements())
 
-    def law_classes(self, x1, x0):
+    def _law_classes(self, x1, x0):
         others = np.setdiff1d(np.arange(self.k), [x1, x0])
         yield exchangeable_classes(self.k, [np.array([x1]), np.array([x0]), others])
 
@@ -158,18 +158,18 @@ class SummationHistogramEncoding(FrequencyOracle):
     def _perturb(self, x, rng):
         return one_hot(x, self.k) + rng.laplace(0.0, self.noise_scale, (x.size, self.k))
 
-    def report_loglik(self, values, x):
+    def _report_loglik(self, values, x):
         y = np.asarray(_as_rows(values), dtype=np.float64)
         b = self.noise_scale
         return -self.k * math.log(2.0 * b) - np.abs(y - one_hot(x, self.k)).sum(axis=1) / b
 
-    def law_classes(self, x1, x0):
+    def _law_classes(self, x1, x0):
         """A continuous law has no finite classes: the one representative e_x1 attains the supremum of the
         likelihood ratio (each Laplace log ratio |y - mu0| - |y - mu1| is largest at y = mu1, coordinatewise)."""
         yield one_hot(np.array([x1]), self.k), None
 
     def estimate(self, reports):
-        return np.asarray(reports, dtype=np.float64)
+        return self.checked_reports(reports).astype(np.float64)
 
     def estimate_var(self, x):
-        return np.full(np.shape(x) + (self.k,), 2.0 * self.noise_scale**2)
+        return np.full(self.categories_of(x).shape + (self.k,), 2.0 * self.noise_scale**2)
