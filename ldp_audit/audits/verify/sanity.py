@@ -11,7 +11,7 @@
   (unless the output is constant). Two findings differ in kind:
 
   - a sampler that *ignores* its rng (two seeds, identical random reports) hands every user the same noise:
-    always a FAIL;
+    always a FAIL, a finding about the mechanism (``verify`` exits 1, as for any failed check);
   - a sampler that draws from a generator of its own (OpenDP, python-dp: secure, unseedable) gives other
     reports for the same seed. Every statistical check stays valid on such fresh draws, so by default the row is
     a WARN (numbers differ run to run) and the verdict follows the statistical rows; with ``require_seeded``
@@ -41,6 +41,14 @@ def _draw(mechanism, x, seed: int, index: int, fmt: ReportFormat):
     return as_rows(mechanism.sample(x, SANITY_DRAWS, rng_for(seed, *streams.SANITY.key(), index)), SANITY_DRAWS, fmt)
 
 
+def _failure(x, exc: BaseException) -> str:
+    """What failed while drawing reports of x: a ValueError says itself which call failed and how (a user's method,
+    the reports' shape, a malformed support test or key); any other error is the sampler's own."""
+    if isinstance(exc, ValueError):
+        return f"at input {_show(x)}: {exc}"
+    return f"sample({_show(x)}, {SANITY_DRAWS}, rng) failed: {type(exc).__name__}: {exc}"
+
+
 def sanity_checks(mechanism, seed: int, require_seeded: bool = False) -> tuple[list[CheckResult], bool]:
     """The sampler's contract at ``mechanism.privacy_inputs``; returns the rows and whether statistics may run
     (``require_seeded``: a sampler not reproducible from its seed FAILs instead of getting a WARN)."""
@@ -52,7 +60,7 @@ def sanity_checks(mechanism, seed: int, require_seeded: bool = False) -> tuple[l
         try:
             rows.append(_draw(mechanism, x, seed, i, fmt))
         except (Exception, SystemExit) as exc:  # the mechanism's code failed: report it, do not crash the audit
-            problems.append(f"sample({_show(x)}, {n}, rng) failed: {type(exc).__name__}: {exc}")
+            problems.append(_failure(x, exc))
             break
     if not problems and len({r.width for r in rows}) > 1:
         problems.append(f"report widths differ between inputs: {sorted({r.width for r in rows})}")
