@@ -21,7 +21,9 @@ family on the pilot alone:
   naive-Bayes score whose per-coordinate weights are estimated separately for every key value seen at least
   ``KEY_MIN_COUNT`` times in the pilot (other key values score 0), over the ``KEYED_COLUMNS`` coordinates most
   different within key values; its cells are a union over key values of per-key events, so the event stays well
-  defined and keeps the whole mass (RAPPOR's cohorts: a bit means another Bloom position in every cohort).
+  defined and keeps the whole mass (RAPPOR's cohorts: a bit means another Bloom position in every cohort). When
+  nothing is declared (no law, support test or key), a report column that looks like a key (:func:`_key_like`: few
+  integer values, independent of the input, whose values reveal differences the pooled means hide) is read as one.
 
 Coordinates enter the ``marginal``, ``pair`` and ``score`` families only when their pilot means differ between
 x1 and x0 by more than ``SCREEN_Z`` standard errors. Within a family the cells are ranked by their pilot ratio
@@ -37,11 +39,13 @@ dicts, tuples, complex numbers and item sets into columns), exact reports that r
 declares about how its server reads a report (``supports``, ``key``). It cannot see an event that no family
 expresses: the relation between a hash seed and the hashed value in local hashing with a large seed space
 (each (seed, value) report occurs once and no coordinate alone differs) unless ``supports`` is declared; a
-key-dependent meaning (cohorts) unless ``key`` is declared and its values repeat; a difference confined to
-coordinates whose means agree; the content of opaque objects (strings, ids: only their equality). When it can see
-nothing at all (every coordinate opaque, exact reports seen ``MIN_KEY_COUNT`` times holding less than
-``SEEN_MASS`` of the pilot, nothing declared) the finding says so (``Finding.blind``) and the privacy row is
-INCONCLUSIVE with the remedy, never a PASS at 0.
+key-dependent meaning (cohorts) unless ``key`` is declared or the key column is found, and its values repeat; a
+difference confined to coordinates whose means agree; the content of opaque objects (strings, ids: only their
+equality). Never a blind PASS: when it can see nothing at all (every coordinate opaque, exact reports seen
+``MIN_KEY_COUNT`` times holding less than ``SEEN_MASS`` of the pilot, nothing declared) the finding says so
+(``Finding.blind``), and when a column of a wider report takes a fresh value in nearly every report (a hash seed,
+an id: ``Finding.id_like``) and no support test is declared, the search cannot see through it; either way the
+privacy row is INCONCLUSIVE with the remedy unless a violation is found anyway.
 """
 from __future__ import annotations
 
