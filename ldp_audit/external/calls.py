@@ -68,7 +68,7 @@ def _describe(value) -> str:
     """A value a user's function returned, short: an array by its dtype and shape, anything else by its repr."""
     if isinstance(value, np.ndarray) and value.size > 4:
         return f"a {value.dtype} array of shape {value.shape}"
-    return reprlib.repr(value)
+    return reprlib.repr(value.tolist() if isinstance(value, np.ndarray) else value)
 
 
 def guarded(fn: Callable | None, method: str, owner: str, returns: Callable | None = None) -> UserCall | None:
