@@ -109,6 +109,8 @@ class ExternalMechanism:
     name: str = "user mechanism"
     reference: str = "user's claim"
     parameters: dict = field(default_factory=dict)
+    #: declared claims that no audit reads, with the reason (see ``as_mechanism``)
+    unused_claims: tuple[str, ...] = ()
 
     def __post_init__(self):
         """Every user function a field holds runs as a :class:`~ldp_audit.external.calls.UserCall` (prints on
@@ -356,6 +358,21 @@ def _required_positional(fn) -> int | None:
                if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty)
 
 
+def _unused_claims(claim, family: bool) -> tuple[str, ...]:
+    """What the user declared that no audit reads, each with the reason (``sanity.declarations`` warns of them):
+    a law shadowed by another (the family's, else the first of law, pmf, pdf), a cdf without its pdf, an
+    estimator's moments without an estimator."""
+    laws = [name for name in ("law", "pmf", "pdf") if claim(name) is not None]
+    reader = "the family's distribution" if family else laws[0] if laws else None
+    unused = [f"{name} (the law is read from {reader})" for name in laws[0 if family else 1:]]
+    if claim("cdf") is not None and (family or laws[:1] != ["pdf"]):
+        unused.append("cdf (read only beside pdf, as the law)")
+    if claim("estimate") is None:
+        unused += [f"{name} (needs estimate(reports))" for name in ("estimate_mean", "estimate_var")
+                   if claim(name) is not None]
+    return tuple(unused)
+
+
 def is_builtin(mechanism) -> bool:
     """True for mechanisms of this library (they implement the audit interface themselves)."""
     return isinstance(mechanism, Mechanism)
@@ -463,6 +480,7 @@ def as_mechanism(obj, eps=None, domain=None, *, require_eps: bool = True, **clai
         law_fn = _LawOf("pdf", (guard("pdf", claim("pdf"), "(y, x)", non_negative_reals),
                                 guard("cdf", claim("cdf"), "(y, x)", finite_reals)), output_support)
 
+    unused = _unused_claims(claim, family is not None)
     if family is not None:
         report_mean = guarded(_FromFamily(family, "mean"), "family(x).mean()", name, finite_reals)
         report_var = guarded(_FromFamily(family, "var"), "family(x).var()", name, non_negative_reals)
@@ -488,5 +506,5 @@ def as_mechanism(obj, eps=None, domain=None, *, require_eps: bool = True, **clai
         sampler=guarded(sampler, sampler_method, name), eps=eps_value, input_domain=input_domain, delta=delta,
         law_fn=law_fn, output_support=output_support, report_mean_fn=report_mean, report_var_fn=report_var,
         estimator=estimator, estimate_mean_fn=estimate_mean, estimate_var_fn=estimate_var, loglik_fn=loglik,
-        supports_fn=supports, key=key_fn, name=name,
+        supports_fn=supports, key=key_fn, name=name, unused_claims=unused,
         reference=str(claim("reference") or f"{label}: user's claim"), parameters=dict(parameters))

@@ -9,9 +9,11 @@ method. Small sample sizes: these are protocol checks, not statistics.
 """
 from __future__ import annotations
 
+import importlib
 import json
 import sys
 
+import numpy as np
 import pytest
 
 from ldp_audit.cli import main
@@ -196,8 +198,8 @@ def test_a_user_method_that_prints_leaves_the_json_clean(user_module, capsys, ba
 
 
 def _api(base, method, fault):
-    sys_path_module = sys.modules.get(MODULE)
-    return sys_path_module.make(1.0, base, method, fault)
+    """The broken mechanism as a Python object, for the API (the module is on sys.path: see ``user_module``)."""
+    return importlib.import_module(MODULE).make(1.0, base, method, fault)
 
 
 API = [("discrete", "pmf", "raises", r"pmf\(0.0, 0\) raised RuntimeError: boom"),
@@ -212,7 +214,6 @@ API = [("discrete", "pmf", "raises", r"pmf\(0.0, 0\) raised RuntimeError: boom")
 
 @pytest.mark.parametrize("base,method,fault,pattern", API, ids=[f"{m}-{f}" for _, m, f, _ in API])
 def test_the_python_api_raises_a_value_error_naming_the_method(user_module, base, method, fault, pattern):
-    __import__(user_module)
     with pytest.raises(ValueError, match=pattern):
         audit(_api(base, method, fault), samples=2000)
 
@@ -225,7 +226,28 @@ def test_the_python_api_raises_a_value_error_naming_the_method(user_module, base
 def test_the_python_api_reports_a_broken_sampler_in_its_shape_row(user_module, method, fault, words):
     """Where the CLI exits 2, the API returns the report: sanity.shape FAILs naming the method (not 'sample(...)
     failed' for an error in key or supports)."""
-    __import__(user_module)
     report = audit(_api("discrete", method, fault), samples=2000)
     row = next(r for r in report.results if r.name == "sanity.shape")
     assert row.status.value == "fail" and words in row.explanation
+
+
+@pytest.mark.parametrize("extra,words", [
+    ({"law": "pmf"}, "pmf (the law is read from law)"),
+    ({"cdf": "pmf"}, "cdf (read only beside pdf, as the law)"),
+    ({"drop": "estimate"}, "estimate_var (needs estimate(reports))"),
+    ({}, None),
+], ids=["pmf-shadowed-by-law", "cdf-without-pdf", "estimate-var-without-estimate", "all-read"])
+def test_a_declaration_no_audit_reads_is_reported_unused(user_module, extra, words):
+    mech = _api("discrete", "none", "none")
+    if "law" in extra:
+        mech["law"] = lambda x: {float(x): 0.7310585786300049, float(1 - x): 0.2689414213699951}
+    if "cdf" in extra:
+        mech["cdf"] = lambda y, x: np.asarray(y, dtype=float)
+    if "drop" in extra:
+        del mech["estimate"]
+    rows = {r.name: r for r in audit(mech, samples=2000, checks="privacy").results}
+    if words is None:
+        assert "sanity.declarations" not in rows
+    else:
+        row = rows["sanity.declarations"]
+        assert row.status.value == "warn" and words in row.explanation

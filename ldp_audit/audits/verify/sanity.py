@@ -6,6 +6,8 @@
   exits 2), not a privacy finding;
 * ``sanity.finite``: no NaN or infinite number in a report;
 * ``sanity.support``: every report lies in the declared output support (when one is declared);
+* ``sanity.declarations`` (WARN, only when there are some): what the mechanism declared that no audit reads (a
+  law shadowed by another, a cdf without its pdf, an estimator's moments without the estimator);
 * ``sanity.determinism``: the reports are a function of the ``rng`` argument alone: the same seed gives the
   same reports whatever the global ``numpy`` and ``random`` states, and another seed gives other reports
   (unless the output is constant). Two findings differ in kind:
@@ -85,6 +87,10 @@ def sanity_checks(mechanism, seed: int, require_seeded: bool = False) -> tuple[l
             seed=seed, explanation=(f"{outside} report(s) outside {support.describe()}" if outside
                                     else f"every report lies in {support.describe()}")))
     results.append(determinism_check(mechanism, probes[0], rows[0], seed, require_seeded, fmt))
+    if mechanism.unused_claims:
+        results.append(CheckResult(
+            "sanity.declarations", f"{ref}: every declared claim is audited", Status.WARN,
+            explanation="declared, but no audit reads it: " + "; ".join(mechanism.unused_claims)))
     return results, not bad
 
 
