@@ -101,6 +101,15 @@ FAULTS = {"raises": _boom, "exits": _exits, "prints": _prints, "nans": lambda fn
           "ragged": _ragged, "not-callable": lambda fn: 3}
 
 
+def chatty(x, n, rng):
+    print("chatter from a worker")
+    return rr(x, n, rng)
+
+
+def make_chatty(eps):
+    return {"sample": chatty, "eps": eps, "domain": [0, 1]}
+
+
 def make(eps, base="discrete", method="none", fault="none"):
     mech = {**BASES[base](), "eps": eps, "domain": [0, 1], "name": f"{base}-{method}-{fault}"}
     if method != "none":
@@ -251,3 +260,14 @@ def test_a_declaration_no_audit_reads_is_reported_unused(user_module, extra, wor
     else:
         row = rows["sanity.declarations"]
         assert row.status.value == "warn" and words in row.explanation
+
+
+def test_prints_in_pool_workers_go_to_stderr_too(user_module, capfd):
+    """The wrapper runs where the sampler runs: in the worker processes of --workers 2 (captured at the fd level,
+    where a worker's stdout would land)."""
+    code = main(["verify", f"{user_module}:make_chatty", "--eps", "1", "--samples", "20000", "--workers", "2",
+                 "--checks", "privacy", "--json"])
+    out, err = capfd.readouterr()
+    report = json.loads(out)
+    assert code == 0 and report["settings"]["engine"] == "processes"
+    assert "chatter from a worker" in err and "chatter" not in out
