@@ -54,7 +54,8 @@ class UserCall:
         names = rest[:-1].split(", ") if paren and rest.endswith(")") and "(" not in rest else []
         if len(names) != len(args):
             return self.method
-        filled = [reprlib.repr(a) if isinstance(a, (str, int, float, np.number)) else name for a, name in zip(args, names)]
+        filled = [reprlib.repr(a) if isinstance(a, (str, int, float, np.number)) else name
+                  for a, name in zip(args, names)]
         return f"{head}({', '.join(filled)})"
 
     def refuse(self, value, allowed: str, args=(), where: str = "") -> UserCodeError:

@@ -73,7 +73,8 @@ def _identity(x):
 #: Each field of :class:`ExternalMechanism` that holds a user's function: the method as the protocol names it, and
 #: the check of what it returns (``calls``; supports and key are checked where the reports are read).
 _USER_CALLS = {"sampler": ("sample(x, n, rng)", None), "report_mean_fn": ("report_mean(x)", finite_reals),
-               "report_var_fn": ("report_var(x)", non_negative_reals), "estimator": ("estimate(reports)", one_per_report),
+               "report_var_fn": ("report_var(x)", non_negative_reals),
+               "estimator": ("estimate(reports)", one_per_report),
                "estimate_mean_fn": ("estimate_mean(x)", finite_reals),
                "estimate_var_fn": ("estimate_var(x)", non_negative_reals),
                "loglik_fn": ("report_loglik(values, x)", log_likelihoods),

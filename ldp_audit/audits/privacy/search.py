@@ -233,7 +233,8 @@ class KeyedScore:
 
     def describe(self) -> str:
         key = "the key" if self.key_column is None else f"coordinate {self.key_column} read as a key"
-        return f"naive-Bayes score of coordinates {list(self.columns)[:8]} conditioned on {key} ({self.groups.size} values)"
+        return (f"naive-Bayes score of coordinates {list(self.columns)[:8]} conditioned on {key} "
+                f"({self.groups.size} values)")
 
 
 def key_values(rows: Rows, column: int | None) -> np.ndarray:
