@@ -2,7 +2,9 @@
 
 Each sub-command lives in ``ldp_audit/commands/<name>.py`` and exposes ``register(subparsers)``, which adds
 its parser and sets ``func`` to a callable ``func(args, console) -> int`` returning the exit code.
-Exit codes: 0 every check passed, 1 some check failed, 2 usage error or bad input.
+Exit codes: 0 every check passed, 1 some check failed, 2 usage error or bad input, 4 inconclusive (no check failed
+but some could not decide; ``commands._common.VERDICT_EXIT``); ``verify`` adds 3, not reproducible under
+--require-seeded.
 """
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ from . import __version__
 #: Sub-command modules, in the order ``ldp-audit --help`` lists them.
 COMMANDS = ("verify", "list", "compare", "claims", "account", "bounds", "data", "attack", "train", "reproduce")
 
-#: Exit code of usage errors and bad input (0 and 1 come from the report's verdict).
+#: Exit code of usage errors and bad input (0, 1 and 4 come from the report's verdict).
 EXIT_USAGE = 2
 #: Optional dependencies -> the extra that installs them.
 EXTRAS = {"torch": "graph", "torch_geometric": "graph", "opacus": "graph", "dp_accounting": "graph",

@@ -6,7 +6,15 @@ from contextlib import contextmanager
 
 from .render import to_markdown, to_table, write_report
 from ..mechanisms.validation import MAX_WORKERS
-from ..audits.kernel.result import AuditReport
+from ..audits.kernel.result import AuditReport, Status
+
+#: Exit code of a report whose verdict is INCONCLUSIVE: no check failed, but some could not decide (a report the
+#: search cannot see into, too few samples for a claim): "could not see", which a CI gate must tell from 1,
+#: "violated". 0 (pass) and 1 (a check failed) are the other verdicts; 2 (usage error, bad input) comes from
+#: ``ldp_audit.cli``; 3 is verify's "not reproducible under --require-seeded".
+EXIT_INCONCLUSIVE = 4
+#: The exit code of each verdict.
+VERDICT_EXIT = {Status.PASS: 0, Status.FAIL: 1, Status.INCONCLUSIVE: EXIT_INCONCLUSIVE}
 
 
 def add_output_options(parser: argparse.ArgumentParser) -> None:
@@ -55,7 +63,7 @@ def emit(report: AuditReport, args: argparse.Namespace, console) -> int:
         console.print(to_table(report, console.width))
     if getattr(args, "out", None):
         write_report(report, args.out)
-    return 0 if report.passed else 1
+    return VERDICT_EXIT[report.verdict]
 
 
 def parse_param(text: str, option: str = "--param") -> tuple[str, object]:

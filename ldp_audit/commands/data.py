@@ -4,7 +4,7 @@ from __future__ import annotations
 from ..audits.graph.datasets import dataset_report
 from .render import write_report
 from ..models import data as datasets
-from ._common import add_output_options, emit
+from ._common import VERDICT_EXIT, add_output_options, emit
 
 
 def register(subparsers) -> None:
@@ -70,7 +70,7 @@ def run(args, console) -> int:
             _details(row, console)
     if args.out:
         write_report(report, args.out)
-    return 0 if report.passed else 1
+    return VERDICT_EXIT[report.verdict]
 
 
 def _table(rows):

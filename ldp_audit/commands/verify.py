@@ -12,15 +12,20 @@ reproduced from --seed: it is audited on fresh draws and sanity.determinism is a
 WARN row (numbers differ run to run); --require-seeded makes that a failure.
 
 Exit codes: 0 every check passed (WARN rows included); 1 a check failed (e.g. a
-privacy violation); 2 usage error, bad input, or a sampler that breaks the
-protocol (sanity.shape: wrong number or shape of reports, an exception in the
-user's code; sanity.finite: NaN or infinite reports); 3 with --require-seeded,
-the sampler is not reproducible given its seed, so no row of the report can be
-reproduced.
+privacy violation, or a sampler that ignores its rng: every user gets the same
+noise); 2 usage error, bad input, or user code that breaks the protocol
+(sanity.shape: wrong number or shape of reports, an exception in the user's
+code, a malformed supports/key; sanity.finite: NaN or infinite reports; a
+method that raised or returned what the protocol does not allow, named on
+stderr); 3 with --require-seeded, the sampler is not reproducible given its
+seed, so no row of the report can be reproduced; 4 inconclusive: nothing
+failed, but a check could not see (e.g. a report column of fresh hash seeds
+and no supports/key declared), so the claim is neither confirmed nor refuted.
 """
 from __future__ import annotations
 
 import argparse
+import sys
 from dataclasses import replace
 
 from ..audits.kernel.engines import engine_name
@@ -74,10 +79,22 @@ def _checks(text):
 
 
 def _exit_code(report, code: int) -> int:
-    failed = {r.name for r in report.results if r.status == Status.FAIL}
-    if failed & {"sanity.shape", "sanity.finite"}:  # the sampler breaks the protocol: no statistics ran
+    """``code`` (the verdict's), unless the sampler breaks the protocol (2: no statistics ran) or, under
+    --require-seeded, is not reproducible from its seed (3). A sampler that ignores its rng also fails
+    sanity.determinism, but that is a finding about the mechanism (every user gets the same noise): the verdict's 1."""
+    failed = {r.name: r for r in report.results if r.status == Status.FAIL}
+    if failed.keys() & {"sanity.shape", "sanity.finite"}:
         return EXIT_PROTOCOL
-    return EXIT_NOT_REPRODUCIBLE if "sanity.determinism" in failed else code
+    determinism = failed.get("sanity.determinism")
+    if determinism is not None and not determinism.details["reproducible"]:
+        return EXIT_NOT_REPRODUCIBLE
+    return code
+
+
+def _protocol_error(report) -> str:
+    """The stderr line of a report whose sampler breaks the protocol: the failed sanity row's finding."""
+    row = next(r for r in report.results if r.name in ("sanity.shape", "sanity.finite") and r.status == Status.FAIL)
+    return f"ldp-audit: error: {row.name}: {row.explanation}"
 
 
 def _k_value(text):
@@ -119,4 +136,7 @@ def run(args, console) -> int:
             console, enabled=not (args.json or args.markdown), description=f"auditing {args.mechanism}") as advance:
         report = verify(mechanism, settings, progress=advance, checks=args.checks, planned=advance.plan)
     report = replace(report, settings={**report.settings, **engine.settings()})
-    return _exit_code(report, emit(report, args, console))
+    code = _exit_code(report, emit(report, args, console))
+    if code == EXIT_PROTOCOL:  # the report says why on stdout; a CI log that shows only stderr must say it too
+        print(_protocol_error(report), file=sys.stderr)
+    return code

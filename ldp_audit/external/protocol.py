@@ -46,6 +46,7 @@ import numpy as np
 from ..mechanisms.base import Mechanism, contrast_points, pilot_points
 from ..mechanisms.laws import Law
 from ..mechanisms.validation import check_eps
+from .calls import UserCodeError, finite_reals, guarded, log_likelihoods, non_negative_reals, one_per_report
 from .domains import Box, Domain, FiniteSet, Interval, parse_domain
 from .laws import FLOAT64_RESOLUTION, density_law, float_resolution, pmf_law, to_law
 
@@ -67,6 +68,17 @@ PROTOCOL = ("sample(x, n, rng) or perturb(x, rng)", "eps", "domain", "delta", "s
 
 def _identity(x):
     return x
+
+
+#: Each field of :class:`ExternalMechanism` that holds a user's function: the method as the protocol names it, and
+#: the check of what it returns (``calls``; supports and key are checked where the reports are read).
+_USER_CALLS = {"sampler": ("sample(x, n, rng)", None), "report_mean_fn": ("report_mean(x)", finite_reals),
+               "report_var_fn": ("report_var(x)", non_negative_reals),
+               "estimator": ("estimate(reports)", one_per_report),
+               "estimate_mean_fn": ("estimate_mean(x)", finite_reals),
+               "estimate_var_fn": ("estimate_var(x)", non_negative_reals),
+               "loglik_fn": ("report_loglik(values, x)", log_likelihoods),
+               "supports_fn": ("supports(reports, item)", None), "key": ("key(reports)", None)}
 
 
 @dataclass(frozen=True, eq=False)
@@ -98,6 +110,14 @@ class ExternalMechanism:
     name: str = "user mechanism"
     reference: str = "user's claim"
     parameters: dict = field(default_factory=dict)
+    #: declared claims that no audit reads, with the reason (see ``as_mechanism``)
+    unused_claims: tuple[str, ...] = ()
+
+    def __post_init__(self):
+        """Every user function a field holds runs as a :class:`~ldp_audit.external.calls.UserCall` (prints on
+        stderr, errors naming the method, returns checked), whoever built or ``replace``-d the mechanism."""
+        for name, (method, returns) in _USER_CALLS.items():
+            object.__setattr__(self, name, guarded(getattr(self, name), method, self.name, returns))
 
     # ----- what the user declared ----------------------------------------------------------------------------
     @property
@@ -208,14 +228,11 @@ class ExternalMechanism:
         """n reports of the user's own input x, as the user's sampler returns them (any report shape)."""
         if not np.all(self.input_domain.contains(x)):
             raise ValueError(f"input {x!r} is outside the declared domain {self.input_domain.describe()}")
-        try:
-            return self.sampler(x, int(n), rng)
-        except SystemExit as exc:  # user code must not end the audit (and its exit code) silently
-            raise RuntimeError(f"{self.name}: sample({x!r}, {int(n)}, rng) called sys.exit({exc.code!r})") from exc
+        return self.sampler(x, int(n), rng)
 
     def estimate(self, reports) -> np.ndarray:
         reports = np.asarray(reports, dtype=np.float64)
-        return reports if self.estimator is None else np.asarray(self.estimator(reports), dtype=np.float64)
+        return reports if self.estimator is None else self.estimator(reports)
 
     @property
     def law_resolution(self) -> float:
@@ -234,7 +251,11 @@ class ExternalMechanism:
         if fn is None:
             raise ValueError(f"{self.name} declares no {what}")
         xs = np.asarray(x, dtype=np.float64)
-        values = [np.asarray(fn(self.value_of(v)), dtype=np.float64) for v in xs.ravel()]
+        values = [fn(self.value_of(v)) for v in xs.ravel()]  # checked finite numbers (calls.finite_reals)
+        if len({v.shape for v in values}) > 1:
+            raise UserCodeError(f"{self.name}: {what} returned values of different shapes "
+                                f"{sorted({v.shape for v in values})} at the inputs {xs.ravel().tolist()}; it must "
+                                f"return a number, or one vector of one length, at every input")
         if xs.ndim == 0:  # one input: a number, or the claimed vector of a vector report
             return float(values[0]) if values[0].ndim == 0 else values[0]
         return np.stack(values).reshape(xs.shape + values[0].shape)
@@ -338,12 +359,19 @@ def _required_positional(fn) -> int | None:
                if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty)
 
 
-def _lookup(source, names):
-    for name in names:
-        value = getattr(source, name, None)
-        if value is not None:
-            return value
-    return None
+def _unused_claims(claim, family: bool) -> tuple[str, ...]:
+    """What the user declared that no audit reads, each with the reason (``sanity.declarations`` warns of them):
+    a law shadowed by another (the family's, else the first of law, pmf, pdf), a cdf without its pdf, an
+    estimator's moments without an estimator."""
+    laws = [name for name in ("law", "pmf", "pdf") if claim(name) is not None]
+    reader = "the family's distribution" if family else laws[0] if laws else None
+    unused = [f"{name} (the law is read from {reader})" for name in laws[0 if family else 1:]]
+    if claim("cdf") is not None and (family or laws[:1] != ["pdf"]):
+        unused.append("cdf (read only beside pdf, as the law)")
+    if claim("estimate") is None:
+        unused += [f"{name} (needs estimate(reports))" for name in ("estimate_mean", "estimate_var")
+                   if claim(name) is not None]
+    return tuple(unused)
 
 
 def is_builtin(mechanism) -> bool:
@@ -370,31 +398,51 @@ def as_mechanism(obj, eps=None, domain=None, *, require_eps: bool = True, **clai
         raise ValueError(f"sampled high-dimensional built-in {obj.name!r} cannot be wrapped; audit it directly")
     source = SimpleNamespace(**obj) if isinstance(obj, dict) else obj
     label = getattr(source, "name", None) or getattr(obj, "__name__", None) or type(obj).__name__
-    sampler, family = None, None
+    sampler, family, sampler_method = None, None, "sample(x, n, rng)"
     if getattr(source, "sample", None) is not None and callable(source.sample):
         sampler = source.sample
     elif getattr(source, "perturb", None) is not None and callable(source.perturb):
-        sampler = _FromPerturb(source.perturb)
+        sampler, sampler_method = _FromPerturb(source.perturb), "perturb(x, rng)"
     elif callable(obj) and not isinstance(obj, type):
         arity = _required_positional(obj)
         if arity == 3:
             sampler = obj
         elif arity == 2:
-            sampler = _FromPerturb(obj)
+            sampler, sampler_method = _FromPerturb(obj), "perturb(x, rng)"
         elif arity == 1:
             family = obj
-            sampler = _FromFamily(obj, "sample")
+            sampler, sampler_method = _FromFamily(obj, "sample"), "family(x).rvs(size=n, random_state=rng)"
         else:
             raise ValueError(f"{label}: a plain function must be sample(x, n, rng), perturb(x, rng) or a family "
                              f"x -> scipy frozen distribution; it takes {arity} required arguments")
     if sampler is None:
         raise ValueError(f"{label} does not fit the mechanism protocol: it has neither sample(x, n, rng) nor "
                          f"perturb(x, rng) (the protocol reads: {', '.join(PROTOCOL)})")
+    given = {}  # protocol key -> the name the user gave it under (an alias such as "mean")
 
     def claim(key, names=None):
         if key in claims:
+            given[key] = key
             return claims[key]
-        return _lookup(source, names or (key,))
+        for name in names or (key,):
+            value = getattr(source, name, None)
+            if value is not None:
+                given[key] = name
+                return value
+        return None
+
+    name = str(claim("name") or label)
+
+    def guard(key, fn, signature, returns=None):
+        """The user's ``fn`` (declared as ``key``), checked callable and wrapped as the name the user gave it."""
+        if fn is not None and not callable(fn):
+            raise ValueError(f"{name}: {given.get(key, key)} must be callable, got {type(fn).__name__} {fn!r:.40}")
+        return guarded(fn, f"{given.get(key, key)}{signature}", name, returns)
+
+    def declared(key, field_name, names=None):
+        """The claim ``key`` (under any of ``names``), wrapped as ``field_name`` of ExternalMechanism is."""
+        method, returns = _USER_CALLS[field_name]
+        return guard(key, claim(key, names), method[method.index("("):], returns)
 
     eps_value = eps if eps is not None else getattr(source, "eps", None)
     if eps_value is None:
@@ -419,33 +467,35 @@ def as_mechanism(obj, eps=None, domain=None, *, require_eps: bool = True, **clai
 
     law_fn = None
     if family is not None:
-        law_fn = _FromFamily(family, "law")
+        law_fn = _FromFamily(guarded(family, "family(x)", name), "law")
     elif claim("law") is not None:
-        law_fn = _LawOf("law", claim("law"))
+        law_fn = _LawOf("law", guard("law", claim("law"), "(x)"))
     elif claim("pmf") is not None:
         if not isinstance(output_support, FiniteSet):
             raise ValueError(f"{label} gives pmf(y, x) but no finite output `support` (a range/list of report values)")
-        law_fn = _LawOf("pmf", claim("pmf"), output_support)
+        law_fn = _LawOf("pmf", guard("pmf", claim("pmf"), "(y, x)", non_negative_reals), output_support)
     elif claim("pdf") is not None:
         if not isinstance(output_support, Interval):
             raise ValueError(f"{label} gives pdf(y, x) but no bounded output `support` (lo, hi); for an unbounded "
                              f"support let law(x) return a frozen scipy.stats distribution")
-        law_fn = _LawOf("pdf", (claim("pdf"), claim("cdf")), output_support)
+        law_fn = _LawOf("pdf", (guard("pdf", claim("pdf"), "(y, x)", non_negative_reals),
+                                guard("cdf", claim("cdf"), "(y, x)", finite_reals)), output_support)
 
-    report_mean = _FromFamily(family, "mean") if family else claim("report_mean", _ALIASES["report_mean"])
-    report_var = _FromFamily(family, "var") if family else claim("report_var", _ALIASES["report_var"])
-    estimator = claim("estimate")
-    estimate_mean = claim("estimate_mean")
-    estimate_var = claim("estimate_var")
-    loglik = claim("report_loglik", _ALIASES["report_loglik"])
-    supports, key_fn = claim("supports"), claim("key")
+    unused = _unused_claims(claim, family is not None)
+    if family is not None:
+        report_mean = guarded(_FromFamily(family, "mean"), "family(x).mean()", name, finite_reals)
+        report_var = guarded(_FromFamily(family, "var"), "family(x).var()", name, non_negative_reals)
+    else:
+        report_mean = declared("report_mean", "report_mean_fn", _ALIASES["report_mean"])
+        report_var = declared("report_var", "report_var_fn", _ALIASES["report_var"])
+    estimator = declared("estimate", "estimator")
+    estimate_mean = declared("estimate_mean", "estimate_mean_fn")
+    estimate_var = declared("estimate_var", "estimate_var_fn")
+    loglik = declared("report_loglik", "loglik_fn", _ALIASES["report_loglik"])
+    supports, key_fn = declared("supports", "supports_fn"), declared("key", "key")
     if estimator is not None and estimate_mean is None:
-        estimate_mean = _identity  # an estimator's claim, unless stated otherwise, is that it is unbiased
-    for key, value in (("report_mean", report_mean), ("report_var", report_var), ("estimate", estimator),
-                       ("estimate_mean", estimate_mean), ("estimate_var", estimate_var),
-                       ("report_loglik", loglik), ("supports", supports), ("key", key_fn)):
-        if value is not None and not callable(value):
-            raise ValueError(f"{label}: {key} must be callable, got {type(value).__name__}")
+        # an estimator's claim, unless stated otherwise, is that it is unbiased
+        estimate_mean = guarded(_identity, "estimate_mean(x) (default: x, unbiased)", name, finite_reals)
     whitebox = law_fn is not None or report_mean or report_var or estimator
     if isinstance(input_domain, Box) and whitebox:
         raise ValueError(f"{label}: a law, moment claims or an estimator need a scalar or finite-set domain; "
@@ -454,8 +504,8 @@ def as_mechanism(obj, eps=None, domain=None, *, require_eps: bool = True, **clai
     if not parameters and callable(getattr(source, "params", None)):
         parameters = {k: v for k, v in source.params().items() if k not in ("eps", "delta")}
     return ExternalMechanism(
-        sampler=sampler, eps=eps_value, input_domain=input_domain, delta=delta, law_fn=law_fn,
-        output_support=output_support, report_mean_fn=report_mean, report_var_fn=report_var, estimator=estimator,
-        estimate_mean_fn=estimate_mean, estimate_var_fn=estimate_var, loglik_fn=loglik, supports_fn=supports, key=key_fn,
-        name=str(claim("name") or label),
+        sampler=guarded(sampler, sampler_method, name), eps=eps_value, input_domain=input_domain, delta=delta,
+        law_fn=law_fn, output_support=output_support, report_mean_fn=report_mean, report_var_fn=report_var,
+        estimator=estimator, estimate_mean_fn=estimate_mean, estimate_var_fn=estimate_var, loglik_fn=loglik,
+        supports_fn=supports, key=key_fn, name=name, unused_claims=unused,
         reference=str(claim("reference") or f"{label}: user's claim"), parameters=dict(parameters))

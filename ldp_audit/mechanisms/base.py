@@ -89,8 +89,9 @@ class Auditable(Protocol):
     ``sampling`` (a :class:`Sampling`, or None), ``report_loglik`` (a whole-report log likelihood
     ``(values (n, w), x) -> (n,)``, or None), ``output_support`` (an object with ``contains`` and ``describe``,
     or None), ``law_classes`` (a whole-report law as a finite partition of the outputs: ``(x1, x0) ->`` blocks of
-    representative reports with their counts, or None) and ``moment_claims`` ({"report" | "estimate": (claims a
-    mean, claims a variance)}).
+    representative reports with their counts, or None), ``moment_claims`` ({"report" | "estimate": (claims a
+    mean, claims a variance)}) and ``unused_claims`` (what was declared but no audit reads, with the reason: a
+    WARN row says so).
 
     How the server reads a report, optional, as data (None when not declared):
 
@@ -120,6 +121,7 @@ class Auditable(Protocol):
     key: Callable | None
     categories: Sequence | None
     law_classes: Callable | None
+    unused_claims: tuple[str, ...]
 
     def sample(self, x, n: int, rng: np.random.Generator) -> Any: ...
 
@@ -153,6 +155,8 @@ class Mechanism(ABC):
     law_classes: ClassVar[Callable | None] = None
     #: machine epsilon of the float type the law is computed in (the white-box ratio tolerance is fitted to it)
     law_resolution: ClassVar[float] = float(np.finfo(np.float64).eps)
+    #: a built-in declares nothing that its audits do not read
+    unused_claims: ClassVar[tuple[str, ...]] = ()
 
     @property
     def sampling(self) -> Sampling | None:

@@ -38,7 +38,7 @@ def test_the_protocol_grid_runs_on_the_datasets_named(datasets, expected, monkey
     trained = _faked(monkeypatch)
     argv = ["reproduce", "ldp-ge", "--protocol", "released", "--runs", "1", "--results", str(tmp_path), "--json",
             "--device", "cpu", *datasets]
-    assert _run(argv) in (0, 1)
+    assert _run(argv) in (0, 1, 4)  # a verdict (4: inconclusive)
     report = json.loads(capsys.readouterr().out)
     assert {c.dataset for c in trained} == expected
     assert len(trained) == 7 * len(expected)  # four link mechanisms, the non-private link row, node HDS and MB
@@ -57,7 +57,7 @@ def test_set_changes_every_run_after_the_preset_and_the_report_names_it(protocol
     trained = _faked(monkeypatch)
     argv = ["reproduce", "ldp-ge", *protocol, "--runs", "1", "--results", str(tmp_path), "--json", "--device", "cpu",
             "--set", "feature_rows=l1", "feature_bounds=columns", "lr=0.001"]
-    assert _run(argv) in (0, 1)
+    assert _run(argv) in (0, 1, 4)  # a verdict (4: inconclusive)
     report = json.loads(capsys.readouterr().out)
     assert trained and all((c.feature_rows, c.feature_bounds, c.lr) == ("l1", "columns", 0.001) for c in trained)
     assert all(c.key() != replace(c, feature_rows="raw").key() for c in trained)  # stored beside the others
@@ -90,7 +90,7 @@ def test_mechanisms_restricts_the_private_cells_and_keeps_the_non_private_rows(p
     """The released preset's non-private row reads the raw features itself: no second, identical raw run."""
     trained = _faked(monkeypatch)
     assert _run(["reproduce", "ldp-ge", "--full", "--tables", "table3", "--datasets", "cora", "--mechanisms", "hds",
-                 "--runs", "1", "--results", str(tmp_path), "--json", "--device", "cpu", *protocol]) in (0, 1)
+                 "--runs", "1", "--results", str(tmp_path), "--json", "--device", "cpu", *protocol]) in (0, 1, 4)
     assert [(c.mechanism, c.eps, c.raw_clear) for c in trained] == \
         [("HDS", 1.0, False), ("HDS", 2.0, False), ("HDS", 3.0, False), ("HDS", 5.0, False)] + \
         [("HDS", None, raw) for raw in clear]
@@ -114,7 +114,7 @@ def test_full_protocol_both_runs_fig2_under_each_protocol_and_reports_both(monke
     plot = tmp_path / "fig2.png"
     argv = ["reproduce", "ldp-ge", "--full", "--protocol", "both", "--tables", "fig2", "--datasets", "cora",
             "--runs", "1", "--results", str(tmp_path / "runs"), "--json", "--device", "cpu", "--plot", str(plot)]
-    assert _run(argv) in (0, 1)
+    assert _run(argv) in (0, 1, 4)  # a verdict (4: inconclusive)
     report = json.loads(capsys.readouterr().out)
     node = [c for c in trained if c.task == "node"]
     assert {c.report_units for c in node} == {"unit", "raw"} and {c.init for c in node} == {"spec", "released"}

@@ -52,7 +52,7 @@ def _reproduce(root, *extra):
 def test_quick_end_to_end_then_resume_skips_finished_runs(tiny_power, capsys, monkeypatch):
     code = _exit_code(_reproduce(tiny_power, "--plot", str(tiny_power / "fig.png")))
     report = json.loads(capsys.readouterr().out)
-    assert code in (0, 1)
+    assert code in (0, 1, 4)  # a verdict (4: inconclusive)
     rows = {r["name"]: r for r in report["results"]}
     table6 = [r for r in rows.values() if r["name"].startswith("table6 ")]
     assert len(table6) == 14  # 12 printed cells + the two noise-only controls
@@ -78,7 +78,7 @@ def test_quick_end_to_end_then_resume_skips_finished_runs(tiny_power, capsys, mo
         raise AssertionError("a finished run was trained again")
 
     monkeypatch.setattr(se_privgemb_runs, "run_with_cache", must_not_run)
-    assert _exit_code(_reproduce(tiny_power)) in (0, 1)
+    assert _exit_code(_reproduce(tiny_power)) in (0, 1, 4)  # a verdict (4: inconclusive)
     again = json.loads(capsys.readouterr().out)
     assert [r["details"].get("values") for r in again["results"]] == \
         [r["details"].get("values") for r in report["results"]]

@@ -171,4 +171,5 @@ def test_a_sampler_failing_only_at_a_pilot_input_exits_2_naming_the_call(tmp_pat
             "def make(eps):\n    def sample(x, n, rng):\n        if x == 1:\n            raise KeyError('no table for 1')\n"
             "        return rng.integers(0, 8, n)\n    return {'sample': sample, 'eps': eps, 'domain': list(range(8))}\n")
     assert main(["verify", "fails_at_one:make", "--eps", "1", "--samples", "2000", "--checks", "privacy"]) == 2
-    assert "failed during the privacy search: KeyError" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "ldp-audit: error: fails_at_one:make: sample(1, 2000, rng) raised KeyError: 'no table for 1'" in err

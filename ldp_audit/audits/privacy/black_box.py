@@ -274,6 +274,8 @@ def blackbox_plan(mechanism, n: int, seed: int, alpha: float, pairs=None) -> Pla
         top = min(top, max(_best_expected(plans, finding.n_final, finding.alpha_each, delta),
                            _best_expected(plans, n, finding.planned_alpha, delta)))
     results = [_blackbox_row(mechanism, inputs, finding, n, seed, alpha, top)]
+    if finding.score_max and not declares_report_law(mechanism):
+        results.append(_loglik_row(mechanism, inputs, finding, n, seed, alpha))
     if tight:
         results.append(_budget_row(mechanism, inputs, finding, tight, n, seed, alpha / 2.0))
     return results
@@ -297,6 +299,10 @@ def _weigh_exact_events(mechanism, inputs, finding):
 #: What a user does when the search cannot see into the reports.
 REMEDY = ("declare how the server reads a report (supports(reports, item) and/or key(reports)), or report a numeric "
           "encoding (numbers, an indicator vector, a tuple of numbers)")
+#: What a user does when a report column takes a fresh value for every user.
+ID_REMEDY = ("declare supports(reports, item) (does each report count for an item, e.g. hash(seed, item) == value "
+             "in local hashing) and/or key(reports) (a public key whose values repeat, e.g. a cohort id), or leave the "
+             "column out of the report if the server never reads it")
 
 
 def _blind_row(mechanism, finding, n, seed, alpha, reason: str) -> CheckResult:
@@ -337,10 +343,15 @@ def _blackbox_row(mechanism, inputs, finding, n, seed, alpha, top: float) -> Che
         finding_text = (f"{where}: eps >= {lower:.4f} with confidence 1 - {alpha:.3g}"
                         + (f", ABOVE the claimed {eps:g}" if violated else
                            f" (tightness {lower / eps:.3f}; ceiling {top:.4f} at this n and confidence)"))
-    if finding.id_like and not violated:
-        finding_text += (f"; coordinate(s) {list(finding.id_like)[:4]} take a fresh integer in nearly every report (a "
-                         f"hash seed or id?): if the server reads reports through them, declare supports(reports, "
-                         f"item) and/or key(reports) so the search can too")
+    unseen = bool(finding.id_like) and not violated  # a column the search cannot read: no pass at this bound
+    if unseen:
+        finding_text += (f"; INCONCLUSIVE: coordinate(s) {list(finding.id_like)[:4]} take a fresh value in nearly "
+                         f"every report (a hash seed or an id?) and nothing says how the server reads them, so the "
+                         f"search cannot see through them: {ID_REMEDY}")
+    if finding.key_column is not None:
+        finding_text += (f"; coordinate {finding.key_column} takes few values that do not depend on the input and was "
+                         f"read as a key (a cohort id?): the keyed family conditions on it (declare key(reports) "
+                         f"to say so, or supports(reports, item))")
     if finding.planned:
         chosen = len(finding.candidates) - finding.planned
         finding_text += (f"; weighted Bonferroni: {finding.planned} event(s) planned from the law before sampling, at "
@@ -349,9 +360,10 @@ def _blackbox_row(mechanism, inputs, finding, n, seed, alpha, top: float) -> Che
     per_family = {}
     for t, c in enumerate(finding.candidates):
         per_family[c.family] = max(per_family.get(c.family, -math.inf), float(bounds[t]))
+    status = Status.FAIL if violated else Status.INCONCLUSIVE if unseen else Status.PASS
     return CheckResult(
         "privacy.blackbox", f"{mechanism.reference}: {eps:g}-LDP" + (f" (delta={delta:g})" if delta else ""),
-        Status.FAIL if violated else Status.PASS, lower, "eps_lower", interval=(lower, math.inf), threshold=eps,
+        status, lower, "eps_lower", interval=(lower, math.inf), threshold=eps,
         n=n, seed=seed, alpha=alpha, explanation=finding_text,
         details={"tightness": lower / eps, "ceiling": top, "raw_lower": raw if math.isfinite(raw) else None,
                  "unbounded": bool(impossible), "never_seen_under_x0": finding.never_seen_under_x0(best),
@@ -360,7 +372,47 @@ def _blackbox_row(mechanism, inputs, finding, n, seed, alpha, top: float) -> Che
                  "planned": finding.planned, "planned_alpha": finding.planned_alpha, "level": finding.level(best),
                  "draws": finding.draws(best),
                  "pilot": finding.pilot, "final_draws": finding.n_final, "id_like_columns": list(finding.id_like),
+                 "key_column": finding.key_column, **({"remedy": ID_REMEDY} if unseen else {}),
                  "eps_lower_per_family": {k: (v if math.isfinite(v) else None) for k, v in per_family.items()}})
+
+
+def _loglik_row(mechanism, inputs, finding, n, seed, alpha) -> CheckResult:
+    """``law.loglik``: a declared whole-report log likelihood that no exact audit enumerates (a user's
+    ``report_loglik``) is held against the samples. Were it the sampler's law, no event of an input pair (x1, x0)
+    could have a log probability ratio above the largest log likelihood ratio the law gives a report; the row fails
+    when the search certifies a larger one (on the pilot reports, the largest seen stands in for the supremum). The
+    bounds are the privacy row's, at its confidence: no extra test, no extra false alarm."""
+    bounds = finding.bounds()
+    worst = None
+    for (i1, i0), declared in finding.score_max.items():
+        events = [t for t, c in enumerate(finding.candidates) if (c.i1, c.i0) == (i1, i0)]
+        if events:
+            t = max(events, key=lambda e: bounds[e])
+            if worst is None or bounds[t] - declared > worst[0]:
+                worst = (float(bounds[t] - declared), t, declared)
+    ref, eps = mechanism.reference, mechanism.eps
+    used = any(c.family == "law" for c in finding.candidates)
+    claim = f"{ref}: the declared report_loglik is the sampler's law"
+    if worst is None:
+        return CheckResult("law.loglik", claim, Status.INFO, explanation="no event was tested, nothing to hold it to")
+    excess, t, declared = worst
+    cand = finding.candidates[t]
+    measured = float(bounds[t])
+    x1, x0 = _input_label(mechanism, inputs[cand.i1]), _input_label(mechanism, inputs[cand.i0])
+    contradicted = measured > declared + RATIO_RTOL * max(abs(declared), 1.0)
+    text = (f"inputs {x1} vs {x0}: the declared law's largest log likelihood ratio on the {2 * finding.pilot} pilot "
+            f"reports is {declared:.4g}; the search certifies an event ({cand.family}: {cand.event.describe()}) of log "
+            f"ratio >= {measured:.4f} with confidence 1 - {alpha:.3g}")
+    if contradicted:
+        text += ": no law can give an event a larger ratio than its reports have, so this is not the sampler's law"
+        text += " (does it read x?)" if declared <= 0 else ""
+    else:
+        text += ("; consistent" + ("" if used else ", but it proposed no event (its ratio is constant on the reports)")
+                 + ": the law is used by the black-box search only, not checked exactly (give pmf, pdf or law(x) "
+                 "for a report of one number to have it checked)")
+    return CheckResult("law.loglik", claim, Status.FAIL if contradicted else Status.PASS, measured, "eps_lower",
+                       threshold=declared, n=n, seed=seed, alpha=alpha, explanation=text,
+                       details={"declared_max_log_ratio": declared, "used": used, "family": cand.family})
 
 
 def _budget_row(mechanism, inputs, finding, tight, n, seed, alpha) -> CheckResult:

@@ -11,9 +11,12 @@ What is decoded, and how:
 
 * complex numbers: the real and the imaginary part, two columns;
 * report objects (an object array or a list of n of them): dicts with one set of keys -> one column per key
-  (sorted); tuples of one length -> one column per position; lists, sets and frozensets of item ids (variable
-  length) -> indicator columns over the mechanism's categories (``ReportFormat.universe``; without a finite
-  input domain, or with an item outside it, a ``ValueError`` naming the shape); complex objects -> two columns;
+  (sorted); tuples of one length -> one column per position; a field of a dict or tuple that holds lists of one
+  length (a Bloom filter's bits in a record) -> one column per list position; lists, sets and frozensets of item
+  ids (variable length) -> indicator columns over the mechanism's categories (``ReportFormat.universe``; without
+  a finite input domain, or with an item outside it, a ``ValueError`` naming the shape, and the field); a field
+  holding nested dicts, or lists mixed with single values, is refused naming the field; complex objects -> two
+  columns;
 * anything else (strings, other objects): a stable 53-bit code of its ``repr``, an *opaque* column (equal
   codes for equal entries, but no order or distance the search could use).
 
@@ -174,8 +177,8 @@ def _join(blocks: list[_Block], n: int) -> _Block:
 def _decode(reports, n: int, universe) -> _Block:
     if sparse.issparse(reports):
         return _Block(np.asarray(reports.toarray(), dtype=np.float64), [True] * reports.shape[1])
-    if isinstance(reports, dict) and reports and all(np.shape(v)[:1] == (n,) for v in reports.values()):
-        return _join([_decode(reports[k], n, universe) for k in sorted(reports, key=str)], n)
+    if isinstance(reports, dict) and reports and all(_length(v) == n for v in reports.values()):
+        return _join([_named(f"field {k!r}", _decode, reports[k], n, universe) for k in sorted(reports, key=str)], n)
     if isinstance(reports, tuple) and reports and all(
             (isinstance(p, np.ndarray) or sparse.issparse(p)) and p.shape[:1] == (n,) for p in reports):
         return _join([_decode(p, n, universe) for p in reports], n)
@@ -203,15 +206,60 @@ def _objects(column: np.ndarray, universe) -> _Block:
             raise ValueError(f"dict reports must all have the same keys, got {len(names)} different key sets, e.g. "
                              f"{list(names[0])} and {list(names[-1])}")
         by_name = [{str(k): v for k, v in d.items()} for d in column]
-        return _join([_scalars(np.array([d[name] for d in by_name], dtype=object)) for name in names[0]], n)
+        return _join([_named(f"field {name!r}", _field, [d[name] for d in by_name], universe)
+                      for name in names[0]], n)
     if kinds and all(issubclass(k, tuple) for k in kinds):
         lengths = {len(v) for v in column}
         if len(lengths) == 1:
             width = lengths.pop()
-            return _join([_scalars(np.array([v[j] for v in column], dtype=object)) for j in range(width)], n)
+            return _join([_named(f"position {j} of the tuples", _field, [v[j] for v in column], universe)
+                          for j in range(width)], n)
     if kinds and all(issubclass(k, (list, tuple, set, frozenset, np.ndarray)) for k in kinds):
         return _item_sets(column, universe)
     return _scalars(column)
+
+
+def _length(value) -> int | None:
+    """The length of an array-like's first axis (a list of lists included, ragged or not), None for a scalar."""
+    if sparse.issparse(value) or isinstance(value, np.ndarray):
+        return value.shape[0] if value.ndim else None
+    return len(value) if isinstance(value, (list, tuple)) else None
+
+
+def _named(where: str, decode, *args) -> _Block:
+    """``decode(*args)`` for one field of the reports; a report it cannot read is a ValueError naming the field."""
+    try:
+        return decode(*args)
+    except ValueError as exc:
+        raise ValueError(f"{where}: {exc}") from exc
+
+
+def _field(entries: list, universe) -> _Block:
+    """One field of dict or tuple report objects: single values (:func:`_scalars`), sequences of one length (one
+    column per position: a Bloom filter's bits in a record), or item sets (:func:`_item_sets`)."""
+    column = np.empty(len(entries), dtype=object)
+    column[:] = entries
+    sequences = [isinstance(v, (list, tuple, np.ndarray)) and np.ndim(v) == 1 for v in entries]
+    if not any(sequences) and not any(isinstance(v, (set, frozenset, dict)) for v in entries):
+        return _scalars(column)
+    if any(isinstance(v, dict) for v in entries):
+        raise ValueError(f"it holds dicts (e.g. {_short(next(v for v in entries if isinstance(v, dict)))}); "
+                         f"flatten nested records into fields of numbers or of fixed-length lists of numbers")
+    lengths = {len(v) for v, seq in zip(entries, sequences) if seq}
+    if all(sequences) and len(lengths) == 1:
+        array = np.asarray(list(entries))
+        if array.ndim == 2 and array.dtype.kind in "biufc":
+            return _numbers(array)
+        return _join([_scalars(array[:, j].astype(object)) for j in range(array.shape[1])], len(entries))
+    allowed = "a field must hold one number, or a list of one length, per report"
+    if not all(sequences):
+        raise ValueError(f"it mixes lists and single values (e.g. {_short(entries[sequences.index(True)])} and "
+                         f"{_short(entries[sequences.index(False)])}); {allowed}")
+    if universe is None:
+        shown = sorted(lengths)
+        raise ValueError(f"it holds lists of different lengths ({shown[0]} to {shown[-1]} entries); {allowed} (item "
+                         f"sets of varying size need a finite input domain)")
+    return _item_sets(column, universe)
 
 
 def _scalars(column: np.ndarray) -> _Block:

@@ -21,7 +21,9 @@ family on the pilot alone:
   naive-Bayes score whose per-coordinate weights are estimated separately for every key value seen at least
   ``KEY_MIN_COUNT`` times in the pilot (other key values score 0), over the ``KEYED_COLUMNS`` coordinates most
   different within key values; its cells are a union over key values of per-key events, so the event stays well
-  defined and keeps the whole mass (RAPPOR's cohorts: a bit means another Bloom position in every cohort).
+  defined and keeps the whole mass (RAPPOR's cohorts: a bit means another Bloom position in every cohort). When
+  nothing is declared (no law, support test or key), a report column that looks like a key (:func:`_key_like`: few
+  integer values, independent of the input, whose values reveal differences the pooled means hide) is read as one.
 
 Coordinates enter the ``marginal``, ``pair`` and ``score`` families only when their pilot means differ between
 x1 and x0 by more than ``SCREEN_Z`` standard errors. Within a family the cells are ranked by their pilot ratio
@@ -37,16 +39,18 @@ dicts, tuples, complex numbers and item sets into columns), exact reports that r
 declares about how its server reads a report (``supports``, ``key``). It cannot see an event that no family
 expresses: the relation between a hash seed and the hashed value in local hashing with a large seed space
 (each (seed, value) report occurs once and no coordinate alone differs) unless ``supports`` is declared; a
-key-dependent meaning (cohorts) unless ``key`` is declared and its values repeat; a difference confined to
-coordinates whose means agree; the content of opaque objects (strings, ids: only their equality). When it can see
-nothing at all (every coordinate opaque, exact reports seen ``MIN_KEY_COUNT`` times holding less than
-``SEEN_MASS`` of the pilot, nothing declared) the finding says so (``Finding.blind``) and the privacy row is
-INCONCLUSIVE with the remedy, never a PASS at 0.
+key-dependent meaning (cohorts) unless ``key`` is declared or the key column is found, and its values repeat; a
+difference confined to coordinates whose means agree; the content of opaque objects (strings, ids: only their
+equality). Never a blind PASS: when it can see nothing at all (every coordinate opaque, exact reports seen
+``MIN_KEY_COUNT`` times holding less than ``SEEN_MASS`` of the pilot, nothing declared) the finding says so
+(``Finding.blind``), and when a column of a wider report takes a fresh value in nearly every report (a hash seed,
+an id: ``Finding.id_like``) and no support test is declared, the search cannot see through it; either way the
+privacy row is INCONCLUSIVE with the remedy unless a violation is found anyway.
 """
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Callable, Sequence
 
@@ -213,10 +217,12 @@ class KeyedScore:
     columns: tuple[int, ...]
     cells: tuple[Cells, ...]
     weights: tuple[np.ndarray, ...]  # (groups + 1, cells + 1): last row and first column are 0
+    key_column: int | None = None  # the report column read as the key (None: the declared key)
 
     def group_of(self, rows: Rows) -> np.ndarray:
-        pos = np.clip(np.searchsorted(self.groups, rows.public_key), 0, self.groups.size - 1)
-        return np.where(self.groups[pos] == rows.public_key, pos, self.groups.size)
+        key = key_values(rows, self.key_column)
+        pos = np.clip(np.searchsorted(self.groups, key), 0, self.groups.size - 1)
+        return np.where(self.groups[pos] == key, pos, self.groups.size)
 
     def __call__(self, rows: Rows) -> np.ndarray:
         g = self.group_of(rows)
@@ -226,8 +232,14 @@ class KeyedScore:
         return np.round(score, 9)
 
     def describe(self) -> str:
-        return (f"naive-Bayes score of coordinates {list(self.columns)[:8]} conditioned on the key "
-                f"({self.groups.size} key values)")
+        key = "the key" if self.key_column is None else f"coordinate {self.key_column} read as a key"
+        return (f"naive-Bayes score of coordinates {list(self.columns)[:8]} conditioned on {key} "
+                f"({self.groups.size} values)")
+
+
+def key_values(rows: Rows, column: int | None) -> np.ndarray:
+    """The key of each report: the declared ``key(reports)`` (``column`` None), or report column ``column``."""
+    return rows.public_key if column is None else rows.values[:, column].astype(np.int64)
 
 
 # ----- events ---------------------------------------------------------------------------------------------------
@@ -423,12 +435,17 @@ def _exact_event(r1: Rows, r0: Rows, n_final, alpha, delta):
     return KeyEvent(np.sort(keys[frequent[chosen]]), example, values), predicted
 
 
-def _screened(r1: Rows, r0: Rows) -> np.ndarray:
-    """Coordinates whose pilot means differ by more than SCREEN_Z standard errors, most different first."""
+def _mean_z(r1: Rows, r0: Rows) -> np.ndarray:
+    """|z| of the difference of each coordinate's pilot means (inf where constant columns differ)."""
     m1, m0 = r1.values.mean(axis=0), r0.values.mean(axis=0)
     se = np.sqrt(r1.values.var(axis=0) / r1.n + r0.values.var(axis=0) / r0.n)
     with np.errstate(divide="ignore", invalid="ignore"):
-        z = np.where(se > 0, np.abs(m1 - m0) / np.where(se > 0, se, 1.0), np.where(m1 != m0, np.inf, 0.0))
+        return np.where(se > 0, np.abs(m1 - m0) / np.where(se > 0, se, 1.0), np.where(m1 != m0, np.inf, 0.0))
+
+
+def _screened(r1: Rows, r0: Rows) -> np.ndarray:
+    """Coordinates whose pilot means differ by more than SCREEN_Z standard errors, most different first."""
+    z = _mean_z(r1, r0)
     order = np.argsort(-z, kind="stable")
     return order[z[order] > SCREEN_Z][:SCREEN_MAX]
 
@@ -477,26 +494,13 @@ def _support_event(j1: int, j0: int, r1: Rows, r0: Rows, n_final, alpha, delta, 
     return SupportEvent(j1, j0, chosen, labels)
 
 
-def _keyed_score(r1: Rows, r0: Rows) -> KeyedScore | None:
+def _keyed_score(r1: Rows, r0: Rows, key_column: int | None = None) -> KeyedScore | None:
     """Per-key-value naive-Bayes weights (see :class:`KeyedScore`), or None when no key value repeats enough."""
-    values, totals = np.unique(np.concatenate([r1.public_key, r0.public_key]), return_counts=True)
-    frequent = np.argsort(-totals, kind="stable")[:KEY_GROUPS]
-    groups = np.sort(values[frequent[totals[frequent] >= KEY_MIN_COUNT]])
-    if groups.size == 0:
+    within = _within_key(r1, r0, key_column)
+    if within is None:
         return None
-    probe = KeyedScore(groups, (), (), ())
-    g1, g0 = probe.group_of(r1), probe.group_of(r0)
-    size = groups.size + 1
-    m1, m0 = np.bincount(g1, minlength=size).astype(float), np.bincount(g0, minlength=size).astype(float)
-    # coordinates whose means differ most within key values: sum over key values of squared z-scores
-    one_hot = lambda g, n: sparse.csr_matrix((np.ones(n), (g, np.arange(n))), shape=(size, n))
-    s1, s0 = one_hot(g1, r1.n) @ r1.values, one_hot(g0, r0.n) @ r0.values
-    q1, q0 = one_hot(g1, r1.n) @ r1.values ** 2, one_hot(g0, r0.n) @ r0.values ** 2
-    with np.errstate(divide="ignore", invalid="ignore"):
-        mean1, mean0 = s1 / m1[:, None], s0 / m0[:, None]
-        var = (q1 / m1[:, None] - mean1 ** 2) / m1[:, None] + (q0 / m0[:, None] - mean0 ** 2) / m0[:, None]
-        z2 = np.where(var > 0, (mean1 - mean0) ** 2 / np.where(var > 0, var, 1.0), 0.0)[:-1]
-    strength = np.nan_to_num(z2).sum(axis=0)
+    probe, g1, g0, m1, m0, strength = within
+    size = probe.groups.size + 1
     columns = [int(j) for j in np.argsort(-strength, kind="stable")[:KEYED_COLUMNS] if strength[j] > 0]
     if not columns:
         return None
@@ -511,19 +515,45 @@ def _keyed_score(r1: Rows, r0: Rows) -> KeyedScore | None:
         w[-1] = 0.0  # key values without weights of their own
         cells.append(c)
         weights.append(np.hstack([np.zeros((size, 1)), w]))
-    return KeyedScore(groups, tuple(columns), tuple(cells), tuple(weights))
+    return KeyedScore(probe.groups, tuple(columns), tuple(cells), tuple(weights), key_column)
+
+
+def _within_key(r1: Rows, r0: Rows, key_column: int | None):
+    """(an empty KeyedScore holding the key values seen KEY_MIN_COUNT times, each report's group under x1 and x0,
+    the group sizes, and per coordinate the sum over key values of its squared z-score x1 vs x0), or None when no
+    key value repeats enough."""
+    values, totals = np.unique(np.concatenate([key_values(r1, key_column), key_values(r0, key_column)]),
+                               return_counts=True)
+    frequent = np.argsort(-totals, kind="stable")[:KEY_GROUPS]
+    groups = np.sort(values[frequent[totals[frequent] >= KEY_MIN_COUNT]])
+    if groups.size == 0:
+        return None
+    probe = KeyedScore(groups, (), (), (), key_column)
+    g1, g0 = probe.group_of(r1), probe.group_of(r0)
+    size = groups.size + 1
+    m1, m0 = np.bincount(g1, minlength=size).astype(float), np.bincount(g0, minlength=size).astype(float)
+    # coordinates whose means differ most within key values: sum over key values of squared z-scores
+    one_hot = lambda g, n: sparse.csr_matrix((np.ones(n), (g, np.arange(n))), shape=(size, n))
+    s1, s0 = one_hot(g1, r1.n) @ r1.values, one_hot(g0, r0.n) @ r0.values
+    q1, q0 = one_hot(g1, r1.n) @ r1.values ** 2, one_hot(g0, r0.n) @ r0.values ** 2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean1, mean0 = s1 / m1[:, None], s0 / m0[:, None]
+        var = (q1 / m1[:, None] - mean1 ** 2) / m1[:, None] + (q0 / m0[:, None] - mean0 ** 2) / m0[:, None]
+        z2 = np.where(var > 0, (mean1 - mean0) ** 2 / np.where(var > 0, var, 1.0), 0.0)[:-1]
+    return probe, g1, g0, m1, m0, np.nan_to_num(z2).sum(axis=0)
 
 
 def choose_events(r1: Rows, r0: Rows, n_final: int, alpha: float, delta: float = 0.0,
                   scores: Sequence[ScoreOf] = (), support_columns: tuple[int, int] | None = None,
-                  labels: tuple[str, str] = ("x1", "x0")) -> dict[str, object]:
+                  labels: tuple[str, str] = ("x1", "x0"), key_column: int | None = None) -> dict[str, object]:
     """One event per family for the ordered pair (x1 -> r1, x0 -> r0), chosen on the pilot alone
-    (``support_columns``: the columns of ``Rows.derived`` that test support of x1 and of x0)."""
+    (``support_columns``: the columns of ``Rows.derived`` that test support of x1 and of x0; ``key_column``: a
+    report column read as a key when none is declared, see :func:`_key_like`)."""
     events = {}
     if support_columns is not None and r1.derived is not None:
         events["supports"] = _support_event(*support_columns, r1, r0, n_final, alpha, delta, labels)
-    if r1.public_key is not None:
-        keyed = _keyed_score(r1, r0)
+    if r1.public_key is not None or key_column is not None:
+        keyed = _keyed_score(r1, r0, key_column)
         if keyed is not None:
             events["keyed"] = _cell_event(keyed, r1, r0, n_final, alpha, delta, 256, BINS)[0]
     exact, _ = _exact_event(r1, r0, n_final, alpha, delta)
@@ -627,6 +657,11 @@ class Finding:
     #: bounded at level ``planned_alpha`` (the weighted Bonferroni split of :func:`search_plan`)
     planned: int = 0
     planned_alpha: float = 0.0
+    #: the report column read as a key (a cohort id?) when nothing is declared, or None
+    key_column: int | None = None
+    #: per ordered pair (i1, i0) with a caller's score (a declared law's log likelihood ratio): its largest value on
+    #: the pilot reports of both inputs
+    score_max: dict = field(default_factory=dict)
 
     def draws(self, t: int) -> int:
         """Draws per input behind candidate t's counts."""
@@ -686,8 +721,10 @@ def search_plan(sample: Callable, inputs: Sequence, pairs: Sequence[tuple[int, i
     # PLANNED_SHARE of alpha equally; every event the pilot may choose shares the rest, counted before choosing:
     # one per family and pair (scalar reports have the exact and marginal families only; pair and score need two
     # coordinates; supports and keyed run when declared).
+    undeclared = not (planned or scores or fmt.declared)  # nothing says how to read a report: no law, no key
+    key_column = _key_like(pilots, pairs) if undeclared else None
     families = (2 if probe.width == 1 else 4) + (1 if scores else 0) + (probe.derived is not None) + \
-        (probe.public_key is not None)
+        (probe.public_key is not None or key_column is not None)
     share = PLANNED_SHARE if planned else 0.0
     alpha_each = alpha * (1.0 - share) / (len(pairs) * families)
     planned_alpha = alpha * share / len(planned) if planned else 0.0
@@ -697,18 +734,20 @@ def search_plan(sample: Callable, inputs: Sequence, pairs: Sequence[tuple[int, i
         support_columns = (i1, i0) if probe.derived is not None else None
         named = (labels[i1], labels[i0]) if labels is not None else (_label(inputs[i1]), _label(inputs[i0]))
         for family, event in choose_events(pilots[i1], pilots[i0], n_final, alpha_each, delta, extra,
-                                           support_columns, named).items():
+                                           support_columns, named, key_column).items():
             candidates.append(Candidate(i1, i0, family, event))
-    blind = None if (planned or scores or fmt.declared) else _blindness(pilots)
-    id_like = () if fmt.declared else _id_like(pilots[used[0]])
+    blind = _blindness(pilots) if undeclared else None
+    id_like = () if fmt.supports is not None else _id_like(pilots[used[0]])
     events = [c.event for c in candidates]
     totals = yield [Draws(_Draw(sample, inputs[i], block, events, fmt), n_final, seed, streams.SEARCH_FINAL.key(i)) for i in used]
     counts = {i: np.array(total) for i, total in zip(used, totals)}
     for i in used if planned else ():  # a planned event did not depend on the pilot: its pilot draws count too
         counts[i][:len(planned)] += np.array([np.count_nonzero(c.event.contains(pilots[i])) for c in planned],
                                              dtype=counts[i].dtype)
+    score_max = {(i1, i0): max(float(np.max(score(pilots[i]))) for score in extra for i in (i1, i0))
+                 for (i1, i0), extra in (scores or {}).items() if extra}
     return Finding(tuple(candidates), counts, n_final, m, alpha_each, delta, blind, id_like, len(planned),
-                   planned_alpha)
+                   planned_alpha, key_column, score_max)
 
 
 def _label(x) -> str:
@@ -716,17 +755,81 @@ def _label(x) -> str:
     return f"{x.item():g}" if x.ndim == 0 and x.dtype.kind in "biuf" else np.array2string(x, precision=3, threshold=4)
 
 
-#: A numeric coordinate with at least this share of distinct values in a pilot looks like a key (seed, id).
+#: A column (integers, or opaque codes) with at least this share of distinct values in a pilot looks like an id
+#: (a hash seed, a nonce, a user id): a value that never repeats across users.
 ID_LIKE_SHARE = 0.99
+#: A column read as a key when nothing is declared: integers taking at least KEY_LIKE_MIN_VALUES and at most
+#: KEY_GROUPS values, each seen KEY_MIN_COUNT times on average in the pilots of a pair, whose mean does not differ
+#: between any two inputs by more than SCREEN_Z standard errors (a public key, such as a cohort id, does not depend
+#: on the input). Two values are a bit, not a key; at most KEY_LIKE_CANDIDATES columns (fewest values first) are
+#: weighed, and the one whose conditioning reveals most (:func:`_conditioning_gain`) is taken, if it reveals any.
+KEY_LIKE_MIN_VALUES = 3
+KEY_LIKE_CANDIDATES = 4
+
+
+def _distinct(values: np.ndarray) -> np.ndarray:
+    """The number of distinct values in each column."""
+    ordered = np.sort(values, axis=0)
+    return 1 + np.count_nonzero(np.diff(ordered, axis=0) != 0, axis=0)
+
+
+def _integral(rows: Rows) -> np.ndarray:
+    """Which columns hold numbers (not opaque codes) that are all integers."""
+    numeric = np.array(rows.numeric, dtype=bool) if rows.numeric else np.ones(rows.width, dtype=bool)
+    return numeric & np.all(rows.values == np.round(rows.values), axis=0)
 
 
 def _id_like(rows: Rows) -> tuple[int, ...]:
-    """Numeric, integer-valued coordinates whose pilot values are nearly all distinct."""
-    values = np.sort(rows.values, axis=0)
-    distinct = 1 + np.count_nonzero(np.diff(values, axis=0) != 0, axis=0)
-    integral = np.all(values == np.round(values), axis=0)
-    numeric = np.array(rows.numeric, dtype=bool) if rows.numeric else np.ones(rows.width, dtype=bool)
-    return tuple(int(j) for j in np.flatnonzero(numeric & integral & (distinct >= ID_LIKE_SHARE * rows.n)))
+    """Columns of a report of two or more columns whose pilot values are nearly all distinct: integers or opaque
+    codes (a float column of noisy values is never distinct by accident of being an id, so it is not one)."""
+    if rows.width < 2:
+        return ()
+    opaque = ~np.array(rows.numeric, dtype=bool) if rows.numeric else np.zeros(rows.width, dtype=bool)
+    fresh = _distinct(rows.values) >= ID_LIKE_SHARE * rows.n
+    return tuple(int(j) for j in np.flatnonzero((_integral(rows) | opaque) & fresh))
+
+
+def _key_like(pilots: dict, pairs) -> int | None:
+    """The report column that looks like a public key (see KEY_LIKE_MIN_VALUES), or None."""
+    rows = [pilots[i] for i in sorted(pilots)]
+    first = rows[0]
+    if first.width < 2:
+        return None
+    pooled = np.vstack([r.values for r in rows])
+    counts = _distinct(pooled)
+    most = min(KEY_GROUPS, 2 * first.n // KEY_MIN_COUNT)
+    public = np.all([_mean_z(first, r) <= SCREEN_Z for r in rows[1:]], axis=0)
+    candidates = np.flatnonzero(np.all([_integral(r) for r in rows], axis=0) & public
+                                & (counts >= KEY_LIKE_MIN_VALUES) & (counts <= most))
+    if candidates.size == 0:
+        return None
+    candidates = sorted(candidates.tolist(), key=lambda j: (counts[j], j))[:KEY_LIKE_CANDIDATES]
+    gains = [_conditioning_gain(pilots[i1], pilots[i0], j) for i1, i0 in pairs for j in candidates]
+    best = int(np.argmax(gains))
+    return candidates[best % len(candidates)] if gains[best] > 0 else None
+
+
+#: A candidate key column is taken when conditioning on it raises the squared z-scores of the other coordinates
+#: by more than chance would: by more than KEY_LIKE_Z standard deviations of the chi-square it would follow.
+KEY_LIKE_Z = 6.0
+
+
+def _conditioning_gain(r1: Rows, r0: Rows, column: int) -> float:
+    """How much more the other coordinates differ between x1 and x0 within the values of ``column`` than pooled
+    (sum over key values of squared z-scores minus the pooled ones), beyond what chance gives: positive when
+    reading ``column`` as a key reveals a difference the pooled means hide (RAPPOR's cohorts), at most 0 when
+    it does not (a bit, a value column, a key that changes nothing)."""
+    within = _within_key(r1, r0, column)
+    if within is None:
+        return 0.0
+    groups, strength = within[0].groups.size, within[-1]
+    others = np.ones(r1.width, dtype=bool)
+    others[column] = False
+    pooled = _mean_z(r1, r0) ** 2
+    varying = others & ((r1.values.var(axis=0) > 0) | (r0.values.var(axis=0) > 0))
+    df = max(groups - 1, 1) * max(int(np.count_nonzero(varying)), 1)
+    gain = float(strength[others].sum() - pooled[others].sum())
+    return gain - (df + KEY_LIKE_Z * math.sqrt(2.0 * df))
 
 
 def _blindness(pilots: dict) -> str | None:

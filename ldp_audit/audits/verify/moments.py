@@ -61,12 +61,14 @@ class _MomentReducer:
         reports = m.sample(self.x, size, rng)
         x = _tested(m, self.x)
         parts = []
-        for quantity, (claims_mean, _) in self.quantities.items():
+        for quantity, (claims_mean, claims_var) in self.quantities.items():
             values = _as_array(reports if quantity == "report" else m.estimate(reports))
             values = values[:, :MAX_COORDINATES] if values.ndim > 1 else values
+            if claims_var:
+                _fitting(m, quantity, "variance", x, values)
             # centred at the claimed mean where there is one (accurate float sums); every chunk must use the same
             # centre, since their power sums are added
-            center = _claimed(m, quantity, "mean", x) if claims_mean else 0.0
+            center = _fitting(m, quantity, "mean", x, values) if claims_mean else 0.0
             parts.append(Moments.of(values, center))
         if self.covariance:
             estimates = _as_array(m.estimate(reports))
@@ -91,6 +93,18 @@ def _claimed(mechanism, quantity: str, moment: str, x):
                 ("estimate", "mean"): mechanism.estimate_mean, ("estimate", "variance"): mechanism.estimate_var}
     value = formulas[quantity, moment](x)
     return value[:MAX_COORDINATES] if mechanism.sampling is None and np.ndim(value) else value
+
+
+def _fitting(mechanism, quantity: str, moment: str, x, values: np.ndarray):
+    """The claimed ``moment`` of ``quantity`` at x, refused (ValueError) unless it is one number, or one per
+    coordinate of the (n, w) ``values`` it describes: a claim of another shape cannot be compared with them."""
+    claim = _claimed(mechanism, quantity, moment, x)
+    if np.ndim(claim) and np.shape(claim) != values.shape[1:]:
+        width = values.shape[1] if values.ndim > 1 else 1
+        raise ValueError(f"{mechanism.name}: the claimed {moment} of the {quantity} at x={np.asarray(x).tolist()} "
+                         f"has shape {np.shape(claim)}, but each {quantity} holds {width} number(s): claim one number, "
+                         f"or one per coordinate")
+    return claim
 
 
 #: Rounding of a mean of float64 values, in units of the law's largest |value|: deviations below it are not evidence.

@@ -6,12 +6,14 @@
   exits 2), not a privacy finding;
 * ``sanity.finite``: no NaN or infinite number in a report;
 * ``sanity.support``: every report lies in the declared output support (when one is declared);
+* ``sanity.declarations`` (WARN, only when there are some): what the mechanism declared that no audit reads (a
+  law shadowed by another, a cdf without its pdf, an estimator's moments without the estimator);
 * ``sanity.determinism``: the reports are a function of the ``rng`` argument alone: the same seed gives the
   same reports whatever the global ``numpy`` and ``random`` states, and another seed gives other reports
   (unless the output is constant). Two findings differ in kind:
 
   - a sampler that *ignores* its rng (two seeds, identical random reports) hands every user the same noise:
-    always a FAIL;
+    always a FAIL, a finding about the mechanism (``verify`` exits 1, as for any failed check);
   - a sampler that draws from a generator of its own (OpenDP, python-dp: secure, unseedable) gives other
     reports for the same seed. Every statistical check stays valid on such fresh draws, so by default the row is
     a WARN (numbers differ run to run) and the verdict follows the statistical rows; with ``require_seeded``
@@ -41,6 +43,14 @@ def _draw(mechanism, x, seed: int, index: int, fmt: ReportFormat):
     return as_rows(mechanism.sample(x, SANITY_DRAWS, rng_for(seed, *streams.SANITY.key(), index)), SANITY_DRAWS, fmt)
 
 
+def _failure(x, exc: BaseException) -> str:
+    """What failed while drawing reports of x: a ValueError says itself which call failed and how (a user's method,
+    the reports' shape, a malformed support test or key); any other error is the sampler's own."""
+    if isinstance(exc, ValueError):
+        return f"at input {_show(x)}: {exc}"
+    return f"sample({_show(x)}, {SANITY_DRAWS}, rng) failed: {type(exc).__name__}: {exc}"
+
+
 def sanity_checks(mechanism, seed: int, require_seeded: bool = False) -> tuple[list[CheckResult], bool]:
     """The sampler's contract at ``mechanism.privacy_inputs``; returns the rows and whether statistics may run
     (``require_seeded``: a sampler not reproducible from its seed FAILs instead of getting a WARN)."""
@@ -52,7 +62,7 @@ def sanity_checks(mechanism, seed: int, require_seeded: bool = False) -> tuple[l
         try:
             rows.append(_draw(mechanism, x, seed, i, fmt))
         except (Exception, SystemExit) as exc:  # the mechanism's code failed: report it, do not crash the audit
-            problems.append(f"sample({_show(x)}, {n}, rng) failed: {type(exc).__name__}: {exc}")
+            problems.append(_failure(x, exc))
             break
     if not problems and len({r.width for r in rows}) > 1:
         problems.append(f"report widths differ between inputs: {sorted({r.width for r in rows})}")
@@ -77,6 +87,10 @@ def sanity_checks(mechanism, seed: int, require_seeded: bool = False) -> tuple[l
             seed=seed, explanation=(f"{outside} report(s) outside {support.describe()}" if outside
                                     else f"every report lies in {support.describe()}")))
     results.append(determinism_check(mechanism, probes[0], rows[0], seed, require_seeded, fmt))
+    if mechanism.unused_claims:
+        results.append(CheckResult(
+            "sanity.declarations", f"{ref}: every declared claim is audited", Status.WARN,
+            explanation="declared, but no audit reads it: " + "; ".join(mechanism.unused_claims)))
     return results, not bad
 
 

@@ -127,11 +127,18 @@ def test_cohort_rappor_correct_passes_and_is_tight():
     assert report.passed and row.details["tightness"] > 0.75  # measured 0.862
 
 
-def test_cohort_rappor_without_its_key_is_not_caught():
-    """Pooled over cohorts the same wrong-f client looks private (0.685 < 1 at 2e5 draws): the key is needed."""
+def test_cohort_rappor_without_its_key_is_caught_through_its_key_like_column():
+    """Pooled over cohorts the same wrong-f client looked private (PASS 0.685 before issue 43): the cohort column
+    (8 values, independent of the input) is now read as a key, named, and conditioned on."""
     row = _blackbox(audit(cohort_rappor(1.0, spend=2.0, declare=()), checks="privacy", samples=100_000,
                           alpha=ALPHA))
-    assert row.status.value == "pass" and "keyed" not in row.details["eps_lower_per_family"]
+    assert row.status.value == "fail" and row.details["family"] == "keyed" and row.statistic > 1.5  # measured 1.886
+    assert row.details["key_column"] == 0 and "coordinate 0 takes few values" in row.explanation
+
+
+def test_cohort_rappor_correct_without_declarations_still_passes():
+    row = _blackbox(audit(cohort_rappor(1.0, declare=()), checks="privacy", samples=100_000, alpha=ALPHA))
+    assert row.status.value == "pass" and row.details["key_column"] == 0 and row.details["tightness"] > 0.75
 
 
 # ----- the protocol ----------------------------------------------------------------------------------------------

@@ -136,7 +136,7 @@ def test_the_command_reports_a_figure_from_its_stored_quick_runs(tmp_path, capsy
     code = main(["reproduce", "ppgnn", "--tables", "fig8", "--quick", "--max-runs", "0", "--results",
                  str(tmp_path / "runs"), "--plot", str(plot), "--json"])
     report = json.loads(capsys.readouterr().out)
-    assert code in (0, 1) and report["settings"]["runs finished"] == "20/20"
+    assert code in (0, 1, 4) and report["settings"]["runs finished"] == "20/20"  # a verdict (4: inconclusive rows)
     names = [r["name"] for r in report["results"]]
     assert "cora fig8 FlexProp > KProp eps=1" in names and "cora fig8 FlexProp - KProp grows with eps" in names
     assert all(r["status"] != "inconclusive" or "CI" in r["explanation"] for r in report["results"])

@@ -146,7 +146,7 @@ def test_the_plan_counts_every_run_the_report_trains_attribution_included(paper,
             "--json", "--device", "cpu", "--data-dir", str(tmp_path / "none"), *extra]
     assert _run([*argv, "--plan"]) == 0
     plan = json.loads(capsys.readouterr().out)
-    assert _run(argv) in (0, 1)
+    assert _run(argv) in (0, 1, 4)  # a verdict (4: inconclusive)
     report = json.loads(capsys.readouterr().out)
     assert any(r["name"].endswith("attribution: whole gap") for r in report["results"])
     assert plan["runs"] == len(set(trained))
