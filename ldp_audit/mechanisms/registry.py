@@ -17,7 +17,7 @@ from .frequency import ORACLES, Rappor
 from .gaussian import Gaussian
 from .sampled import SampledMechanism
 from .scalar import Duchi, Laplace, OneBit, Piecewise, SquareWave, SquareWaveUnit
-from .validation import EPS_MAX, EPS_MIN, check_dimension, check_eps, check_open_unit, check_range
+from .validation import EPS_MAX, EPS_MIN, MAX_DIMENSION, check_dimension, check_eps, check_open_unit, check_range
 
 
 @dataclass(frozen=True)
@@ -50,7 +50,7 @@ class _Required:
 
 _REQUIRED = _Required()
 _EPS = Param("eps", _REQUIRED, f"[{EPS_MIN:g}, {EPS_MAX:g}]", "total privacy budget of one report")
-_D = Param("d", 8, "integer >= 1", "input dimension")
+_D = Param("d", 8, f"integer in [1, {MAX_DIMENSION:.0e}]", "input dimension")
 _DELTA = Param("delta", 1e-5, "(0, 1)", "delta of (eps, delta)-LDP")
 
 

@@ -83,7 +83,10 @@ def failure_message(report: AuditReport, call: str = "") -> str:
 
 
 def _raise_unless_passed(report: AuditReport, call: str) -> AuditReport:
-    if report.verdict == Status.FAIL:
+    """The report when its verdict is PASS; an AssertionError otherwise. INCONCLUSIVE fails the assertion too: a
+    check that could not see (a report of opaque hash seeds with no ``supports``, too few samples) proves nothing,
+    and a test that passed on it would be the silent PASS an auditor must never give (``verify`` exits 4)."""
+    if report.verdict != Status.PASS:
         raise AssertionError(failure_message(report, call))
     return report
 
@@ -114,8 +117,8 @@ def assert_ldp(mechanism, eps: float, *, domain=None, samples: int = DEFAULT_SAM
                require_seeded: bool = False, **claims) -> AuditReport:
     """Assert that ``mechanism`` is ``eps``-LDP (``(eps, delta)`` with ``delta=...``): ``audit`` with
     ``checks="privacy"`` (sanity checks, the exact white-box rows when a law is declared, the black-box search on
-    the mechanism's samples). Raises AssertionError with the rendered report on a failure; returns the report.
-    An unseedable sampler passes with a WARN row unless ``require_seeded=True``."""
+    the mechanism's samples). Raises AssertionError with the rendered report on a failure or an INCONCLUSIVE
+    verdict; returns the report. An unseedable sampler passes with a WARN row unless ``require_seeded=True``."""
     eps = check_eps(eps)  # checked here too: a built-in whose own eps equals float(eps) is used as it is
     mech = adapted(mechanism, eps, domain, **claims)
     report = _run(mech, samples, seed, alpha, workers, engine, scheduler, checks="privacy",
@@ -134,7 +137,7 @@ def assert_moments(mechanism, mean: Callable | None = None, var: Callable | None
     mechanism's estimator applied to its reports; the default when it has one) or ``"report"`` (the raw report).
     Without ``mean`` and ``var`` the mechanism's own declared claims are tested (for a built-in: its paper's
     formulas, exactly as ``ldp-audit verify`` tests them). Raises AssertionError with the rendered report on a
-    failure; returns the report otherwise.
+    failure or an INCONCLUSIVE verdict; returns the report otherwise.
     """
     if of not in (None, "estimate", "report"):
         raise ValueError(f"of must be 'estimate' or 'report', got {of!r}")

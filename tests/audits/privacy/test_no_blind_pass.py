@@ -247,3 +247,20 @@ def test_records_of_odd_shapes_exit_2_naming_the_field(tmp_path, monkeypatch, ca
     out, err = capsys.readouterr()
     assert code == 2 and "ldp-audit: error: sanity.shape:" in err and words in err, err
     assert "Traceback" not in err and json.loads(out)["verdict"] == "fail"
+
+
+# ----- the pytest face: an assertion never passes on what the audit could not see -----------------------------------
+@pytest.mark.parametrize("spend", [1.0, 2.0], ids=["correct", "2eps"])
+def test_assert_ldp_fails_on_an_inconclusive_report_and_names_the_verdict(spend):
+    from ldp_audit.testing import assert_ldp
+
+    with pytest.raises(AssertionError, match=r"verdict INCONCLUSIVE"):
+        assert_ldp(blh(1.0, spend), 1.0, samples=20_000, alpha=ALPHA)
+
+
+def test_assert_ldp_passes_the_same_client_once_its_reports_can_be_read():
+    from ldp_audit.testing import assert_ldp
+
+    assert assert_ldp(blh(1.0, declare=("supports",)), 1.0, samples=20_000, alpha=ALPHA).verdict.value == "pass"
+    with pytest.raises(AssertionError, match=r"verdict FAIL"):
+        assert_ldp(blh(1.0, 2.0, declare=("supports",)), 1.0, samples=20_000, alpha=ALPHA)
