@@ -15,7 +15,7 @@ from ..audits.verify.compare import figure1_curves, figure1_report, variance_rep
 from ..files import write_atomic
 from ..mechanisms import make
 from ._common import add_output_options, emit
-from .options import check_memory, eps_budget, integer, positive, real, seed
+from .options import check_memory, eps_budget, integer, real, seed
 
 _DEFAULT = "laplace_hd,piecewise_hd,multibit,hds"
 #: Defaults of the options that --sweep does not use (its grid, mechanisms and inputs are Figure 1's).

@@ -5,6 +5,7 @@ from ..audits.graph.datasets import dataset_report
 from .render import write_report
 from ..models import data as datasets
 from ._common import VERDICT_EXIT, add_output_options, emit
+from .options import folder
 
 
 def register(subparsers) -> None:
@@ -23,9 +24,9 @@ def register(subparsers) -> None:
 
 def add_data_options(parser) -> None:
     """``--data-dir``, ``--cache-dir`` and ``--no-verify``, shared by every command that reads a dataset."""
-    parser.add_argument("--data-dir", metavar="DIR", help=f"dataset folder (default: ${datasets.ENV_DATA}, "
+    parser.add_argument("--data-dir", metavar="DIR", type=folder, help=f"dataset folder (default: ${datasets.ENV_DATA}, "
                                                           "else ../shared/datasets beside the project)")
-    parser.add_argument("--cache-dir", metavar="DIR", help=f"writable folder for torch-geometric's processed "
+    parser.add_argument("--cache-dir", metavar="DIR", type=folder, help=f"writable folder for torch-geometric's processed "
                                                            f"files (default: ${datasets.ENV_CACHE} or "
                                                            "~/.cache/ldp-audit)")
     parser.add_argument("--no-verify", action="store_true",

@@ -97,3 +97,10 @@ def scheduler(text: str) -> str:
         return check_scheduler(text)
     except EngineError:
         raise argparse.ArgumentTypeError(f"must be a Dask scheduler address tcp://HOST:PORT, got {text!r}") from None
+
+
+def folder(text: str) -> str:
+    """A folder's path, as given: an empty one is refused (it used to mean the default folder, in silence)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("is empty; give a folder, or leave the option out for the default")
+    return text

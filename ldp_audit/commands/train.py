@@ -35,6 +35,7 @@ from pathlib import Path
 
 from ._common import spinner
 from .data import add_data_options
+from .options import folder
 
 def budget(flag: str):
     """argparse type for a privacy budget: a number > 0, or 'inf' for no perturbation."""
@@ -186,7 +187,7 @@ def register(sub) -> None:
                              "logistic regression (one linear layer with a bias; --task node or link)")
     add_device_option(p)
     add_sweep_options(p, workers=1)
-    p.add_argument("--results", default=None, metavar="DIR",
+    p.add_argument("--results", default=None, metavar="DIR", type=folder,
                    help=f"folder of run JSONs (default train in {DATA_HOME_HELP}; never the working directory)")
     p.add_argument("--json", action="store_true", help="print the result JSON instead of a table")
     add_data_options(p)

@@ -2,7 +2,6 @@
 correct implementation, size guards, a damaged dataset as one row, and the inputs the sweep found unclean."""
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from ldp_audit.audits.privacy import accountants as accounting

@@ -1,6 +1,5 @@
 """The ldp-audit CLI: exit codes 0 / 1 / 2, JSON on stdout, atomic --out, list, compare and claims."""
 import json
-import sys
 
 import pytest
 

@@ -67,3 +67,20 @@ def test_the_python_api_refuses_more_sampled_coordinates_than_features(k, d):
     with pytest.raises(ValueError, match=rf"k must be an integer in \[1, {d}\].*got {k}"):
         config.sampled(d)
     assert config.sampled(k) == k  # exactly d coordinates is allowed
+
+
+@pytest.mark.parametrize("argv", [
+    ["train", "lpgnn", "--dataset", "csbm", "--results", ""],
+    ["train", "lpgnn", "--dataset", "csbm", "--results", "  "],
+    ["train", "ldp-ge", "--dataset", "cora", "--results", ""],
+    ["reproduce", "lpgnn", "--quick", "--datasets", "cora", "--results", ""],
+    ["reproduce", "se-privgemb", "--results", ""],
+    ["train", "lpgnn", "--dataset", "csbm", "--data-dir", ""],
+    ["train", "lpgnn", "--dataset", "csbm", "--cache-dir", ""],
+    ["data", "cora", "--data-dir", ""],
+    ["bounds", "--dataset", "cora", "--cache-dir", " "],
+], ids=lambda argv: " ".join(a or "''" for a in argv))
+def test_an_empty_folder_option_is_refused_instead_of_meaning_the_default(capsys, argv):
+    code, err = _code(argv, capsys)
+    option = next(a for a in argv if a.startswith("--") and argv[argv.index(a) + 1].strip() == "")
+    assert code == 2 and f"argument {option}: is empty" in err and "Traceback" not in err

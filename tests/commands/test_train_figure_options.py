@@ -3,7 +3,6 @@ levels, split, level distribution, propagation and PPM* (Figs. 4-9); the --proto
 (issue 26) reach the run under the explicit options; bad values name the option and its range."""
 from __future__ import annotations
 
-import json
 
 import pytest
 

@@ -3,7 +3,6 @@ LPGNN's analytic Gaussian; each changes the reports under the same seed, enters 
 on runs it does not act on (so the released preset leaves those runs' keys alone)."""
 from __future__ import annotations
 
-import math
 from dataclasses import replace
 
 import numpy as np

@@ -390,7 +390,7 @@ def _loglik_row(mechanism, inputs, finding, n, seed, alpha) -> CheckResult:
             t = max(events, key=lambda e: bounds[e])
             if worst is None or bounds[t] - declared > worst[0]:
                 worst = (float(bounds[t] - declared), t, declared)
-    ref, eps = mechanism.reference, mechanism.eps
+    ref = mechanism.reference
     used = any(c.family == "law" for c in finding.candidates)
     claim = f"{ref}: the declared report_loglik is the sampler's law"
     if worst is None:

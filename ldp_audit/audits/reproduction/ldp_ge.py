@@ -243,7 +243,7 @@ def margin_rows(cells: Iterable[LdpGeCell], results: dict, eps: float = 1.0) -> 
         rows.append(CheckResult(
             name, claim, Status.PASS if holds else Status.FAIL, margin, "HDS margin (points)", interval=(low, high),
             threshold=quoted, n=samples.shape[1], seed=C21_SEED, alpha=C21_ALPHA,
-            explanation=f"means " + ", ".join(f"{m} {v:.2f}" for m, v in means.items()) + f": HDS {margin:+.2f} "
+            explanation="means " + ", ".join(f"{m} {v:.2f}" for m, v in means.items()) + f": HDS {margin:+.2f} "
                         f"over {ours}, 95% bootstrap CI [{low:+.2f}, {high:+.2f}] over {samples.shape[1]} seeds; "
                         f"printed {quoted:+.2f} over {best} "
                         + ("lies within" if holds else "lies outside") + f" the CI widened by {MIN_TOLERANCE:g}",
@@ -432,7 +432,7 @@ def figure2_rows(cells: Iterable[LdpGeCell], results: dict) -> list[CheckResult]
         spread = max(flat) - min(flat)
         rows.append(_row(f"C22 {dataset} HDS flat", f"{paper.FIG2_CITE}: HDS accuracy nearly flat for eps in "
                          f"[0.01, 1] ({dataset})", spread <= MIN_TOLERANCE, spread, "max - min over eps (points)",
-                         "HDS accuracy " + ", ".join(f"{v:.2f}" for v in flat) + f" at eps = "
+                         "HDS accuracy " + ", ".join(f"{v:.2f}" for v in flat) + " at eps = "
                          + ", ".join(f"{e:g}" for e in paper.FIG2_FLAT_EPS)
                          + f": spread {spread:.2f} (allowed {MIN_TOLERANCE:g})"))
     return rows

@@ -64,6 +64,7 @@ from .common import (DATA_HOME_HELP, PROTOCOL_TABLES, PROTOCOLS_OF_OPTION, add_p
 from .common import paper_datasets as _datasets
 from . import lpgnn as lpgnn_figures
 from ..data import add_data_options
+from ..options import folder
 from ..train import add_device_option, count
 from ...mechanisms.validation import MAX_RUNS
 
@@ -103,7 +104,7 @@ def register(sub) -> None:
     p.add_argument("--max-runs", type=count("--max-runs", 0),
                    help="start at most this many new runs, then report (resume later)")
     add_plan_option(p)
-    p.add_argument("--results", metavar="DIR", help=f"folder of run JSONs (default PAPER-MODE in {DATA_HOME_HELP}; "
+    p.add_argument("--results", metavar="DIR", type=folder, help=f"folder of run JSONs (default PAPER-MODE in {DATA_HOME_HELP}; "
                                                     "never the working directory)")
     p.add_argument("--mechanisms", nargs="+", metavar="NAME", type=str.upper,
                    help="ppgnn: restrict to these Table III mechanisms (1B LP GM MB PPM; default MB PPM with "

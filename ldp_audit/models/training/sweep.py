@@ -30,7 +30,7 @@ from typing import Callable, Hashable, Iterable
 from . import runtime
 from .config import RunConfig, batch_key
 from .store import RunStore
-from .train import RunCache, one_after_another, train_configs, train_run
+from .train import RunCache, one_after_another, train_configs
 
 #: ``run(config, device, cache) -> result``: one run of a pipeline (a module-level function, so it pickles).
 Runner = Callable[[object, str, RunCache], object]

@@ -5,7 +5,6 @@ Measurements are fabricated (no training)."""
 from __future__ import annotations
 
 import json
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
