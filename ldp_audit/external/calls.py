@@ -10,9 +10,10 @@ that says which method failed. The wrapper runs wherever the function runs, work
 """
 from __future__ import annotations
 
-import contextlib
 import reprlib
 import sys
+import threading
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Callable
 
@@ -22,6 +23,30 @@ import numpy as np
 class UserCodeError(ValueError):
     """A user's function raised, exited, or returned something the protocol does not allow; the message names the
     method, the value received and what is allowed."""
+
+
+_REDIRECTING = threading.Lock()
+_inside = 0  # user calls running now, in any thread
+_stdout = None  # sys.stdout as it was before the first of them
+
+
+@contextmanager
+def _prints_to_stderr():
+    """sys.stdout is sys.stderr while any user call runs, in any thread (a Dask worker's threads run several at
+    once). ``contextlib.redirect_stdout`` in each would race: two overlapping calls can restore each other's
+    stream and leave stdout on stderr for good, and the report with it."""
+    global _inside, _stdout
+    with _REDIRECTING:
+        if _inside == 0:
+            _stdout, sys.stdout = sys.stdout, sys.stderr
+        _inside += 1
+    try:
+        yield
+    finally:
+        with _REDIRECTING:
+            _inside -= 1
+            if _inside == 0:
+                sys.stdout, _stdout = _stdout, None
 
 
 @dataclass(frozen=True)
@@ -36,7 +61,7 @@ class UserCall:
     returns: Callable | None = None
 
     def __call__(self, *args):
-        with contextlib.redirect_stdout(sys.stderr):
+        with _prints_to_stderr():
             try:
                 value = self.fn(*args)
             except UserCodeError:

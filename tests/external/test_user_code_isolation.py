@@ -271,3 +271,25 @@ def test_prints_in_pool_workers_go_to_stderr_too(user_module, capfd):
     report = json.loads(out)
     assert code == 0 and report["settings"]["engine"] == "processes"
     assert "chatter from a worker" in err and "chatter" not in out
+
+
+def test_user_calls_overlapping_in_threads_leave_stdout_where_it_was():
+    """A Dask worker runs user calls in several threads at once. With one stdout swap per call, a call that ends
+    after another one began restores the stream the first had swapped in, and stdout stays on stderr (with the
+    report after it). Forced here: A starts, B starts, A ends, B ends."""
+    import sys
+    import threading
+
+    from ldp_audit.external.calls import UserCall
+
+    a_in, b_in, a_done = threading.Event(), threading.Event(), threading.Event()
+    first = UserCall(lambda: (a_in.set(), b_in.wait(10)), "sample(x, n, rng)", "A")
+    second = UserCall(lambda: (b_in.set(), a_done.wait(10), print("from B")), "sample(x, n, rng)", "B")
+    before = sys.stdout
+    threads = [threading.Thread(target=lambda: (first(), a_done.set())),
+               threading.Thread(target=lambda: (a_in.wait(10), second()))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(10)
+    assert a_done.is_set() and sys.stdout is before
