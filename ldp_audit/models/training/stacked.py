@@ -16,15 +16,14 @@ torch initialisers), then stacked. The layers are the maths of ``modules.py`` wr
 - GCNConv is Â H W + b with Â = D^-1/2 (A + I) D^-1/2 (``KProp(1, "gcn", self_loops=True)``), SAGEConv is
   mean_N(i)(H) W_l + b + H W_r (``KProp(1, "mean")``), BatchNorm uses each run's own statistics.
 
-A run's numbers never depend on its batch mates, by construction rather than by luck of the CPU: every floating
-point sum a run needs is computed by a call whose shape is the run's own, or by a kernel that sums each output
-the same way whatever the width (``tensors.py``). Dense products are one GEMM per run, (n, d) x (d, h): MKL
-picks its GEMM kernel by all three sizes, so a product of many runs side by side would sum a run's column in
-another order (measured: with MKL's AVX2 path every stack of 5 or more runs on a 500-wide report differed).
-Sparse products stay wide (one per stack and step, :func:`tensors.spmm`). The second layer is a batched GEMM
-of per-run shape, and every elementwise op rounds alike in vector body and scalar tail. So on CPU with one
-thread a run is bit-identical alone and in any stack, at any position, under every MKL code path and torch CPU
-capability (tests/models/test_batched_training.py, test_cpu_code_paths.py); on CUDA within a tolerance.
+A run's numbers never depend on its batch mates, by construction rather than by luck of the CPU: every product
+a run needs, dense or sparse, is one call with the run's own operand (:func:`tensors.left_product`), the call it
+makes alone; MKL picks its kernels by the operands' sizes, so one product over the runs side by side would sum a
+run's columns in another order (measured: every stacked width of a sparse product on an AVX-512 CPU, GEMMs of 5
+or more runs on MKL's AVX2 path). The second layer is a batched GEMM of per-run shape, and every elementwise op
+rounds alike in vector body and scalar tail. So on CPU with one thread a run is bit-identical alone and in any
+stack, at any position, under every MKL code path and torch CPU capability (tests/models/test_batched_training.py,
+test_cpu_code_paths.py); on CUDA, where the products stay wide, within a tolerance.
 """
 from __future__ import annotations
 
@@ -35,7 +34,7 @@ import scipy.sparse as sp
 import torch
 
 from ..propagation import KProp
-from .tensors import SparseOperator, selu, sparse_columns, spmm, torch_csr
+from .tensors import SparseOperator, left_product, selu, sparse_columns, torch_csr
 
 #: A report whose entries are one value except for at most this share is stored as value + sparse matrix.
 SPARSE_SHARE = 0.05
@@ -85,29 +84,18 @@ class Report:
         longer per run: 27.5 ms against 17.0 on Cora, 212 against 55 on CiteSeer), on CUDA the view."""
         return cls(x, x.T.contiguous() if x.device.type == "cpu" else x.T)
 
-    @staticmethod
-    def _per_run(matrix: torch.Tensor, stacked_input: torch.Tensor) -> torch.Tensor:
-        """``matrix @ s`` for each run's slice s: one GEMM per run, of the run's own shape whatever the stack (a
-        GEMM over the runs side by side sums a run's column in an order that MKL picks by the stack's width)."""
-        return torch.stack([matrix @ s for s in stacked_input.unbind(0)])
-
-    def _sparse_times(self, matrix: torch.Tensor, stacked_input: torch.Tensor) -> torch.Tensor:
-        runs, rows, h = stacked_input.shape
-        wide = stacked_input.permute(1, 0, 2).reshape(rows, runs * h)
-        return spmm(matrix, wide).reshape(-1, runs, h).permute(1, 0, 2).contiguous()
-
     def times(self, w: torch.Tensor) -> torch.Tensor:
         """X' W for stacked weights ``w`` (runs, d, h) sharing this report, (runs, n, h)."""
         if self.sparse is None:
-            return self._per_run(self.dense, w)
-        out = self._sparse_times(self.sparse, w)
+            return left_product(self.dense, w)
+        out = left_product(self.sparse, w)
         return out + self.shift * w.sum(1, keepdim=True) if self.shift else out
 
     def transpose_times(self, g: torch.Tensor) -> torch.Tensor:
         """X'^T G for stacked ``g`` (runs, n, h), (runs, d, h)."""
         if self.sparse is None:
-            return self._per_run(self.dense_t, g)
-        out = self._sparse_times(self.sparse_t, g)
+            return left_product(self.dense_t, g)
+        out = left_product(self.sparse_t, g)
         return out + self.shift * g.sum(1, keepdim=True) if self.shift else out
 
     @classmethod
@@ -115,7 +103,7 @@ class Report:
         """C X' for the operator ``chain`` C (applied first to last), dense: the features-first order."""
         out = torch.as_tensor(np.asarray(x, dtype=np.float32), device=device)
         for operator in chain:
-            out = spmm(operator.forward, out)
+            out = torch.sparse.mm(operator.forward, out)
         return cls.dense_of(out)
 
 
@@ -135,19 +123,17 @@ def features_first(chain: list, num_nodes: int, width: int, dense_report: bool) 
 
 
 def _through(chain: list, h: torch.Tensor, transpose: bool) -> torch.Tensor:
-    """Every run of ``h`` (runs, n, w) through the same ``chain``: the runs sit side by side as column blocks of
-    one (n, runs w) matrix, so each step is one sparse product for all of them."""
-    runs, n, w = h.shape
-    wide = h.permute(1, 0, 2).reshape(n, runs * w)
+    """Every run of ``h`` (runs, n, w) through the same ``chain`` (reversed and transposed for the backward
+    pass), one :func:`tensors.left_product` per step."""
     for operator in (chain[::-1] if transpose else chain):
-        wide = spmm(operator.backward if transpose else operator.forward, wide)
-    return wide.reshape(n, runs, w).permute(1, 0, 2).contiguous()
+        h = left_product(operator.backward if transpose else operator.forward, h)
+    return h
 
 
 def apply_chains(h: torch.Tensor, chains: list, transpose: bool = False) -> torch.Tensor:
     """Run r's slice of ``h`` (runs, n, w) through its list of :class:`SparseOperator` (reversed and transposed for
-    the backward pass). Runs with the same chain (one KProp and K, the common case) share every product; FlexProp
-    runs, whose weights are each run's reported levels, go one by one."""
+    the backward pass). Runs with the same chain (one KProp and K, the common case) go through it together (on
+    CUDA one product per step for all of them); FlexProp runs, whose weights are each run's levels, one by one."""
     classes: dict = {}
     for run, chain in enumerate(chains):
         classes.setdefault(tuple(map(id, chain)), (chain, []))[1].append(run)

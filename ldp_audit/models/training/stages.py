@@ -269,19 +269,19 @@ class LevelFlexProp(StepPropagation):
 def propagate(propagation: Propagation, adjacency, x, device):
     """W X as a float32 tensor on ``device``.
 
-    Step propagations (KProp, FlexProp) run their ``step_matrix`` K times on the device (:func:`tensors.spmm`);
+    Step propagations (KProp, FlexProp) run their ``step_matrix`` K times on the device;
     any other propagation (PPR) is applied by the propagation face itself on the CPU and moved over.
     """
     import torch
 
-    from .tensors import spmm, torch_csr
+    from .tensors import torch_csr
 
     if isinstance(propagation, StepPropagation):
         h = torch.as_tensor(np.asarray(x, dtype=np.float32), device=device)
         if propagation.steps:
             step = torch_csr(propagation.step_matrix(adjacency), device)
             for _ in range(propagation.steps):
-                h = spmm(step, h)
+                h = torch.sparse.mm(step, h)
         return h
     return torch.as_tensor(propagation.apply(adjacency, x).astype(np.float32), device=device)
 
