@@ -87,17 +87,18 @@ CASES = [  # (kind, change, words the message must hold)
     ("gnn-1.1", _whole(b"[1, 2]"), ["holds a list, not a run (a JSON object)"]),
     ("gnn-1.1", _whole(b'"a run"'), ["holds the string 'a run', not a run"]),
     ("gnn-1.1", _whole(b"null"), ["holds null, not a run"]),
-    ("gnn-1.1", _set("metrics.test_acc", "abc"), ["field 'metrics.test_acc' must be a finite number, got the "
-                                                  "string 'abc'"]),
-    ("gnn-1.1", _set("metrics.val_acc", None), ["field 'metrics.val_acc' must be a finite number, got null"]),
+    ("gnn-1.1", _set("metrics.test_acc", "abc"), ["field 'metrics.test_acc' must be a finite number or null "
+                                                  "(diverged), got the string 'abc'"]),
+    ("gnn-1.1", _set("metrics.epoch", None), ["field 'metrics.epoch' must be a finite number, got null"]),
     ("gnn-1.1", _set("metrics.epoch", True), ["field 'metrics.epoch' must be a finite number, got the boolean true"]),
-    ("gnn-1.1", _set("metrics.val_loss", math.nan), ["field 'metrics.val_loss' must be a finite number, got the "
-                                                     "number nan"]),
+    ("gnn-1.1", _set("metrics.val_loss", math.nan), ["field 'metrics.val_loss' must be a finite number or null "
+                                                     "(diverged), got the number nan"]),
     ("gnn-1.1", _set("metrics.test_acc", math.inf), ["field 'metrics.test_acc'", "got the number inf"]),
     ("gnn-1.1", _set("metrics.test_acc", DELETE), ["field 'metrics.test_acc' is missing"]),
     ("gnn-1.1", _set("metrics.test_acc_best", DELETE), ["field 'metrics.test_acc_best' is missing"]),
     ("gnn-1.1", _set("metrics", [0.5]), ["field 'metrics' must be an object, got a list"]),
-    ("gnn-1.1", _set("curves.val_acc.3", "x"), ["field 'curves.val_acc[3]' must be a finite number, got the string"]),
+    ("gnn-1.1", _set("curves.val_acc.3", "x"), ["field 'curves.val_acc[3]' must be a finite number or null",
+                                                "got the string"]),
     ("gnn-1.1", _set("curves.val_acc.0", math.nan), ["field 'curves.val_acc[0]' must be a finite number"]),
     ("gnn-1.1", _set("curves.train_loss", None), ["field 'curves.train_loss' must be a list, got null"]),
     ("gnn-1.1", _set("curves", []), ["field 'curves' must be an object, got a list"]),
@@ -117,12 +118,12 @@ CASES = [  # (kind, change, words the message must hold)
     ("gnn-1.1", _whole(b""), ["is not valid JSON"]),
     ("gnn-1.1", _whole(b"\xff\xfe{}"), ["is not valid JSON"]),
     ("gnn-1.0", _set("pipeline", "gnn"), ["field 'pipeline' is not part of schema_version 1.0"]),
-    ("gnn-1.0", _set("metrics.val_acc", "0.5"), ["field 'metrics.val_acc' must be a finite number, got the "
-                                                 "string '0.5'"]),
+    ("gnn-1.0", _set("metrics.val_acc", "0.5"), ["field 'metrics.val_acc' must be a finite number or null "
+                                                 "(diverged), got the string '0.5'"]),
     ("gnn-1.0", _set("schema_version", "1.2"), ["field 'schema_version' is '1.2'"]),
     ("ldp-ge-1.1", _set("metrics.epochs_run", DELETE), ["field 'metrics.epochs_run' is missing"]),
-    ("ldp-ge-1.1", _set("curves.val_auc.0", [0.5]), ["field 'curves.val_auc[0]' must be a finite number, got a "
-                                                     "list"]),
+    ("ldp-ge-1.1", _set("curves.val_auc.0", [0.5]), ["field 'curves.val_auc[0]' must be a finite number or null "
+                                                     "(diverged), got a list"]),
     ("ldp-ge-run", _set("metrics.val", "x"), ["field 'metrics.val' must be a finite number"]),
     ("ldp-ge-run", _set("val_curve.0", None), ["field 'val_curve[0]' must be a finite number, got null"]),
     ("ldp-ge-run", _set("val_curve", DELETE), ["field 'val_curve' is missing"]),
@@ -263,3 +264,22 @@ def test_train_serves_a_valid_stored_run_without_training(stored, capsys):
     before = path.read_bytes()
     assert main([*KARATE, "--results", str(root)]) == 0
     assert json.loads(capsys.readouterr().out) == json.loads(before) and path.read_bytes() == before
+
+
+def test_a_diverged_run_is_saved_with_null_for_its_nan_values_and_read_back_as_nan(tmp_path, capsys):
+    """A loss gone to NaN (lr 1e30) used to make the save fail with 'Out of range float values are not JSON
+    compliant', naming neither the run nor the file: the run is a result, stored like any other (issue 43)."""
+    import json
+
+    argv = ["train", "lpgnn", "--dataset", "csbm", "--epochs", "4", "--lr", "1e30", "--results", str(tmp_path),
+            "--json"]
+    assert main(argv) == 0
+    trained = json.loads(capsys.readouterr().out)
+    path = next(tmp_path.rglob("seed0.json"))
+    text = path.read_text()
+    assert "NaN" not in text and "Infinity" not in text and None in trained["curves"]["train_loss"]
+    assert main(argv) == 0  # served from the store, not trained again
+    served = json.loads(capsys.readouterr().out)
+    assert served == trained and path.read_text() == text
+    result = RunStore(tmp_path).read(path)
+    assert any(math.isnan(v) for v in result.curves["train_loss"]) and math.isnan(result.metrics["val_loss"])

@@ -91,6 +91,43 @@ def _finite(value) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
+#: Measured values of a diverged run (a loss gone to NaN or infinity) are stored as JSON null, which has no NaN,
+#: and read back as NaN: the run is a result, kept like any other, never an error at the moment it is saved.
+DIVERGED = None
+
+
+def _stored(value):
+    """A measured value as JSON can hold it: :data:`DIVERGED` for NaN and infinities."""
+    return DIVERGED if isinstance(value, float) and not math.isfinite(value) else value
+
+
+def _measured(value, name: str) -> float:
+    """A measured ``value`` of the field ``name``: a finite number, or :data:`DIVERGED` read back as NaN."""
+    if value is DIVERGED:
+        return math.nan
+    if not _finite(value):
+        raise ValueError(f"field {name!r} must be a finite number or null (diverged), got {_kind(value)}")
+    return value
+
+
+def measured(data: dict, name: str, required=(), counts=()) -> dict:
+    """``data[name]``: an object of measured values (:func:`_measured`) that holds the keys ``required``; the keys
+    ``counts`` (an epoch) must be finite numbers."""
+    values = member(data, name, dict)
+    for key in required:
+        if key not in values:
+            raise ValueError(f"field '{name}.{key}' is missing")
+    return {key: number(values, f"{name}.{key}") if key in counts else _measured(value, f"{name}.{key}")
+            for key, value in values.items()}
+
+
+def measured_lists(data: dict, name: str) -> dict:
+    """``data[name]``: an object of lists of measured values (curves, one per epoch; NaN where the run diverged)."""
+    lists = member(data, name, dict)
+    return {key: [_measured(v, f"{name}.{key}[{i}]") for i, v in enumerate(member(lists, f"{name}.{key}", list))]
+            for key in lists}
+
+
 def number(data: dict, name: str) -> float:
     """``data[name]``, which must be a finite number (``name`` as in :func:`member`)."""
     key = name.rsplit(".", 1)[-1]
@@ -107,14 +144,6 @@ def numbers(data: dict, name: str, required=()) -> dict:
     for key in dict.fromkeys([*required, *values]):
         number(values, f"{name}.{key}")
     return values
-
-
-def number_lists(data: dict, name: str) -> dict:
-    """``data[name]``: an object of lists of finite numbers (curves, one value per epoch)."""
-    lists = member(data, name, dict)
-    for key in lists:
-        number_list(lists, f"{name}.{key}")
-    return lists
 
 
 def number_list(data: dict, name: str) -> list:
@@ -179,9 +208,11 @@ class RunResult:
         return float(self.metrics["test_acc"])
 
     def to_dict(self) -> dict:
+        metrics = {name: _stored(value) for name, value in self.metrics.items()}
+        curves = {name: [_stored(v) for v in values] for name, values in self.curves.items()}
         return {"schema": SCHEMA, "schema_version": SCHEMA_VERSION, "pipeline": self.config.PIPELINE,
-                "config": self.config.to_dict(), "seed": self.config.seed, "metrics": self.metrics,
-                "curves": self.curves, "device": self.device, "device_name": self.device_name,
+                "config": self.config.to_dict(), "seed": self.config.seed, "metrics": metrics,
+                "curves": curves, "device": self.device, "device_name": self.device_name,
                 "versions": self.versions, "wall_time_s": self.wall_time_s, "extra": self.extra}
 
     @classmethod
@@ -199,9 +230,9 @@ class RunResult:
         except ValueError as exc:
             raise ValueError(f"field 'pipeline': {exc}") from None
         config = stored_config(config_class, data)
-        metrics = numbers(data, "metrics", (f"test_{config.metric}", f"val_{config.metric}", "epoch",
-                                            *config.STORED_METRICS))
-        return cls(config, metrics, number_lists(data, "curves"), member(data, "device", str),
+        metrics = measured(data, "metrics", (f"test_{config.metric}", f"val_{config.metric}", "epoch",
+                                             *config.STORED_METRICS), counts=("epoch", "epochs_run"))
+        return cls(config, metrics, measured_lists(data, "curves"), member(data, "device", str),
                    member(data, "device_name", str), member(data, "versions", dict), number(data, "wall_time_s"),
                    member(data, "extra", dict, {}))
 
