@@ -185,12 +185,11 @@ def test_a_stacked_probe_trains_the_shapes_first_task_and_shares_its_time():
     assert costs["csbm"](500) == pytest.approx(0.05 / 3, rel=0.5)
 
 
-def test_the_probe_times_two_short_real_runs_and_stores_nothing(tmp_path, monkeypatch):
+def test_the_probe_times_two_short_real_runs_and_stores_nothing(tmp_path):
     configs = [RunConfig("csbm", eps_x=1.0, k_x=k, epochs=500, seed=s) for k in (1, 2) for s in (0, 1)]
     trained = []
-    monkeypatch.setattr(sweep, "train_run", lambda c, *a: trained.append(c) or train_run(c, *a))
-    costs = common.probe_costs([configs], lambda c: (c.dataset, c.model), sweep.one_by_one(sweep.train_run), "cpu",
-                               None, None)
+    recorded = sweep.one_by_one(lambda c, *a: trained.append(c) or train_run(c, *a))
+    costs = common.probe_costs([configs], lambda c: (c.dataset, c.model), recorded, "cpu", None, None)
     assert [c.epochs for c in trained] == [1, *common.PROBE_EPOCHS] and trained[0].k_x == 1  # warm-up, 2 timed
     cost = costs[("csbm", "lpgnn")]
     assert list(costs) == [("csbm", "lpgnn")] and cost.epoch_s > 0 and cost(500) > cost(40)
