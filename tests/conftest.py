@@ -6,6 +6,7 @@ Tests import these names with ``from conftest import ...`` (pytest puts ``tests/
 from __future__ import annotations
 
 import importlib.util
+import shutil
 import signal
 import zlib
 from pathlib import Path
@@ -97,3 +98,15 @@ def dask_client():
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
                                   dashboard_address=":0") as cluster, distributed.Client(cluster) as client:
         yield client
+
+
+@pytest.fixture
+def planetoid(tmp_path):
+    """A copy of ../shared/datasets' Planetoid files and SHA256SUMS in a temporary data folder (torch-geometric
+    writes beside what it reads); skipped where the datasets are absent."""
+    source = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "planetoid"
+    if not source.is_dir():
+        pytest.skip("the Planetoid files are not in ../shared/datasets")
+    shutil.copytree(source, tmp_path / "data" / "planetoid")
+    shutil.copy(source.parent / "SHA256SUMS", tmp_path / "data" / "SHA256SUMS")  # every file read is checked
+    return tmp_path / "data"

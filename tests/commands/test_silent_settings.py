@@ -2,8 +2,6 @@
 (issue 43): a feature budget on features that hold nothing private, and more sampled coordinates than features."""
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
 
 import pytest
 
@@ -42,20 +40,10 @@ def test_no_budget_or_an_infinite_one_still_trains_features_without_private_cont
     assert len(list(results.rglob("seed0.json"))) == 1  # one run: the second call found it stored
 
 
-@pytest.fixture
-def cora(tmp_path):
-    source = Path(__file__).resolve().parents[3] / "shared" / "datasets" / "planetoid"
-    if not source.is_dir():
-        pytest.skip("the Planetoid files are not in ../shared/datasets")
-    shutil.copytree(source, tmp_path / "data" / "planetoid")
-    shutil.copy(source.parent / "SHA256SUMS", tmp_path / "data" / "SHA256SUMS")  # every file read is checked
-    return tmp_path / "data"
-
-
 @pytest.mark.parametrize("sampled", ["1434", "5000", "100000"])
-def test_more_sampled_coordinates_than_features_are_refused_before_training(capsys, results, cora, sampled):
+def test_more_sampled_coordinates_than_features_are_refused_before_training(capsys, results, planetoid, sampled):
     code, err = _code(["train", "ldp-ge", "--dataset", "cora", "--sampled", sampled, "--epochs", "1",
-                       "--data-dir", str(cora), "--cache-dir", str(cora.parent / "cache"),
+                       "--data-dir", str(planetoid), "--cache-dir", str(planetoid.parent / "cache"),
                        "--results", str(results)], capsys)
     assert code == 2 and "--sampled" in err and "[1, 1433]" in err and f"got {sampled}" in err
     assert "Traceback" not in err and not list(results.rglob("*.json"))

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import signal
 import subprocess
 import sys
@@ -209,16 +208,6 @@ def _wait_for(condition, timeout: float) -> bool:
             return True
         time.sleep(0.1)
     return condition()
-
-
-@pytest.fixture
-def planetoid(tmp_path):
-    source = Path(__file__).resolve().parents[3] / "shared" / "datasets" / "planetoid"
-    if not source.is_dir():
-        pytest.skip("the Planetoid files are not in ../shared/datasets")
-    shutil.copytree(source, tmp_path / "data" / "planetoid")
-    shutil.copy(source.parent / "SHA256SUMS", tmp_path / "data" / "SHA256SUMS")  # every file read is checked
-    return tmp_path / "data"
 
 
 def test_a_killed_reproduce_driver_leaves_no_worker_and_no_resource_tracker(tmp_path, planetoid):
