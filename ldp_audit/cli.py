@@ -9,6 +9,7 @@ but some could not decide; ``commands._common.VERDICT_EXIT``); ``verify`` adds 3
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import os
 import signal
@@ -29,6 +30,9 @@ OUTPUT_OPTIONS = ("out", "plot")
 #: Narrowest $COLUMNS honoured: below it a table has no room for its cells (COLUMNS=0 printed nothing).
 MIN_COLUMNS = 20
 EXIT_SIGPIPE = 141  # 128 + SIGPIPE: the verdict was not fully written, so it is not reported as a pass
+#: Errors of a write to stdout that end the command with EXIT_USAGE: no room, over ``ulimit -f``, a device error,
+#: a descriptor closed under it.
+STDOUT_FAILURES = frozenset({errno.ENOSPC, errno.EFBIG, errno.EIO, errno.EDQUOT, errno.EBADF})
 
 
 class _Parser(argparse.ArgumentParser):
@@ -113,6 +117,7 @@ def _dataset_folder(args) -> None:
 def _check_outputs(args, errors) -> None:
     """Before any work: every output path writable, and a plot only where matplotlib is installed."""
     from importlib.util import find_spec
+    from pathlib import Path
 
     from .files import check_output_file, check_output_folder
 
@@ -121,8 +126,13 @@ def _check_outputs(args, errors) -> None:
         raise ValueError(f"--plot {str(plot)!r} must end in .png (the plot is written as a PNG image)")
     if plot and find_spec("matplotlib") is None:
         raise ModuleNotFoundError("matplotlib is needed for --plot", name="matplotlib")
-    for name in OUTPUT_OPTIONS:
-        path = getattr(args, name, None)
+    given = {name: getattr(args, name) for name in OUTPUT_OPTIONS if getattr(args, name, None) is not None}
+    same = [name for name in given if Path(given[name]).expanduser().resolve() in
+            {Path(path).expanduser().resolve() for other, path in given.items() if other < name}]
+    if same:
+        raise ValueError(f"--{same[0]} and {', '.join(f'--{n}' for n in given if n != same[0])} name the same "
+                         f"file {str(given[same[0]])!r}; each output needs a file of its own")
+    for name, path in given.items():
         if path is not None:
             for folder in check_output_file(f"--{name}", path):
                 errors.print(f"ldp-audit: --{name}: the folder {str(folder)!r} will be created", markup=False, soft_wrap=True)
@@ -130,6 +140,34 @@ def _check_outputs(args, errors) -> None:
         from .models.data import cache_location
 
         check_output_folder(*reversed(cache_location(args.cache_dir)))
+
+
+def entry() -> int:
+    """The ``ldp-audit`` program: :func:`main` with the report on a descriptor of its own.
+
+    Descriptor 1 is pointed at stderr and the report keeps a duplicate of the original stdout, so that whatever
+    else writes to descriptor 1 (a user's C extension, a module that prints at import, a worker process that
+    inherits it) lands on stderr and ``--json`` stays one parseable document."""
+    if sys.stdout is None:  # started with stdout closed (``ldp-audit ... >&-``): nowhere to put a verdict
+        if sys.stderr is not None:
+            print("ldp-audit: error: standard output is closed; redirect it to a file or to /dev/null",
+                  file=sys.stderr)
+        return EXIT_USAGE
+    _report_on_own_descriptor()
+    return main()
+
+
+def _report_on_own_descriptor() -> None:
+    try:
+        if sys.stdout.fileno() != 1 or sys.stderr is None or sys.stderr.fileno() != 2:
+            return
+    except (AttributeError, OSError, ValueError):  # stdout replaced by an object without a descriptor
+        return
+    sys.stdout.flush()
+    report = os.dup(1)  # not inheritable: child processes get descriptor 1, which is now stderr
+    os.dup2(2, 1)
+    sys.stdout = open(report, "w", buffering=1 if sys.stdout.line_buffering else -1,
+                      encoding=sys.stdout.encoding, errors=sys.stdout.errors)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -169,11 +207,25 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:  # the reader (e.g. ``head``) closed stdout: exit as a shell does on SIGPIPE
         return _closed_pipe()
+    except OSError as exc:
+        if exc.errno not in STDOUT_FAILURES:
+            raise
+        # every file the commands write goes through ldp_audit.files, whose failures are ValueErrors naming the
+        # path; an OSError of these kinds reaching here came from printing to stdout (a full disk, ulimit -f)
+        errors.print(f"ldp-audit: error: could not write to standard output: {exc.strerror or exc}; the output "
+                     f"is incomplete", style="bold red", markup=False, soft_wrap=True)
+        _silence_stdout()
+        return EXIT_USAGE
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so that the interpreter's flush at exit neither fails nor repeats the error."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 def _closed_pipe() -> int:
-    """Stdout's reader is gone: point stdout at /dev/null (so the exit flush is silent) and exit as on SIGPIPE."""
-    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    """Stdout's reader is gone: silence stdout (so the exit flush is silent) and exit as on SIGPIPE."""
+    _silence_stdout()
     return EXIT_SIGPIPE
 
 
@@ -187,4 +239,4 @@ def _flushed(code: int) -> int:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    sys.exit(entry())

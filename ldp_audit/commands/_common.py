@@ -54,15 +54,16 @@ def engine_for(args: argparse.Namespace, subject=None):
 
 
 def emit(report: AuditReport, args: argparse.Namespace, console) -> int:
-    """Print ``report`` the way ``args`` asks, write ``--out``, and return the exit code of its verdict."""
+    """Write ``--out``, print ``report`` the way ``args`` asks, and return the exit code of its verdict (the file
+    first: a stdout that fails or closes must not lose the saved report)."""
+    if getattr(args, "out", None):
+        write_report(report, args.out)
     if getattr(args, "json", False):
         print(report.to_json())
     elif getattr(args, "markdown", False):
         print(to_markdown(report))
     else:
         console.print(to_table(report, console.width))
-    if getattr(args, "out", None):
-        write_report(report, args.out)
     return VERDICT_EXIT[report.verdict]
 
 

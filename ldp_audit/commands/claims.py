@@ -56,6 +56,9 @@ def run(args, console) -> int:
                          + ("--markdown" if args.markdown else "--out") + " output")
     if args.paper is None and not args.coverage:
         raise ValueError("paper is required (one of " + ", ".join(papers()) + ") unless --coverage is given")
+    if args.full and args.paper is not None and args.paper != "se-privgemb":
+        raise ValueError(f"--full sets the size of SE-PrivGEmb's trainings; the claims of {args.paper} train "
+                         "nothing, so it would change nothing (drop it, or use claims se-privgemb --full)")
     chosen = [args.paper] if args.paper else papers()
     check_size("--samples", args.samples, max(_BYTES_PER_SAMPLE.get(p, 0) for p in chosen) or 1,
                f"the claims of {', '.join(chosen)} at {args.samples:,} draws", fixed=_BASE_BYTES)

@@ -15,7 +15,7 @@ from ..audits.verify.compare import figure1_curves, figure1_report, variance_rep
 from ..files import write_atomic
 from ..mechanisms import make
 from ._common import add_output_options, emit
-from .options import check_memory, eps_budget, integer, real, seed
+from .options import check_memory, confidence, eps_budget, integer, real, seed
 
 _DEFAULT = "laplace_hd,piecewise_hd,multibit,hds"
 #: Defaults of the options that --sweep does not use (its grid, mechanisms and inputs are Figure 1's).
@@ -36,9 +36,8 @@ def register(sub) -> None:
                                                 "(default: none)")
     p.add_argument("--samples", type=integer(100), default=_NOT_IN_SWEEP["samples"], help="draws per input (default %(default)s)")
     p.add_argument("--seed", type=seed, default=_NOT_IN_SWEEP["seed"], help="seed of all sampling (default %(default)s)")
-    p.add_argument("--confidence", type=real(0.0, 1.0, low_open=True, high_open=True),
-                   default=_NOT_IN_SWEEP["confidence"],
-                   help="level of the variance intervals, in (0, 1) (default %(default)s)")
+    p.add_argument("--confidence", type=confidence, default=_NOT_IN_SWEEP["confidence"],
+                   help="level of the variance intervals, in (0, 1 - 1e-12] (default %(default)s)")
     p.add_argument("--sweep", action="store_true", help="ldp-ge Figure 1: curves over eps in [0.5, 8]")
     p.add_argument("--plot", metavar="FILE.png", help="write a PNG plot")
     add_output_options(p)

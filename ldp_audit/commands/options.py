@@ -25,6 +25,16 @@ def _number(text: str) -> float:
     return value
 
 
+def _shown(bound: int) -> str:
+    """An integer bound as a reader checks it: its digits up to a million, a power of two minus one as such,
+    else the short ``%g`` form (1e+12)."""
+    if abs(bound) <= 10 ** 6:
+        return str(bound)
+    if (bound + 1) & bound == 0:
+        return f"2^{(bound + 1).bit_length() - 1} - 1"
+    return f"{bound:g}"
+
+
 def _interval(low, high, low_open: bool, high_open: bool) -> str:
     left = "(" if low_open or low is None else "["
     right = ")" if high_open or high is None else "]"
@@ -32,12 +42,20 @@ def _interval(low, high, low_open: bool, high_open: bool) -> str:
 
 
 def integer(low: int, high: int = MAX_COUNT):
-    """An integer in [low, high]; ``1e6`` style input is accepted when it is a whole number."""
+    """An integer in [low, high]; ``1e6`` style input is accepted when it is a whole number. Digits are read
+    exactly (a float holds integers only up to 2^53: a seed of 9007199254740993 must not become ...992)."""
     def parse(text: str) -> int:
-        value = _number(text)
-        if not math.isfinite(value) or value != int(value) or not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"must be an integer in [{low:g}, {high:g}], got {text!r}")
-        return int(value)
+        try:
+            value = int(text.strip().replace("_", ""), 10)
+        except ValueError:
+            number = _number(text)
+            value = int(number) if math.isfinite(number) and number == int(number) else None
+        if value is None or not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be an integer in [{_shown(low)}, {_shown(high)}], got {text!r}")
+        if value >= 2 ** 53 and not text.strip().lstrip("+").replace("_", "").isdigit():
+            raise argparse.ArgumentTypeError(f"{text!r} is at or above 2^53, where a number written with an "
+                                             "exponent or a point is not exact; write its digits")
+        return value
 
     parse.__name__ = "integer"
     return parse

@@ -35,7 +35,7 @@ from pathlib import Path
 
 from ._common import spinner
 from .data import add_data_options
-from .options import folder
+from .options import folder, seed
 
 def budget(flag: str):
     """argparse type for a privacy budget: a number > 0, or 'inf' for no perturbation."""
@@ -148,7 +148,7 @@ def register(sub) -> None:
     p.add_argument("--lr", type=float, help="learning rate (default: the paper's per dataset)")
     p.add_argument("--weight-decay", type=float, help="weight decay (default: the paper's per dataset)")
     p.add_argument("--dropout", type=float, help="dropout (default: the paper's per dataset)")
-    p.add_argument("--seed", type=count("--seed", 0), default=0,
+    p.add_argument("--seed", type=seed, default=0,
                    help="run seed: every random stream of the run derives from it (default 0)")
     p.add_argument("--protocol", choices=("spec", "released"), default=argparse.SUPPRESS,
                    help="ppgnn and ldp-ge: training protocol, the spec's (default) or the authors' released code's "

@@ -35,7 +35,7 @@ from ..audits.verify.orchestrator import (CHECKS, DEFAULT_ALPHA, DEFAULT_SAMPLES
 from ..mechanisms import make
 from ..mechanisms.validation import MAX_DIMENSION
 from ._common import add_engine_options, add_output_options, emit, engine_for, parse_param, progress_bar
-from .options import integer, probability, real, seed
+from .options import confidence, integer, probability, real, seed
 
 #: Exit code of a sampler that is not reproducible given its seed, under --require-seeded (distinct from 1).
 EXIT_NOT_REPRODUCIBLE = 3
@@ -60,7 +60,7 @@ def register(sub) -> None:
     p.add_argument("--samples", type=integer(1000), default=DEFAULT_SAMPLES,
                    help="draws per input, >= 1000 (default %(default)s)")
     p.add_argument("--seed", type=seed, default=DEFAULT_SEED, help="seed of all sampling (default %(default)s)")
-    p.add_argument("--confidence", type=probability, default=1.0 - DEFAULT_ALPHA,
+    p.add_argument("--confidence", type=confidence, default=1.0 - DEFAULT_ALPHA,
                    help="1 - family-wise false-alarm rate, in (0, 1) (default %(default)s)")
     add_engine_options(p)
     p.add_argument("--require-seeded", action="store_true",

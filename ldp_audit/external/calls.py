@@ -103,9 +103,12 @@ def guarded(fn: Callable | None, method: str, owner: str, returns: Callable | No
 
 
 def _numbers(call: UserCall, value, args, allowed: str) -> np.ndarray:
-    """``value`` as an array of real numbers (floating types kept: a float32 law stays float32)."""
+    """``value`` as an array of real numbers (floating types kept: a float32 law stays float32). A truth value is
+    not a number here: ``report_mean`` returning True is a bug, not a claimed mean of 1."""
     array = np.asarray(value) if not isinstance(value, (str, bytes)) else None
-    if array is not None and array.dtype.kind not in "biuf":
+    if array is not None and array.dtype.kind == "b":
+        array = None
+    if array is not None and array.dtype.kind not in "iuf":
         try:
             array = array.astype(np.float64)
         except (TypeError, ValueError):

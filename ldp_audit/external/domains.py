@@ -12,6 +12,7 @@ A user may write a domain in plain Python and :func:`parse_domain` reads it:
 from __future__ import annotations
 
 import math
+import reprlib
 from dataclasses import dataclass
 from numbers import Real
 
@@ -137,7 +138,13 @@ def parse_domain(value, what: str = "domain", discrete: bool = False) -> Domain:
     if isinstance(value, (Interval, FiniteSet, Box)):
         return value
     if isinstance(value, (range, list, set, frozenset)) or (isinstance(value, np.ndarray) and value.ndim == 1):
-        return FiniteSet(np.asarray(list(value)))
+        values = np.asarray(list(value))
+        if isinstance(value, list) and values.dtype.kind in "biuf" and values.ndim >= 1 and values.size:
+            kept, counts = np.unique(values, axis=0, return_counts=True)
+            if counts.max() > 1:  # a typo more often than not ([0, 1, 1] for [0, 1, 2]): one input less probed
+                raise ValueError(f"{what} lists {kept[counts.argmax()].tolist()!r} more than once "
+                                 f"({reprlib.repr(value)}); list each input once")
+        return FiniteSet(values)
     if isinstance(value, tuple) and len(value) == 2:
         lo, hi = value
         if np.ndim(lo) == 1 and np.ndim(hi) == 1:

@@ -4,6 +4,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import inspect
+import math
 import sys
 from pathlib import Path
 
@@ -78,8 +79,9 @@ def load_external(spec: str, eps: float, params: dict) -> ExternalMechanism:
         raise ValueError(f"factory {spec!r} raised {type(exc).__name__} for eps={eps!r}, params {params!r}: "
                          f"{exc}") from exc
     declared = getattr(obj, "eps", None) if not isinstance(obj, dict) else obj.get("eps")
-    if declared is not None and (isinstance(declared, bool) or not isinstance(declared, (int, float))):
-        raise ValueError(f"factory {spec!r} returned a mechanism whose eps is {declared!r}, not a number")
+    if declared is not None and (isinstance(declared, bool) or not isinstance(declared, (int, float))
+                                 or not math.isfinite(declared)):
+        raise ValueError(f"factory {spec!r} returned a mechanism whose eps is {declared!r}, not a finite number")
     if declared is not None and isinstance(declared, (int, float)) and abs(float(declared) - eps) > 1e-12 * max(1, eps):
         raise ValueError(f"factory {spec!r} was asked for eps={eps:g} but returned a mechanism with eps={declared!r}")
     if is_builtin(obj):  # one of this library's mechanisms (e.g. a sampled one): audited as the built-in it is

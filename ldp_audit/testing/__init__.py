@@ -18,7 +18,7 @@ from dataclasses import replace
 from typing import Callable
 
 from ..commands.render import to_markdown
-from ..audits.kernel.engines import Engine, engine_name, open_engine
+from ..audits.kernel.engines import Engine, check_engine_options, engine_name, open_engine
 from ..audits.kernel.result import AuditReport, Status
 from ..audits.kernel.sampling import using
 from ..audits.verify.orchestrator import DEFAULT_SEED, AuditSettings, verify
@@ -57,6 +57,8 @@ def _run(mech, samples, seed, alpha, workers, engine, scheduler, progress=None, 
     """``verify`` on the chosen engine; engine, scheduler and workers go into the report's settings only."""
     name = engine.name if isinstance(engine, Engine) else engine
     settings = _settings(samples, seed, alpha, workers, name, require_seeded)
+    if not isinstance(engine, Engine):  # the CLI's rules (workers only where there are workers), in Python words
+        check_engine_options(name, workers, scheduler, workers_given=True, flags=False)
     with _engine(engine, workers, scheduler, mech) as running:
         report = verify(mech, settings, progress, checks, title=title)
     return replace(report, settings={**report.settings, **running.settings()})

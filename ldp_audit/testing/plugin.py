@@ -31,6 +31,7 @@ The fixture::
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import pytest
@@ -44,6 +45,9 @@ DEFAULT_CONFIDENCE = 0.999
 DEFAULT_MAX_ASSERTIONS = 100
 #: The engines of ldp_audit.audits.kernel.engines (a test checks it).
 ENGINES = ("local", "processes", "dask")
+#: The smallest false-alarm rate of one assertion: 1 - MAX_CONFIDENCE of ldp_audit.mechanisms.validation (a test
+#: checks it).
+MIN_ALPHA = 1e-12
 
 _AUDITOR = pytest.StashKey["LdpAuditor"]()
 
@@ -159,10 +163,21 @@ def pytest_configure(config):
         raise pytest.UsageError(f"--ldp-audit-engine must be one of {', '.join(ENGINES)}, got {engine!r}")
     if scheduler and engine != "dask":
         raise pytest.UsageError(f"--ldp-audit-scheduler needs --ldp-audit-engine dask (got {engine})")
-    config.stash[_AUDITOR] = LdpAuditor(
+    workers = config.getoption("--ldp-audit-workers")
+    if engine == "local" and workers > 1:
+        raise pytest.UsageError(f"--ldp-audit-workers {workers} needs --ldp-audit-engine processes or dask: the "
+                                "local engine runs every chunk in the test's own process")
+    auditor = LdpAuditor(
         config.getoption("--ldp-audit-samples"), config.getoption("--ldp-audit-seed"),
         config.getoption("--ldp-audit-confidence"), config.getoption("--ldp-audit-max-assertions"), engine,
-        config.getoption("--ldp-audit-workers"), scheduler, config.getoption("--ldp-audit-require-seeded"))
+        workers, scheduler, config.getoption("--ldp-audit-require-seeded"))
+    if auditor.alpha < MIN_ALPHA:
+        raise pytest.UsageError(
+            f"--ldp-audit-max-assertions {auditor.max_assertions} splits the session's false-alarm rate "
+            f"{auditor.session_alpha:g} into {auditor.alpha:.3g} per assertion, below the smallest rate an audit "
+            f"takes ({MIN_ALPHA:g}); at confidence {auditor.confidence:g} the most is "
+            f"{math.floor(auditor.session_alpha / MIN_ALPHA + 1e-9):,}")
+    config.stash[_AUDITOR] = auditor
 
 
 def pytest_unconfigure(config):

@@ -152,7 +152,7 @@ def test_a_factory_that_prints_leaves_the_json_clean(user_module, capsys):
 def test_a_factory_whose_eps_is_not_a_number_is_refused(user_module, capsys):
     code = main(["verify", f"{user_module}:eps_text", "--eps", "1", "--samples", "1000"])
     err = capsys.readouterr().err
-    assert code == 2 and "eps is 'one', not a number" in err
+    assert code == 2 and "eps is 'one', not a finite number" in err
 
 
 def test_a_sampler_of_nan_reports_breaks_the_protocol_and_is_not_called_unseeded(user_module, capsys):

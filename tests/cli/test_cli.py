@@ -39,7 +39,7 @@ def test_verify_markdown_and_table(capsys, tmp_path):
     (["verify", "hds", "--eps", "1", "--k", "9"], "k must be an integer [1, 8]"),
     (["verify", "hds", "--eps", "1", "--param", "zeta=2"], "no parameter 'zeta'"),
     (["verify", "hds", "--eps", "1", "--samples", "10"], "argument --samples: must be an integer in [1000,"),
-    (["verify", "hds", "--eps", "1", "--confidence", "1.5"], "argument --confidence: must be a finite number in (0, 1)"),
+    (["verify", "hds", "--eps", "1", "--confidence", "1.5"], "argument --confidence: must be a number in (0, 1 - 1e-12]"),
 ])
 def test_bad_input_exits_2_with_a_message(capsys, argv, fragment):
     code, out, err = run(capsys, *argv)

@@ -150,7 +150,7 @@ BROKEN = [
     ("discrete", "report_mean", "infs", "report_mean(0) returned inf"),
     ("discrete", "report_mean", "string", "report_mean(0) returned 'big'"),
     ("discrete", "report_mean", "none", "report_mean(0) returned None"),
-    ("discrete", "report_mean", "ragged", "the claimed mean of the report at x=0.0 has shape (1,)"),
+    ("discrete", "report_mean", "ragged", "report_mean(0.0), the claimed mean of the report, has shape (1,)"),
     ("discrete", "report_mean", "not-callable", "report_mean must be callable, got int"),
     ("discrete", "report_var", "raises", "report_var(0) raised RuntimeError: boom"),
     ("discrete", "report_var", "exits", "report_var(0) called sys.exit(3)"),

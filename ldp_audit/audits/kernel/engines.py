@@ -398,20 +398,25 @@ def check_scheduler(address, name: str = "scheduler") -> str:
 
 
 def check_engine_options(name: str | None, workers: int | None = 1, scheduler: str | None = None,
-                         workers_given: bool = False) -> None:
+                         workers_given: bool = False, flags: bool = True) -> None:
     """The rules of ``--engine``, ``--workers`` and ``--scheduler``, checked before anything starts (an
-    :class:`EngineError` naming the option): a known engine (None: chosen from ``workers``), a scheduler only for
-    ``dask``, and, when the caller asked for them (``workers_given``), more than one worker only where there are
-    workers."""
+    :class:`EngineError` naming the option, spelled as a command-line flag or, with ``flags=False``, as the Python
+    keyword): a known engine (None: chosen from ``workers``), a scheduler only for ``dask``, and, when the caller
+    asked for them (``workers_given``), more than one worker only where there are workers."""
+    engine, scheduler_, workers_ = (("--engine", "--scheduler", "--workers") if flags else
+                                    ("engine=", "scheduler=", "workers="))
     if name is not None and name not in ENGINES:
         raise EngineError(f"engine must be one of {', '.join(ENGINES)} (or an Engine, or None), got {name!r}")
     if scheduler is not None:
         check_scheduler(scheduler)
     if scheduler and name != "dask":
-        raise EngineError(f"--scheduler needs --engine dask (got --engine {name or 'left out'})")
+        chosen = f"{engine} {name}" if flags else f"{engine}{name!r}"
+        raise EngineError(f"{scheduler_.rstrip('=')} needs {engine}{' dask' if flags else repr('dask')} (got "
+                          f"{chosen if name else engine.rstrip('=') + ' left out'})")
     if name == "local" and workers_given and workers is not None and workers > 1:
-        raise EngineError(f"--workers {workers} needs --engine processes or dask: --engine local runs every chunk "
-                          "in this process")
+        where = "--engine processes or dask" if flags else "engine='processes' or 'dask'"
+        raise EngineError(f"{workers_}{'' if not flags else ' '}{workers} needs {where}: "
+                          f"{engine}{' local' if flags else repr('local')} runs every chunk in this process")
 
 
 def engine_name(name: str | None, workers: int = 1) -> str:

@@ -86,12 +86,15 @@ def _tested(mechanism, x):
     return x[:MAX_COORDINATES] if mechanism.sampling is not None else x
 
 
+#: The mechanism's method that claims each (quantity, moment).
+_CLAIMS = {("report", "mean"): "report_mean", ("report", "variance"): "report_var",
+           ("estimate", "mean"): "estimate_mean", ("estimate", "variance"): "estimate_var"}
+
+
 def _claimed(mechanism, quantity: str, moment: str, x):
     """The claimed mean or variance of the raw report or of the estimate at x (of its first MAX_COORDINATES
     coordinates when a one-dimensional input has a vector report, e.g. unary encoding)."""
-    formulas = {("report", "mean"): mechanism.report_mean, ("report", "variance"): mechanism.report_var,
-                ("estimate", "mean"): mechanism.estimate_mean, ("estimate", "variance"): mechanism.estimate_var}
-    value = formulas[quantity, moment](x)
+    value = getattr(mechanism, _CLAIMS[quantity, moment])(x)
     return value[:MAX_COORDINATES] if mechanism.sampling is None and np.ndim(value) else value
 
 
@@ -101,9 +104,9 @@ def _fitting(mechanism, quantity: str, moment: str, x, values: np.ndarray):
     claim = _claimed(mechanism, quantity, moment, x)
     if np.ndim(claim) and np.shape(claim) != values.shape[1:]:
         width = values.shape[1] if values.ndim > 1 else 1
-        raise ValueError(f"{mechanism.name}: the claimed {moment} of the {quantity} at x={np.asarray(x).tolist()} "
-                         f"has shape {np.shape(claim)}, but each {quantity} holds {width} number(s): claim one number, "
-                         f"or one per coordinate")
+        raise ValueError(f"{mechanism.name}: {_CLAIMS[quantity, moment]}({np.asarray(x).tolist()}), the claimed "
+                         f"{moment} of the {quantity}, has shape {np.shape(claim)}, but each {quantity} holds "
+                         f"{width} number(s): claim one number, or one per coordinate")
     return claim
 
 

@@ -37,8 +37,8 @@ from ..privacy.report_law import declares_report_law, whitebox_report_law
 from ..kernel.result import AuditReport, CheckResult
 from ..kernel.sampling import CHUNK, Plan, run_plans
 from .sanity import sanity_checks
-from ...mechanisms.validation import (MAX_WORKERS, check_count, check_flag, check_int, check_memory,
-                                      check_open_unit, check_seed)
+from ...mechanisms.validation import (MAX_CONFIDENCE, MAX_WORKERS, check_count, check_flag, check_int,
+                                      check_memory, check_open_unit, check_seed)
 
 DEFAULT_SAMPLES = 1_000_000
 DEFAULT_SEED = 20240601
@@ -61,7 +61,7 @@ class AuditSettings:
     def __post_init__(self):
         object.__setattr__(self, "samples", check_count(self.samples, "samples", 1000))
         object.__setattr__(self, "seed", check_seed(self.seed))
-        object.__setattr__(self, "alpha", check_open_unit(self.alpha, "alpha (1 - confidence)"))
+        object.__setattr__(self, "alpha", check_false_alarm_rate(self.alpha))
         object.__setattr__(self, "workers", check_int(self.workers, "workers", 1, MAX_WORKERS))
         object.__setattr__(self, "require_seeded", check_flag(self.require_seeded, "require_seeded"))
 
@@ -70,10 +70,23 @@ class AuditSettings:
                 "workers": self.workers, **({"require_seeded": True} if self.require_seeded else {})}
 
 
+def check_false_alarm_rate(alpha) -> float:
+    """alpha = 1 - confidence in [1e-12, 1), the range of ``check_confidence``: below 1e-12 the confidence would
+    not survive rounding, and the tests' thresholds are computed at that precision."""
+    alpha = check_open_unit(alpha, "alpha (1 - confidence)")
+    if alpha < 1.0 - MAX_CONFIDENCE:
+        raise ValueError(f"alpha (1 - confidence) must be in [1e-12, 1), got {alpha!r}: a smaller false-alarm rate "
+                         "does not survive rounding to 12 digits")
+    return alpha
+
+
 def parse_checks(checks: str | Iterable[str] | None) -> tuple[str, ...]:
     """``"all"``, one group name, a comma-separated list or an iterable of names -> the groups, in order."""
     if checks is None:
         return CHECKS
+    if not isinstance(checks, str) and not (isinstance(checks, Iterable) and all(isinstance(n, str) for n in checks)):
+        raise TypeError(f"checks must be 'all', a group name, a comma-separated string or a list of names from "
+                        f"{', '.join(CHECKS)}; got {checks!r}")
     names = checks.split(",") if isinstance(checks, str) else list(checks)
     names = [name.strip() for name in names if name.strip()]
     if "all" in names:
@@ -175,6 +188,9 @@ def verify(mechanism, settings: AuditSettings | None = None, progress: Callable[
     if settings is not None and not isinstance(settings, AuditSettings):
         raise TypeError(f"settings must be an AuditSettings(samples=..., seed=..., alpha=...) or None, got "
                         f"{type(settings).__name__}")
+    for option, hook in (("progress", progress), ("planned", planned)):
+        if hook is not None and not callable(hook):
+            raise TypeError(f"{option} must be a function of one int (draws done / planned) or None, got {hook!r}")
     s = settings or AuditSettings()
     selected = parse_checks(checks)
     check_report_memory(mechanism, s, selected)

@@ -65,7 +65,11 @@ def sanity_checks(mechanism, seed: int, require_seeded: bool = False) -> tuple[l
             problems.append(_failure(x, exc))
             break
     if not problems and len({r.width for r in rows}) > 1:
-        problems.append(f"report widths differ between inputs: {sorted({r.width for r in rows})}")
+        problems.append(f"sample(x, n, rng) returned reports of different widths at different inputs: "
+                        f"{sorted({r.width for r in rows})} numbers (a report's shape must not depend on x)")
+    if not problems and rows[0].width == 0:  # nothing to audit: an empty report would pass every check
+        problems.append("sample(x, n, rng) returned reports of 0 numbers (an array of shape (n, 0)); a report "
+                        "holds at least one number")
     results = [CheckResult(
         "sanity.shape", f"{ref}: sample(x, n, rng) returns n reports of one shape",
         Status.FAIL if problems else Status.PASS, n=n * len(probes), seed=seed,
@@ -77,7 +81,8 @@ def sanity_checks(mechanism, seed: int, require_seeded: bool = False) -> tuple[l
     results.append(CheckResult(
         "sanity.finite", f"{ref}: every report is finite", Status.FAIL if bad else Status.PASS, float(bad),
         "non-finite", threshold=0.0, n=n * len(probes), seed=seed,
-        explanation=f"{bad} NaN or infinite report entries" if bad else "every report is finite"))
+        explanation=f"sample(x, n, rng) returned {bad} NaN or infinite report entries" if bad else
+        "every report is finite"))
     support = mechanism.output_support
     if support is not None:
         outside = sum(int(np.count_nonzero(~support.contains(r.values))) for r in rows)

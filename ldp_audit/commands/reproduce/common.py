@@ -50,7 +50,9 @@ def check_paths(args, results: Path) -> None:
     otherwise). The CLI has proven --out, --plot and the dataset cache folder already."""
     from ...files import check_output_folder
 
-    check_output_folder("--results", results)
+    given = getattr(args, "results", None) is not None
+    check_output_folder("--results" if given else f"the default results folder (--results left out; {DATA_HOME_HELP})",
+                        results)
 
 
 def simulated_wall_s(task_costs: list, workers: int) -> float:

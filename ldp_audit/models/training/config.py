@@ -14,7 +14,10 @@ import math
 from abc import ABC, abstractmethod
 from dataclasses import MISSING, asdict, dataclass, fields, replace
 from importlib import import_module
+from numbers import Integral, Real
 from typing import ClassVar
+
+import numpy as np
 
 #: Feature sources: the dataset's own features (perturbed when ``eps_x`` is set), i.i.d. U[0, 1] features of
 #: the same width (GCN+RND), one-hot degrees (GCN+OHD, lpgnn §6.4).
@@ -99,6 +102,15 @@ def config_type(pipeline: str) -> type:
     return getattr(import_module(module), name)
 
 
+#: Whether a value fits a declared field type, and how a message says the type.
+_FITS = {"bool": lambda v: isinstance(v, (bool, np.bool_)),
+         "int": lambda v: isinstance(v, Integral) and not isinstance(v, (bool, np.bool_)),
+         "float": lambda v: isinstance(v, Real) and not isinstance(v, (bool, np.bool_)),
+         "str": lambda v: isinstance(v, str),
+         "None": lambda v: v is None}
+_KIND_WORDS = {"bool": "True or False", "int": "an integer", "float": "a number", "str": "a string", "None": "None"}
+
+
 class TrainingConfig(StoredFields, ABC):
     """What every config of the training core has: a ``PIPELINE`` name (:data:`PIPELINES`), a ``task`` (node or
     link, :data:`TASK_METRICS`), a seed-free key naming its folder in the run store (a readable prefix, then a
@@ -114,6 +126,16 @@ class TrainingConfig(StoredFields, ABC):
     #: Metrics every stored run of the pipeline holds besides ``test_``/``val_`` + :attr:`metric` and ``epoch``
     #: (checked when a run is read back).
     STORED_METRICS: ClassVar[tuple[str, ...]] = ()
+
+    def check_field_types(self) -> None:
+        """Each field holds a value of the type it declares (ValueError naming the field otherwise): a string where
+        a number belongs would end in a TypeError deep inside a comparison, and one where a flag belongs would be
+        read as True."""
+        for f in fields(self):
+            value = getattr(self, f.name)
+            kinds = [kind.strip() for kind in str(f.type).split("|")]
+            if not any(_FITS[kind](value) for kind in kinds):
+                raise ValueError(f"{f.name} must be {' or '.join(_KIND_WORDS[kind] for kind in kinds)}, got {value!r}")
 
     @property
     def metric(self) -> str:
@@ -220,6 +242,7 @@ class RunConfig(TrainingConfig):
     def __post_init__(self):
         if not isinstance(self.dataset, str) or not self.dataset:
             raise ValueError(f"dataset must be a dataset name, got {self.dataset!r}")
+        self.check_field_types()
         object.__setattr__(self, "dataset", self.dataset.lower())
         _choice("features", self.features, FEATURE_SOURCES)
         _choice("model", self.model, MODELS)

@@ -160,6 +160,7 @@ class LdpGeConfig(TrainingConfig):
 
     def __post_init__(self):
         _check("dataset", isinstance(self.dataset, str) and bool(self.dataset), "a dataset name", self.dataset)
+        self.check_field_types()
         object.__setattr__(self, "dataset", self.dataset.lower())
         _check("task", self.task in TASKS, " or ".join(TASKS), self.task)
         _check("mechanism", self.mechanism in MECHANISMS, "one of " + ", ".join(MECHANISMS), self.mechanism)
