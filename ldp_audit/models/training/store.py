@@ -12,10 +12,9 @@ versions and wall time. Files written before (version 1.0 without ``pipeline``: 
 the same :class:`RunResult`, with their numbers unchanged.
 
 Stored runs are checked on read (:meth:`RunStore.load`): a missing file is a run not done yet; a file that is
-there but is not a valid run of the asked configuration (not JSON, another schema, a version this release does
-not read, a field missing or of the wrong type, a metric or curve value that is not a finite number, another
-configuration's run) is a :class:`StoredRunError` naming the file and the field, never a silent retraining that
-would overwrite it.
+there but is not a valid run of the asked configuration (not a regular file, larger than :data:`MAX_RUN_BYTES`,
+not JSON or nested too deeply to parse, another schema, a version this release does not read, a field missing or
+of the wrong type, a metric or curve value that is not a finite number, another configuration's run) is a :class:`StoredRunError` naming the file and the field, never a silent retraining that would overwrite it.
 """
 from __future__ import annotations
 
@@ -26,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...files import write_atomic
+from ..checksums import read_regular
 from .config import RunConfig, TrainingConfig, config_type
 
 SCHEMA = "ldp-audit/training-run"
@@ -35,6 +35,12 @@ LDP_GE_SCHEMA = "ldp-audit/ldp-ge-run"
 #: The schemas and versions a training-run file may have: version 1.0 of the core's schema (no ``pipeline``: a
 #: ``gnn`` run) is migrated to 1.1 on read; any other version is refused, never guessed.
 READS = {SCHEMA: ("1.0", SCHEMA_VERSION), LDP_GE_SCHEMA: ("1.0",)}
+
+
+#: Largest run file read back. The largest committed run (benchmarks/results: a PPGNN CiteSeer run) is 25 KB, and a
+#: GNN run grows by about 45 bytes per epoch, so 16 MiB holds the curves of some 350,000 epochs; a larger file is no
+#: run this package wrote, and parsing it could take gigabytes.
+MAX_RUN_BYTES = 16 * 2 ** 20
 
 
 class StoredRunError(ValueError):
@@ -291,13 +297,17 @@ class RunStore:
         """The run the file ``path`` holds, checked (:meth:`RunResult.from_dict` or the ``result_type``'s); any
         problem is a :class:`StoredRunError` naming the file."""
         try:
-            with open(path, encoding="utf-8") as handle:
-                data = json.load(handle)
+            data = json.loads(read_regular(Path(path), MAX_RUN_BYTES).decode("utf-8"))
         except OSError as exc:
             raise StoredRunError(f"stored run {str(path)!r} cannot be read ({exc.strerror or exc}); "
                                  f"{MOVE_AWAY}") from None
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise StoredRunError(f"stored run {str(path)!r} is not valid JSON ({exc}); {MOVE_AWAY}") from None
+        except RecursionError:
+            raise StoredRunError(f"stored run {str(path)!r} is not a run: its JSON is nested too deeply to parse "
+                                 f"(a run file nests a few levels); {MOVE_AWAY}") from None
+        except ValueError as exc:  # not a regular file, or too large (read_regular)
+            raise StoredRunError(f"stored run {str(path)!r} cannot be read: {exc}; {MOVE_AWAY}") from None
         try:
             return self.result_type.from_dict(data)
         except ValueError as exc:
