@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 from pathlib import Path
 
 SUMS_FILE = "SHA256SUMS"
@@ -21,6 +22,46 @@ _BLOCK = 1 << 20
 
 class DatasetFileError(ValueError):
     """A dataset file is missing, damaged or malformed; the message names the file and its folder."""
+
+
+#: What a path that is not a regular file is, in words, by the ``stat`` test that recognises it.
+_NOT_REGULAR = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe (FIFO)"),
+                (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+def not_regular(path: Path) -> str | None:
+    """What ``path`` is when it exists but is not a regular file (a link is followed), in words, or None."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None
+    if stat.S_ISREG(mode):
+        return None
+    kind = next((words for test, words in _NOT_REGULAR if test(mode)), "not a regular file")
+    if os.path.islink(path):
+        kind += f" (the link leads to {os.path.realpath(path)})"
+    return kind
+
+
+def read_regular(path: Path, limit: int) -> bytes:
+    """The bytes of ``path``, which must be a regular file (or a link to one) of at most ``limit`` bytes.
+
+    What the path is gets checked with ``os.stat`` before it is opened: a FIFO is never opened (the read would
+    wait for a writer forever) and a device such as ``/dev/zero`` never read (it never ends). A ``ValueError``
+    saying what is wrong ("it is a named pipe (FIFO), ...") otherwise, for the caller to prefix with the file's
+    name; an ``OSError`` of ``stat`` or ``open`` passes through.
+    """
+    info = os.stat(path)
+    if not stat.S_ISREG(info.st_mode):
+        raise ValueError(f"it is {not_regular(path) or 'not a regular file'}, not a regular file")
+    too_big = f"more than the {limit:,} bytes such a file may hold"
+    if info.st_size > limit:
+        raise ValueError(f"it holds {info.st_size:,} bytes, {too_big}")
+    with open(path, "rb") as handle:
+        data = handle.read(limit + 1)
+    if len(data) > limit:  # it grew after the stat
+        raise ValueError(f"it holds {too_big}")
+    return data
 
 
 #: (resolved path, size, mtime_ns) -> hex digest; one hash per file and process while the file is unchanged
@@ -86,6 +127,10 @@ def check_files(root: Path, files: list[Path], dataset: str, verify: bool = True
     sums = recorded_sums(root) if verify else {}
     for path in files:
         relative = path.relative_to(root).as_posix()
+        kind = not_regular(path)
+        if kind is not None:
+            raise DatasetFileError(f"dataset {dataset}: {relative} in the dataset folder {root} is {kind}, not a "
+                                   "regular file; put the file itself there (see the datasets README)")
         if not path.is_file():
             raise DatasetFileError(f"dataset {dataset}: the file {relative} is missing from the dataset folder "
                                    f"{root} (nothing is downloaded at run time; put the file there, see the "

@@ -37,7 +37,7 @@ import scipy.sparse as sp
 from ..files import OutputError, check_output_folder, remove_stale_temporaries, temporary_prefix, write_failure
 from ..mechanisms.validation import check_count, check_flag, check_int, check_seed, check_size
 from ..seeding import rng_for
-from .checksums import DatasetFileError, check_files, content_key
+from .checksums import DatasetFileError, check_files, content_key, read_regular
 from .graph import Graph, MissingFeaturesError, canonical_edges  # noqa: F401 (MissingFeaturesError is re-exported)
 
 ENV_DATA = "LDP_AUDIT_DATA"
@@ -334,10 +334,17 @@ def _read_feature_file(path: Path, num_nodes: int, dim: int | None, dataset: str
     """MUSAE/FEATHER features: JSON ``{"node": [feature ids]}`` or karateclub CSV ``node_id,feature_id,value``."""
     if path.suffix == ".json":
         try:
-            with open(path) as handle:
-                lists = json.load(handle)
+            text = read_regular(path, _MAX_JSON_BYTES)
+        except (OSError, ValueError) as exc:
+            raise DatasetFileError(f"dataset {dataset}: {path} cannot be read: "
+                                   f"{exc.strerror if isinstance(exc, OSError) else exc}") from None
+        try:
+            lists = json.loads(text)
             rows = np.concatenate([np.full(len(ids), int(node), dtype=np.int64) for node, ids in lists.items()])
             cols = np.concatenate([np.asarray(ids, dtype=np.int64) for ids in lists.values()])
+        except RecursionError:
+            raise DatasetFileError(f"dataset {dataset}: {path} is not a JSON object of node -> feature id lists "
+                                   "(it is nested too deeply to parse; such a file nests two levels)") from None
         except (ValueError, TypeError, AttributeError) as exc:
             raise DatasetFileError(f"dataset {dataset}: {path} is not a JSON object of node -> feature id lists "
                                    f"({type(exc).__name__}: {exc})") from None
@@ -353,6 +360,11 @@ def _read_feature_file(path: Path, num_nodes: int, dim: int | None, dataset: str
     x = sp.csr_matrix((vals, (rows, cols)), shape=(num_nodes, width))
     x.sum_duplicates()
     return x
+
+
+#: Largest feature JSON read: 500 times the largest shipped one (Facebook's, 2.1 MB); parsing takes about ten
+#: times a file's size in memory, so a larger file is refused before it is read.
+_MAX_JSON_BYTES = 2 ** 30
 
 
 @dataclass(frozen=True)
@@ -425,6 +437,9 @@ def top_classes(graph: Graph, count: int = 10, name: str | None = None) -> Graph
 
     LastFM Asia restricted to its 10 largest classes is LDP-GE's and PrivGE's "LastFM" (7,083 nodes).
     """
+    if not isinstance(graph, Graph):
+        raise TypeError(f"graph must be a Graph (ldp_audit.models.data.load returns one; load(name) for a dataset "
+                        f"name), got {type(graph).__name__} {graph!r}")
     count = check_int(count, "count", 1)
     if graph.y is None:
         raise ValueError(f"{graph.name} has no labels to restrict")

@@ -6,9 +6,13 @@ the real datasets. The contextual SBM follows the recommendation of ppgnn spec Â
 """
 from __future__ import annotations
 
+from numbers import Real
+
 import numpy as np
 import scipy.sparse as sp
 
+from ..mechanisms.validation import (available_memory, check_count, check_dimension, check_int, check_memory,
+                                     check_seed, check_size)
 from ..seeding import rng_for
 from .graph import Graph, canonical_edges
 
@@ -36,6 +40,14 @@ def karate() -> Graph:
                  num_classes=2, source="embedded (Zachary 1977)")
 
 
+#: Peak bytes of :func:`csbm`, measured with tracemalloc and rounded up: per node (labels, class members), per
+#: feature cell (the n x d rates, uniform draws, mask and float copy) and per edge draw (endpoints, partner
+#: classes, the pairs and their de-duplication).
+_BYTES_PER_NODE, _BYTES_PER_FEATURE, _BYTES_PER_DRAW = 24, 26, 110
+#: Share of this machine's memory one graph may take (as the command line's checks allow a run).
+_MEMORY_FRACTION = 0.75
+
+
 def csbm(n: int = 1000, classes: int = 4, avg_degree: float = 4.0, homophily: float = 0.8, d: int = 200,
          base_rate: float = 0.02, signal: float = 0.1, seed: int = 0) -> Graph:
     """A contextual stochastic block model with sparse binary features.
@@ -47,11 +59,16 @@ def csbm(n: int = 1000, classes: int = 4, avg_degree: float = 4.0, homophily: fl
     when j belongs to its class and ``base_rate`` otherwise. Features are binary, so their public range is
     [0, 1] (ldp-ge A1).
     """
-    _check_int("n", n, 2)
-    _check_int("classes", classes, 1)
-    _check_int("d", d, 1)
-    if not (avg_degree > 0 and np.isfinite(avg_degree)):
-        raise ValueError(f"avg_degree must be a positive number, got {avg_degree!r}")
+    n = check_count(n, "n", 2)
+    classes = check_int(classes, "classes", 1, n)
+    d = check_dimension(d, "d")
+    seed = check_seed(seed)
+    for name, value in (("avg_degree", avg_degree), ("homophily", homophily), ("base_rate", base_rate),
+                        ("signal", signal)):
+        _check_real(name, value)
+    if not 0.0 < avg_degree <= n - 1:
+        raise ValueError(f"avg_degree must lie in (0, n - 1] = (0, {n - 1}] (no node of a simple graph on n = {n} "
+                         f"nodes has more neighbours), got {avg_degree!r}")
     if not 0.0 <= homophily <= 1.0:
         raise ValueError(f"homophily must lie in [0, 1], got {homophily!r}")
     if classes == 1 and homophily < 1.0:
@@ -59,6 +76,7 @@ def csbm(n: int = 1000, classes: int = 4, avg_degree: float = 4.0, homophily: fl
     if not (0.0 <= base_rate and 0.0 <= signal and base_rate + signal <= 1.0):
         raise ValueError(f"base_rate and signal must be >= 0 with base_rate + signal <= 1, "
                          f"got {base_rate!r} and {signal!r}")
+    _check_memory(n, d, avg_degree)
     rng = rng_for(seed)
     y = rng.integers(0, classes, size=n)
     members = [np.flatnonzero(y == c) for c in range(classes)]
@@ -83,6 +101,22 @@ def csbm(n: int = 1000, classes: int = 4, avg_degree: float = 4.0, homophily: fl
                         f"homophily={homophily}, d={d}, base_rate={base_rate}, signal={signal}, seed={seed})")
 
 
-def _check_int(name: str, value, minimum: int) -> None:
-    if not (isinstance(value, (int, np.integer)) and value >= minimum):
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+def _check_memory(n: int, d: int, avg_degree: float) -> None:
+    """Refuse a graph whose arrays would not fit in memory (``validation.check_memory``, the CLI's check), naming
+    ``avg_degree`` when its edge draws take most of it, else ``n``, with the largest value that fits."""
+    nodes = n * (_BYTES_PER_NODE + _BYTES_PER_FEATURE * d)
+    draws = _BYTES_PER_DRAW * n * avg_degree / 2
+    what = f"a contextual SBM of n = {n:,} nodes, d = {d} features and avg_degree = {avg_degree:g}"
+    if draws > nodes:
+        largest = max(0.0, (_MEMORY_FRACTION * available_memory() - nodes) / (_BYTES_PER_DRAW * n / 2))
+        check_memory("avg_degree", nodes + draws, what, _MEMORY_FRACTION, f"{largest:.4g}")
+    else:
+        check_size("n", n, (nodes + draws) / n, what, fraction=_MEMORY_FRACTION)
+
+
+def _check_real(name: str, value) -> None:
+    """``value`` must be a finite real number: a string or a bool is a TypeError naming ``name``."""
+    if isinstance(value, bool) or not isinstance(value, Real):
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__} {value!r}")
+    if not np.isfinite(value):
+        raise ValueError(f"{name} must be a finite number, got {value!r}")

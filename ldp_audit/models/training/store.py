@@ -12,10 +12,10 @@ versions and wall time. Files written before (version 1.0 without ``pipeline``: 
 the same :class:`RunResult`, with their numbers unchanged.
 
 Stored runs are checked on read (:meth:`RunStore.load`): a missing file is a run not done yet; a file that is
-there but is not a valid run of the asked configuration (not JSON, another schema, a version this release does
-not read, a field missing or of the wrong type, a metric or curve value that is not a finite number, another
-configuration's run) is a :class:`StoredRunError` naming the file and the field, never a silent retraining that
-would overwrite it.
+there but is not a valid run of the asked configuration (not a regular file, larger than :data:`MAX_RUN_BYTES`,
+not JSON or nested too deeply to parse, another schema, a version this release does not read, a field missing or
+of the wrong type, a value that the writer cannot have written (:func:`check_values`), another configuration's
+run) is a :class:`StoredRunError` naming the file and the field, never a silent retraining that would overwrite it.
 """
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...files import write_atomic
+from ..checksums import read_regular
 from .config import RunConfig, TrainingConfig, config_type
 
 SCHEMA = "ldp-audit/training-run"
@@ -35,6 +36,12 @@ LDP_GE_SCHEMA = "ldp-audit/ldp-ge-run"
 #: The schemas and versions a training-run file may have: version 1.0 of the core's schema (no ``pipeline``: a
 #: ``gnn`` run) is migrated to 1.1 on read; any other version is refused, never guessed.
 READS = {SCHEMA: ("1.0", SCHEMA_VERSION), LDP_GE_SCHEMA: ("1.0",)}
+
+
+#: Largest run file read back. The largest committed run (benchmarks/results: a PPGNN CiteSeer run) is 25 KB, and a
+#: GNN run grows by about 45 bytes per epoch, so 16 MiB holds the curves of some 350,000 epochs; a larger file is no
+#: run this package wrote, and parsing it could take gigabytes.
+MAX_RUN_BYTES = 16 * 2 ** 20
 
 
 class StoredRunError(ValueError):
@@ -168,6 +175,58 @@ def stored_config(config_class: type, data: dict):
     return config
 
 
+#: Endings of the names of scores (accuracy, micro-F1, ROC-AUC): fractions in [0, 1].
+SCORES = ("_acc", "_auc", "_acc_best")
+
+
+def _whole(value, name: str, low: int, high: int, what: str) -> None:
+    """``value`` (a finite number) must be a whole number in [low, high]; ``what`` it is, for the message."""
+    if not float(value).is_integer() or not low <= value <= high:
+        raise ValueError(f"field {name!r} is {value!r}; {what}, a whole number in [{low}, {high}]")
+
+
+def check_values(config: TrainingConfig, metrics: dict, curves: dict, wall_time_s: float,
+                 names: dict | None = None) -> None:
+    """Refuse values the writer cannot have written: a score outside [0, 1]; an ``epoch`` that is not one of the
+    epochs trained (counted from 0; a pipeline that stops early trains ``epochs_run`` of them, in [1,
+    ``config.epochs``], any other ``config.epochs``); a curve without one value per epoch trained; a
+    ``test_acc_best`` (the best of the test curve) below ``test_acc``; a negative wall time. NaN (a diverged run's
+    null) passes every range. ``names`` maps a field (``metrics.val_acc``, ``curves.val_acc``, ``wall_time_s``) to
+    its name in a file whose schema names it otherwise."""
+    names = names or {}
+
+    def field(name: str) -> str:
+        return names.get(name, name)
+
+    for key, value in metrics.items():
+        if key.endswith(SCORES) and not 0.0 <= value <= 1.0 and not math.isnan(value):
+            raise ValueError(f"field {field('metrics.' + key)!r} is {value!r}; a score is a fraction in [0, 1]")
+    if config.STOPS_EARLY and "epochs_run" in metrics:
+        trained = metrics["epochs_run"]
+        _whole(trained, field("metrics.epochs_run"), 1, config.epochs,
+               f"the epochs the run trained before it stopped, at most config.epochs = {config.epochs}")
+        run = f"a run that trained {trained:g} epoch(s) (metrics.epochs_run)"
+    else:
+        trained, run = config.epochs, f"a run of config.epochs = {config.epochs} epoch(s)"
+    _whole(metrics["epoch"], field("metrics.epoch"), 0, trained - 1,
+           f"the epoch chosen on validation, counted from 0 in {run}")
+    for key, values in curves.items():
+        name = field("curves." + key)
+        if len(values) != trained:
+            raise ValueError(f"field {name!r} has {len(values)} value(s); {run} has one per epoch, {trained:g}")
+        if key.endswith(SCORES):
+            for i, value in enumerate(values):
+                if not 0.0 <= value <= 1.0 and not math.isnan(value):
+                    raise ValueError(f"field '{name}[{i}]' is {value!r}; a score is a fraction in [0, 1]")
+    best, chosen = metrics.get("test_acc_best", math.nan), metrics.get("test_acc", math.nan)
+    if best < chosen:  # False when either is NaN
+        raise ValueError(f"field {field('metrics.test_acc_best')!r} is {best!r}, below field "
+                         f"{field('metrics.test_acc')!r} ({chosen!r}): the best test accuracy over all epochs "
+                         "cannot be below the chosen epoch's")
+    if wall_time_s < 0:
+        raise ValueError(f"field {field('wall_time_s')!r} is {wall_time_s!r}; a wall time is >= 0 seconds")
+
+
 @dataclass(frozen=True)
 class RunResult:
     """The outcome of one run.
@@ -232,9 +291,10 @@ class RunResult:
         config = stored_config(config_class, data)
         metrics = measured(data, "metrics", (f"test_{config.metric}", f"val_{config.metric}", "epoch",
                                              *config.STORED_METRICS), counts=("epoch", "epochs_run"))
-        return cls(config, metrics, measured_lists(data, "curves"), member(data, "device", str),
-                   member(data, "device_name", str), member(data, "versions", dict), number(data, "wall_time_s"),
-                   member(data, "extra", dict, {}))
+        curves, wall = measured_lists(data, "curves"), number(data, "wall_time_s")
+        check_values(config, metrics, curves, wall)
+        return cls(config, metrics, curves, member(data, "device", str), member(data, "device_name", str),
+                   member(data, "versions", dict), wall, member(data, "extra", dict, {}))
 
 
 def _from_ldp_ge_run(data: dict) -> RunResult:
@@ -251,8 +311,11 @@ def _from_ldp_ge_run(data: dict) -> RunResult:
     wall = number(extra, "extra.wall_time_s") if "wall_time_s" in extra else 0.0
     for key in ("device", "device_name", "versions", "wall_time_s"):
         extra.pop(key, None)
-    return RunResult(config, metrics, {f"val_{config.metric}": number_list(data, "val_curve")}, device, name,
-                     versions, wall, extra)
+    curves = {f"val_{config.metric}": number_list(data, "val_curve")}
+    check_values(config, metrics, curves, wall, {
+        f"metrics.val_{config.metric}": "metrics.val", f"metrics.test_{config.metric}": "metrics.test",
+        f"curves.val_{config.metric}": "val_curve", "wall_time_s": "extra.wall_time_s"})
+    return RunResult(config, metrics, curves, device, name, versions, wall, extra)
 
 
 def write_json_atomic(path: Path, payload: dict) -> Path:
@@ -291,13 +354,17 @@ class RunStore:
         """The run the file ``path`` holds, checked (:meth:`RunResult.from_dict` or the ``result_type``'s); any
         problem is a :class:`StoredRunError` naming the file."""
         try:
-            with open(path, encoding="utf-8") as handle:
-                data = json.load(handle)
+            data = json.loads(read_regular(Path(path), MAX_RUN_BYTES).decode("utf-8"))
         except OSError as exc:
             raise StoredRunError(f"stored run {str(path)!r} cannot be read ({exc.strerror or exc}); "
                                  f"{MOVE_AWAY}") from None
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise StoredRunError(f"stored run {str(path)!r} is not valid JSON ({exc}); {MOVE_AWAY}") from None
+        except RecursionError:
+            raise StoredRunError(f"stored run {str(path)!r} is not a run: its JSON is nested too deeply to parse "
+                                 f"(a run file nests a few levels); {MOVE_AWAY}") from None
+        except ValueError as exc:  # not a regular file, or too large (read_regular)
+            raise StoredRunError(f"stored run {str(path)!r} cannot be read: {exc}; {MOVE_AWAY}") from None
         try:
             return self.result_type.from_dict(data)
         except ValueError as exc:
