@@ -496,6 +496,16 @@ class LaplaceLaw(Smooth):
     def _logdensity(self, y):
         return -math.log(2.0 * self.scale) - np.abs(y - self.loc) / self.scale
 
+    def _moment(self, order):
+        return self._moment_about(0.0, order)
+
+    def _moment_about(self, center, order):
+        """In closed form, E[Z^j] = j! for even j and 0 for odd j (Z standard Laplace): scipy integrates these
+        numerically, 2e-9 off at order 6 and 4% at order 16."""
+        shift = self.loc - center
+        return float(sum(math.comb(order, j) * shift ** (order - j) * self.scale**j * math.factorial(j)
+                         for j in range(0, order + 1, 2)))
+
     def _affine(self, scale, shift):
         return LaplaceLaw(stats.laplace, self.loc * scale + shift, self.scale * abs(scale))
 
