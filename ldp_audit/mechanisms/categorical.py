@@ -11,7 +11,7 @@ import numpy as np
 from .base import ScalarMechanism
 from .constants import sw_half_width
 from .laws import Discrete
-from .validation import check_int
+from .validation import MAX_CATEGORIES, check_int
 
 
 def _keep_or_jump(u, x, keep_mass, jump_mass, n_other, width, first):
@@ -49,7 +49,7 @@ class RandomizedResponse(ScalarMechanism):
 
     def __post_init__(self):
         super().__post_init__()
-        object.__setattr__(self, "c", check_int(self.c, "c", 2))
+        object.__setattr__(self, "c", check_int(self.c, "c", 2, MAX_CATEGORIES))
 
     @property
     def domain(self):
@@ -112,7 +112,7 @@ class ExtendedSquareWaveLevels(ScalarMechanism):
 
     def __post_init__(self):
         super().__post_init__()
-        object.__setattr__(self, "f", check_int(self.f, "f", 2))
+        object.__setattr__(self, "f", check_int(self.f, "f", 2, MAX_CATEGORIES))
 
     @property
     def half_width(self) -> int:
