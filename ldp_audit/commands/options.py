@@ -11,8 +11,8 @@ import argparse
 import math
 
 # The caps and memory estimates live with the Python API's checks (one copy); the commands import them from here.
-from ..mechanisms.validation import (MAX_COUNT, MAX_DRAWS, MAX_SEED, available_memory,  # noqa: F401
-                                     check_confidence, check_draws, check_memory, check_size)
+from ..mechanisms.validation import (MAX_CATEGORIES, MAX_COUNT, MAX_DRAWS, MAX_SEED,  # noqa: F401
+                                     available_memory, check_confidence, check_draws, check_memory, check_size)
 
 
 def _number(text: str) -> float:

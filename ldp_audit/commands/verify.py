@@ -33,7 +33,7 @@ from ..audits.kernel.result import Status
 from ..audits.verify.orchestrator import (CHECKS, DEFAULT_ALPHA, DEFAULT_SAMPLES, DEFAULT_SEED, AuditSettings,
                                           check_report_memory, parse_checks, verify)
 from ..mechanisms import make
-from ..mechanisms.validation import MAX_DIMENSION
+from ..mechanisms.validation import MAX_CATEGORIES, MAX_DIMENSION
 from ._common import add_engine_options, add_output_options, emit, engine_for, parse_param, progress_bar
 from .options import confidence, integer, probability, real, seed
 
@@ -44,7 +44,7 @@ EXIT_PROTOCOL = 2
 
 #: Mechanism parameters with their own option (everything else: --param key=value).
 _NAMED = {"d": integer(1, MAX_DIMENSION), "k": str, "m": str, "alpha": real(), "beta": real(), "delta": probability,
-          "c": integer(2, 10 ** 6), "f": integer(2, 10 ** 6), "calibration": str}
+          "c": integer(2, MAX_CATEGORIES), "f": integer(2, MAX_CATEGORIES), "calibration": str}
 
 
 def register(sub) -> None:

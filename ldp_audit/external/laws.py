@@ -85,9 +85,9 @@ class FrozenLaw(Smooth):
                    for a, b in zip(points[:-1], points[1:]))
         return body + float(self._frozen.cdf(points[0])) + float(self._frozen.sf(points[-1]))
 
-    def affine(self, scale, shift=0.0):
-        if scale <= 0:
-            raise ValueError("a FrozenLaw can only be rescaled by a positive factor")
+    def _affine(self, scale, shift):
+        if scale < 0:
+            raise ValueError(f"scale must be positive for a FrozenLaw (a scipy law cannot be mirrored), got {scale!r}")
         return FrozenLaw(self.family, self.loc * scale + shift, self.scale * scale)
 
 
@@ -134,18 +134,17 @@ class DensityLaw(Law):
         if self.cdf_fn is not None:
             return np.asarray(self.cdf_fn(self._grid), dtype=np.float64)
         fine = np.linspace(self.lo, self.hi, 16 * (DENSITY_GRID - 1) + 1)
-        cum = integrate.cumulative_trapezoid(self.density(fine), fine, initial=0.0)
+        cum = integrate.cumulative_trapezoid(self._density(fine), fine, initial=0.0)
         return cum[::16]
 
-    def cdf(self, y):
-        y = np.asarray(y, dtype=np.float64)
+    def _cdf(self, y):
         if self.cdf_fn is not None:
             inside = np.asarray(self.cdf_fn(np.clip(y, self.lo, self.hi)), dtype=np.float64)
         else:
             inside = np.interp(y, self._grid, self._table)
         return np.where(y < self.lo, 0.0, np.where(y >= self.hi, float(self._table[-1]), inside))
 
-    def density(self, y):
+    def _density(self, y):
         y = np.asarray(y, dtype=np.float64)
         inside = (y >= self.lo) & (y <= self.hi)
         return np.where(inside, self.pdf(np.clip(y, self.lo, self.hi)), 0.0)
@@ -158,12 +157,12 @@ class DensityLaw(Law):
     def breakpoints(self):
         return self._grid.copy()
 
-    def moment(self, order):
-        return float(integrate.quad(lambda y: y**order * float(self.density(y)), self.lo, self.hi, limit=400)[0])
+    def _moment(self, order):
+        return float(integrate.quad(lambda y: y**order * float(self._density(y)), self.lo, self.hi, limit=400)[0])
 
     def var(self):
-        mean = self.moment(1)
-        return float(integrate.quad(lambda y: (y - mean) ** 2 * float(self.density(y)), self.lo, self.hi,
+        mean = self._moment(1)
+        return float(integrate.quad(lambda y: (y - mean) ** 2 * float(self._density(y)), self.lo, self.hi,
                                     limit=400)[0])
 
     def continuous_integral(self):
@@ -171,20 +170,21 @@ class DensityLaw(Law):
             # the declared cdf is the density's exact integral, also across jumps of a piecewise-constant density
             # that adaptive quadrature smears into a false "mass != 1" alarm
             return float(self.cdf_fn(np.float64(self.hi))) - float(self.cdf_fn(np.float64(self.lo)))
-        return float(integrate.quad(lambda y: float(self.density(y)), self.lo, self.hi, limit=400)[0])
+        return float(integrate.quad(lambda y: float(self._density(y)), self.lo, self.hi, limit=400)[0])
 
-    def continuous_quantiles(self, levels):
+    def _continuous_quantiles(self, levels):
         table = self._table
-        return np.interp(np.asarray(levels, dtype=np.float64) * table[-1], table, self._grid)
+        return np.interp(levels * table[-1], table, self._grid)
 
-    def sample(self, n, rng):
+    def _sample(self, n, rng):
         table = self._table
         return np.interp(rng.random(n) * table[-1], table, self._grid)
 
-    def affine(self, scale, shift=0.0):
-        if scale <= 0:
-            raise ValueError("a DensityLaw can only be rescaled by a positive factor")
-        return DensityLaw(_Affine(self.pdf, scale, shift, True), _Affine(self.cdf, scale, shift, False),
+    def _affine(self, scale, shift):
+        if scale < 0:
+            raise ValueError(f"scale must be positive for a DensityLaw (its support [lo, hi] keeps its order), got "
+                             f"{scale!r}")
+        return DensityLaw(_Affine(self.pdf, scale, shift, True), _Affine(self._cdf, scale, shift, False),
                           self.lo * scale + shift, self.hi * scale + shift)
 
 

@@ -15,7 +15,7 @@ from typing import Any, Callable, ClassVar, Protocol, Sequence
 import numpy as np
 
 from .laws import Law
-from .validation import as_input_array, as_finite_array, as_values, check_count, check_eps, check_rng
+from .validation import BYTES_PER_DRAW, as_input_array, as_reports, as_values, check_eps, check_rng, check_sample_size
 
 
 def probe_points(lo: float, hi: float) -> np.ndarray:
@@ -232,7 +232,8 @@ class ScalarMechanism(Mechanism):
         object.__setattr__(self, "eps", check_eps(self.eps))
 
     def sample(self, x, n: int, rng: np.random.Generator) -> np.ndarray:
-        return self.perturb(np.full(check_count(n, "n"), self.checked_input(x)), rng)
+        n = check_sample_size(n, "n", BYTES_PER_DRAW, f"sampling {self.name} reports")
+        return self.perturb(np.full(n, self.checked_input(x)), rng)
 
     @property
     def privacy_inputs(self) -> list:
@@ -265,10 +266,21 @@ class ScalarMechanism(Mechanism):
         """Vectorised sampler on validated inputs of shape (n,)."""
 
     # ----- server side -------------------------------------------------------------------------------
+    @property
+    def report_values(self) -> tuple[float, ...] | None:
+        """The few values a report takes whatever the input (a one-bit report's two), or None when there are
+        many (a continuum, or categories: those check their reports in ``checked_reports``)."""
+        return None
+
+    def checked_reports(self, reports, name: str = "reports") -> np.ndarray:
+        """``reports`` (any shape) as float64, each a value ``perturb`` can return: finite, and one of
+        ``report_values`` when the mechanism declares them."""
+        return as_reports(reports, name, self.name, self.report_values)
+
     def estimate(self, reports) -> np.ndarray:
-        """The paper's server-side estimate (rectifier), applied elementwise to finite reports; identity where the
-        paper has none."""
-        reports = as_finite_array(reports, "reports")
+        """The paper's server-side estimate (rectifier), applied elementwise to reports that ``perturb`` can
+        return (``checked_reports``); identity where the paper has none."""
+        reports = self.checked_reports(reports)
         if self.estimate_scale == 1.0 and self.estimate_shift == 0.0:
             return reports
         return self.estimate_shift + self.estimate_scale * reports

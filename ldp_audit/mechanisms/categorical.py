@@ -11,7 +11,7 @@ import numpy as np
 from .base import ScalarMechanism
 from .constants import sw_half_width
 from .laws import Discrete
-from .validation import check_int
+from .validation import MAX_CATEGORIES, as_values, check_int
 
 
 def _keep_or_jump(u, x, keep_mass, jump_mass, n_other, width, first):
@@ -49,7 +49,7 @@ class RandomizedResponse(ScalarMechanism):
 
     def __post_init__(self):
         super().__post_init__()
-        object.__setattr__(self, "c", check_int(self.c, "c", 2))
+        object.__setattr__(self, "c", check_int(self.c, "c", 2, MAX_CATEGORIES))
 
     @property
     def domain(self):
@@ -62,6 +62,11 @@ class RandomizedResponse(ScalarMechanism):
     @property
     def audit_inputs(self):
         return np.unique(np.array([0.0, float(self.c // 2), float(self.c - 1)]))
+
+    def checked_reports(self, reports, name: str = "reports") -> np.ndarray:
+        """Reports as float64, each a category in {0..c-1}."""
+        return as_values(reports, 0.0, float(self.c - 1), name, integer=True,
+                         remedy=f"grr with c={self.c} reports the categories 0..{self.c - 1}")
 
     def probabilities(self) -> tuple[float, float]:
         """(p, q), computed from e^-eps so that large budgets do not overflow."""
@@ -112,7 +117,7 @@ class ExtendedSquareWaveLevels(ScalarMechanism):
 
     def __post_init__(self):
         super().__post_init__()
-        object.__setattr__(self, "f", check_int(self.f, "f", 2))
+        object.__setattr__(self, "f", check_int(self.f, "f", 2, MAX_CATEGORIES))
 
     @property
     def half_width(self) -> int:
@@ -129,6 +134,12 @@ class ExtendedSquareWaveLevels(ScalarMechanism):
     @property
     def audit_inputs(self):
         return np.unique(np.array([1.0, float((self.f + 1) // 2), float(self.f)]))
+
+    def checked_reports(self, reports, name: str = "reports") -> np.ndarray:
+        """Reports as float64, each an output level in {1..f + 2b}."""
+        top = self.f + 2 * self.half_width
+        return as_values(reports, 1.0, float(top), name, integer=True,
+                         remedy=f"esw with f={self.f} at eps={self.eps:g} reports the levels 1..{top}")
 
     def probabilities(self) -> tuple[float, float]:
         tail = math.exp(-self.eps)

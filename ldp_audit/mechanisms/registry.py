@@ -17,7 +17,8 @@ from .frequency import ORACLES, Rappor
 from .gaussian import Gaussian
 from .sampled import SampledMechanism
 from .scalar import Duchi, Laplace, OneBit, Piecewise, SquareWave, SquareWaveUnit
-from .validation import EPS_MAX, EPS_MIN, MAX_DIMENSION, check_dimension, check_eps, check_open_unit, check_range
+from .validation import (EPS_MAX, EPS_MIN, MAX_CATEGORIES, MAX_DIMENSION, check_dimension, check_eps, check_open_unit,
+                         check_range)
 
 
 @dataclass(frozen=True)
@@ -95,13 +96,13 @@ def _gaussian(eps, delta=1e-5, calibration="analytic"):
 
 
 @_register("grr", "randomized response on categories {0..c-1}", RandomizedResponse.reference,
-           (_EPS, Param("c", 2, "integer >= 2", "number of categories")))
+           (_EPS, Param("c", 2, f"integer in [2, {MAX_CATEGORIES:.0e}]", "number of categories")))
 def _grr(eps, c=2):
     return RandomizedResponse(eps, c)
 
 
 @_register("esw", "Extended Square Wave on levels {1..f}", ExtendedSquareWaveLevels.reference,
-           (_EPS, Param("f", 5, "integer >= 2", "number of levels")))
+           (_EPS, Param("f", 5, f"integer in [2, {MAX_CATEGORIES:.0e}]", "number of levels")))
 def _esw(eps, f=5):
     return ExtendedSquareWaveLevels(eps, f)
 
@@ -238,8 +239,10 @@ def _suggest(word: str, options) -> str:
 
 def make(name: str, **params):
     """Build mechanism ``name`` with ``params``; ``ValueError`` names any bad parameter and its allowed range."""
+    if not isinstance(name, str):
+        raise ValueError(f"name must be a mechanism name (a string), got {name!r}. Available: {', '.join(_REGISTRY)}")
     if name not in _REGISTRY:
-        raise ValueError(f"unknown mechanism {name!r}.{_suggest(str(name), _REGISTRY)} "
+        raise ValueError(f"unknown mechanism {name!r}.{_suggest(name, _REGISTRY)} "
                          f"Available: {', '.join(_REGISTRY)}")
     entry = _REGISTRY[name]
     accepted = [p.name for p in entry.info.params]

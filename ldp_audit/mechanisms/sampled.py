@@ -24,7 +24,8 @@ from scipy import sparse
 
 from .base import Mechanism, Sampling, ScalarMechanism
 from .laws import Law, Mixture, point_mass
-from .validation import as_finite_array, as_input_array, as_values, check_count, check_dimension, check_int, check_rng
+from .validation import (BYTES_PER_DRAW, as_input_array, as_reports, as_values, check_count, check_dimension,
+                         check_flag, check_int, check_rng, check_sample_size)
 
 #: Above this k the subsets are drawn by partial sorting of uniforms (O(n d)) instead of Floyd's algorithm (O(n k^2)).
 _FLOYD_MAX_K = 64
@@ -108,7 +109,8 @@ class SampledMechanism(Mechanism):
         x = as_values(x, self.alpha, self.beta)
         if x.shape not in ((), (self.d,)):
             raise ValueError(f"x must be a number or a vector of shape ({self.d},), got shape {x.shape}")
-        return self.perturb(np.broadcast_to(x, (check_count(n, "n"), self.d)), rng)
+        n = check_sample_size(n, "n", 8.0 * self.d + BYTES_PER_DRAW * self.k, f"sampling {self.name} reports")
+        return self.perturb(np.broadcast_to(x, (n, self.d)), rng)
 
     # ----- client side -------------------------------------------------------------------------------
     def _sampled(self, x, rng, clip):
@@ -131,6 +133,7 @@ class SampledMechanism(Mechanism):
 
     def perturb(self, x, rng, *, return_mask: bool = False, clip: bool = False):
         """Reports of shape (n, d), exactly k non-zeros per row; with ``return_mask`` also the (n, d) boolean mask S."""
+        return_mask = check_flag(return_mask, "return_mask")
         single = np.asarray(x).ndim == 1 and self.d > 1
         n, rows, columns, values = self._sampled(x, rng, clip)
         if rows is None:
@@ -173,15 +176,25 @@ class SampledMechanism(Mechanism):
         lo, hi = self.coordinate.domain
         return self.alpha - (self.beta - self.alpha) * lo / (hi - lo)
 
+    @property
+    def report_values(self) -> tuple[float, ...] | None:
+        """The values a report coordinate takes when they are few: 0 (not sampled) and the coordinate mechanism's
+        values times ``client_scale`` (multi-bit: 0 and +-1); None when the coordinate reports a continuum."""
+        values = self.coordinate.report_values
+        if values is None:
+            return None
+        return (0.0,) + tuple(values if self.client_scale == 1.0 else (v * self.client_scale for v in values))
+
     def estimate(self, reports):
-        """Server estimate of every coordinate; accepts dense arrays or the CSR matrix of ``perturb_sparse``."""
+        """Server estimate of every coordinate; accepts dense arrays or the CSR matrix of ``perturb_sparse``, with
+        entries that ``perturb`` can return."""
         if sparse.issparse(reports):
-            as_finite_array(reports.data, "reports")
+            as_reports(reports.data, "reports", self.name, self.report_values)
             if self.estimate_shift != 0.0:
                 reports = reports.toarray()
             else:
                 return reports.multiply(self.estimate_scale).tocsr()
-        reports = as_finite_array(reports, "reports")
+        reports = as_reports(reports, "reports", self.name, self.report_values)
         if reports.shape[-1:] != (self.d,) or reports.ndim > 2:
             raise ValueError(f"reports must have shape (n, {self.d}) or ({self.d},), got {reports.shape}")
         if not self.rescale:
@@ -228,6 +241,11 @@ class SampledMechanism(Mechanism):
             raise ValueError("report_cov needs two coordinates; this mechanism has d = 1")
         mu_i, _ = self._coordinate_moments(x_i, "x_i")
         mu_j, _ = self._coordinate_moments(x_j, "x_j")
+        try:
+            np.broadcast_shapes(mu_i.shape, mu_j.shape)
+        except ValueError:
+            raise ValueError(f"x_i and x_j must have shapes that broadcast together (one covariance per pair), got "
+                             f"{mu_i.shape} and {mu_j.shape}") from None
         both = self.k * (self.k - 1) / (self.d * (self.d - 1))
         return self.client_scale**2 * mu_i * mu_j * (both - self.inclusion**2)
 

@@ -203,6 +203,11 @@ class OneBit(ScalarMechanism):
         return Discrete([-self.output_scale, self.output_scale], probabilities)
 
     @property
+    def report_values(self):
+        """-C and +C (C the output scale): the only reports."""
+        return -self.output_scale, self.output_scale
+
+    @property
     def estimate_scale(self):
         return coth_half(self.eps) / self.output_scale
 

@@ -43,6 +43,18 @@ EPS_MAX = 700.0
 #: float64 overflow (eps = 1e-300 gives an infinite variance), and the constants are verified against 80-digit
 #: arithmetic only down to here. A coordinate of a sampled mechanism may run at eps/k below it.
 EPS_MIN = 1e-12
+#: Most categories (GRR's c) or levels (ESW's f) of a mechanism: its law and variance formulas hold arrays of that
+#: many entries per input, and the command line caps --c and --f here too.
+MAX_CATEGORIES = 10 ** 6
+#: Highest moment order a law computes. Every one-dimensional built-in keeps its report's raw moments finite in
+#: float64 up to this order at the smallest budget EPS_MIN (Laplace: 20! (2/1e-12)^20 ~ 1e264); the audits use
+#: order 6 at most.
+MAX_MOMENT_ORDER = 20
+#: Bytes one draw of a law's reference sampler holds (the draw, its uniform, an index): refuses n that cannot fit.
+LAW_BYTES_PER_DRAW = 24
+#: Bytes one report coordinate holds while a mechanism's ``sample`` makes it (input, uniforms, temporaries, report).
+BYTES_PER_DRAW = 48
+
 #: Why budgets below EPS_MIN are refused (part of the error message).
 EPS_MIN_REASON = (f"below {EPS_MIN:g} the noise variance (~1/eps^2) and the audits' fourth moments (~1/eps^4) "
                   "leave the range of float64 numbers")
@@ -83,6 +95,18 @@ def check_positive(value, name: str) -> float:
     return float(value)
 
 
+def check_finite(value, name: str, nonzero: bool = False) -> float:
+    """One finite real number (a 0-d array too; not a bool), and not 0 when ``nonzero``."""
+    try:
+        arr = as_real_array(value, name)
+    except ValueError:
+        arr = None
+    if arr is None or arr.ndim != 0 or not math.isfinite(float(arr)) or (nonzero and float(arr) == 0.0):
+        allowed = "a finite, non-zero real number" if nonzero else "a finite real number"
+        raise ValueError(f"{name} must be {allowed}, got {value!r}")
+    return float(arr)
+
+
 def check_open_unit(value, name: str) -> float:
     """A probability-like parameter strictly inside (0, 1)."""
     if isinstance(value, bool) or not isinstance(value, Real) or not (0.0 < float(value) < 1.0):
@@ -121,9 +145,26 @@ def check_flag(value, name: str) -> bool:
     return bool(value)
 
 
-def _as_float_array(x, name: str) -> np.ndarray:
+#: dtype kinds read as real numbers: signed and unsigned integers, floats, and Python objects that are numbers.
+_REAL_KINDS = "iufO"
+
+
+def as_real_array(x, name: str) -> np.ndarray:
+    """``x`` (any shape) as float64; booleans, text, complex numbers and dates are refused, never read as numbers.
+    NaN and inf pass (callers that need finite numbers check them, e.g. :func:`as_finite_array`)."""
     try:
-        return np.asarray(x, dtype=np.float64)
+        arr = np.asarray(x)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be an array of real numbers: {exc}") from None
+    kind = arr.dtype.kind
+    if kind == "O" and any(isinstance(v, (str, bytes, bool, np.bool_)) for v in arr.flat):
+        kind = "U"
+    if kind not in _REAL_KINDS:
+        shown = repr(x) if arr.size <= 3 else f"an array of dtype {arr.dtype}"
+        raise ValueError(f"{name} must be an array of real numbers (not booleans, text or complex numbers), "
+                         f"got {shown}")
+    try:
+        return np.asarray(arr, dtype=np.float64)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{name} must be an array of real numbers: {exc}") from None
 
@@ -147,11 +188,13 @@ def _check_integers(arr: np.ndarray, lo: float, hi: float, name: str) -> None:
         raise ValueError(f"{name} must hold integer categories in [{lo:g}, {hi:g}], got {arr[fractional][0]:g}")
 
 
-def as_values(x, lo: float, hi: float, name: str = "x", integer: bool = False) -> np.ndarray:
+def as_values(x, lo: float, hi: float, name: str = "x", integer: bool = False,
+              remedy: str = "Normalise with public bounds") -> np.ndarray:
     """Inputs of any shape, each a finite number in [lo, hi] (an integer category there when ``integer``), as
-    float64: what a moment formula or a law of one coordinate takes, elementwise."""
-    arr = _as_float_array(x, name)
-    _check_domain(arr, lo, hi, name, "Normalise with public bounds")
+    float64: what a moment formula or a law of one coordinate takes, elementwise. ``remedy`` ends the message
+    about values outside."""
+    arr = as_real_array(x, name)
+    _check_domain(arr, lo, hi, name, remedy)
     if integer:
         _check_integers(arr, lo, hi, name)
     return arr
@@ -165,7 +208,7 @@ def as_input_array(x, lo: float, hi: float, d: int, clip: bool = False, name: st
     Values outside [lo, hi] are an error unless ``clip`` is true; NaN and inf are always an error; with
     ``integer`` every value (after clipping) must be an integer category.
     """
-    arr = _as_float_array(x, name)
+    arr = as_real_array(x, name)
     if d == 1:
         if arr.ndim == 2 and arr.shape[1] == 1:
             arr = arr[:, 0]
@@ -195,24 +238,75 @@ def _nonfinite_message(arr: np.ndarray, name: str, lo: float, hi: float) -> str:
 
 def as_finite_array(values, name: str) -> np.ndarray:
     """Numbers a server reads (reports), as float64: real and finite, whatever their range."""
-    arr = _as_float_array(values, name)
+    arr = as_real_array(values, name)
     if not np.all(np.isfinite(arr)):
         bad = int(arr.size - np.count_nonzero(np.isfinite(arr)))
         raise ValueError(f"{name} contains {bad} NaN or infinite value(s); reports are finite numbers")
     return arr
 
 
-def check_rng(rng) -> np.random.Generator:
+def as_points(y, name: str = "y") -> np.ndarray:
+    """Points at which a law is evaluated, any shape, as float64: real numbers, +-inf allowed, NaN refused."""
+    arr = as_real_array(y, name)
+    if np.isnan(arr).any():
+        raise ValueError(f"{name} contains {int(np.isnan(arr).sum())} NaN value(s); points must be real numbers "
+                         "(-inf and inf allowed)")
+    return arr
+
+
+def check_among(arr: np.ndarray, values, name: str, owner: str) -> np.ndarray:
+    """Every entry of ``arr`` one of the few ``values`` that ``owner`` reports: one comparison per value,
+    vectorised; NaN and inf are never among them."""
+    ok = np.zeros(arr.shape, dtype=bool)
+    for value in values:
+        ok |= arr == value
+    if not ok.all():
+        shown = ", ".join(f"{v:g}" for v in values)
+        finite = np.isfinite(arr)
+        if not finite.all():
+            raise ValueError(f"{name} contains {int(finite.size - finite.sum())} NaN or infinite value(s); "
+                             f"{owner} reports one of {{{shown}}}")
+        bad = np.argwhere(np.atleast_1d(~ok))[0]
+        raise ValueError(f"{name} must hold values that {owner} reports, one of {{{shown}}}; "
+                         f"{int(ok.size - ok.sum())} value(s) are not (e.g. {np.atleast_1d(arr)[tuple(bad)]:g} "
+                         f"at index {tuple(int(i) for i in bad)})")
+    return arr
+
+
+def as_reports(reports, name: str, owner: str, values=None) -> np.ndarray:
+    """Reports a server reads, as float64: finite real numbers, each one of ``values`` when ``owner`` reports only
+    these few (None: any finite number)."""
+    if values is None:
+        return as_finite_array(reports, name)
+    return check_among(as_real_array(reports, name), values, name, owner)
+
+
+def check_rng(rng, name: str = "rng") -> np.random.Generator:
+    """A numpy Generator, or what seeds one: None, a SeedSequence or a non-negative integer (not a bool)."""
     if isinstance(rng, np.random.Generator):
         return rng
-    if rng is None or isinstance(rng, (Integral, np.random.SeedSequence)):
+    if rng is None or isinstance(rng, np.random.SeedSequence):
         return np.random.default_rng(rng)
-    raise ValueError(f"rng must be a numpy.random.Generator, a SeedSequence or an integer seed, got {type(rng).__name__}")
+    if isinstance(rng, Integral) and not isinstance(rng, bool):
+        if rng < 0:
+            raise ValueError(f"{name} must be a numpy.random.Generator, a SeedSequence or a non-negative integer "
+                             f"seed, got {rng}")
+        return np.random.default_rng(rng)
+    raise ValueError(f"{name} must be a numpy.random.Generator, a SeedSequence or a non-negative integer seed, got "
+                     f"{rng!r} ({type(rng).__name__})")
 
 
 def check_count(value, name: str, lo: int = 0) -> int:
     """A number of things to draw or repeat: an integer in [lo, MAX_COUNT]."""
     return check_int(value, name, lo, MAX_COUNT)
+
+
+def check_sample_size(value, name: str, bytes_each: float, what: str) -> int:
+    """A number of draws held in memory at once: an integer in [0, MAX_COUNT] whose ``bytes_each`` per draw fit
+    in memory (:func:`check_size`), so that a huge n is a ValueError, never a MemoryError."""
+    value = check_count(value, name)
+    check_size(name, value, bytes_each, what)
+    return value
 
 
 def check_dimension(value, name: str = "d") -> int:

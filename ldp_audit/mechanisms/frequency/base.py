@@ -27,7 +27,8 @@ import numpy as np
 from scipy.special import gammaln
 
 from ..base import Mechanism, contrast_points, pilot_points
-from ..validation import as_input_array, as_values, check_count, check_eps, check_int, check_rng
+from ..validation import (BYTES_PER_DRAW, as_input_array, as_values, check_among, check_eps, check_int, check_rng,
+                          check_sample_size)
 
 #: Largest number of categories accepted (every oracle builds per-report arrays of width k or more).
 K_MAX = 1 << 16
@@ -142,7 +143,8 @@ class FrequencyOracle(Mechanism):
         return self._perturb(arr.astype(np.int64), check_rng(rng))
 
     def sample(self, x, n: int, rng: np.random.Generator) -> np.ndarray:
-        return self.perturb(np.full(check_count(n, "n"), self.category(x)), rng)
+        n = check_sample_size(n, "n", BYTES_PER_DRAW * (self.report_width or 1), f"sampling {self.name} reports")
+        return self.perturb(np.full(n, self.category(x)), rng)
 
     def categories_of(self, x, name: str = "x") -> np.ndarray:
         """``x`` (any shape) as float64 categories, each an integer in [0, k-1]."""
@@ -158,20 +160,43 @@ class FrequencyOracle(Mechanism):
         return self.k
 
     def checked_reports(self, reports) -> np.ndarray:
-        """``reports`` as ``perturb`` returns them: a numeric array of n rows of ``report_width`` finite values
-        (kept in their own dtype: a hash seed needs all 64 bits of an int64)."""
-        arr = np.asarray(reports)
+        """``reports`` as ``perturb`` returns them: a numeric array of n rows of ``report_width`` finite values, each
+        one that ``perturb`` can return (kept in their own dtype: a hash seed needs all 64 bits of an int64)."""
+        arr = self._numeric_rows(reports, "reports")
+        self._check_report_values(arr)
+        return arr
+
+    def _numeric_rows(self, values, name: str, loose: bool = False) -> np.ndarray:
+        """``values`` as a numeric array of n rows of ``report_width`` finite values. ``loose``: one report given as
+        a flat row is read as n = 1, and one-number reports may come as a column (n, 1) (the audits' dense rows)."""
+        arr = np.asarray(values)
         width = self.report_width
         shape = "(n,)" if width is None else f"(n, {width})"
         if arr.dtype.kind not in "biuf":
-            raise ValueError(f"reports must be a numeric array of shape {shape}, as {self.name}'s perturb returns "
+            raise ValueError(f"{name} must be a numeric array of shape {shape}, as {self.name}'s perturb returns "
                              f"them, got dtype {arr.dtype}")
+        if loose and width is None and arr.ndim in (0, 2) and arr.shape[1:] in ((), (1,)):
+            arr = arr.reshape(-1)
+        elif loose and width is not None and arr.ndim == 1:
+            arr = arr.reshape(1, -1)
         if arr.shape[1:] != (() if width is None else (width,)) or arr.ndim != (1 if width is None else 2):
-            raise ValueError(f"reports must have shape {shape} for {self.name} with k={self.k}, got shape "
+            raise ValueError(f"{name} must have shape {shape} for {self.name} with k={self.k}, got shape "
                              f"{arr.shape}")
         if arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
-            raise ValueError("reports contain NaN or infinite values; reports are finite numbers")
+            raise ValueError(f"{name} contain NaN or infinite values; reports are finite numbers")
         return arr
+
+    def _check_report_values(self, reports: np.ndarray) -> None:
+        """Refuse values that ``perturb`` never returns (vectorised; the shape is already checked). Every value
+        passes by default (SHE reports any real vector)."""
+
+    def _check_bits(self, bits: np.ndarray) -> None:
+        """Every entry of ``bits`` 0 or 1."""
+        check_among(bits, (0, 1), "reports", f"{self.name} (bits)")
+
+    def _check_categories(self, values: np.ndarray, top: int, what: str) -> None:
+        """Every entry of ``values`` an integer in [0, top]."""
+        as_values(values, 0.0, float(top), "reports", integer=True, remedy=f"{self.name} reports {what} 0..{top}")
 
     @abstractmethod
     def _perturb(self, x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -180,8 +205,9 @@ class FrequencyOracle(Mechanism):
     # ----- exact law -------------------------------------------------------------------------------------------
     def report_loglik(self, values, x) -> np.ndarray:
         """log P(report | x) of each row of ``values`` (reports as returned by ``perturb``, or as float rows; -inf
-        for a row no input can produce), for the category ``x``."""
-        return self._report_loglik(values, self.category(x))
+        for a row no input can produce), for the category ``x``. ``values`` has ``perturb``'s shape (one report may
+        come as a flat row)."""
+        return self._report_loglik(self._numeric_rows(values, "values", loose=True), self.category(x))
 
     def law_classes(self, x1, x0) -> Iterator[LawBlock]:
         """Blocks of representative reports and their log multiplicities: the classes partition the output space

@@ -60,6 +60,9 @@ class HadamardResponse(FrequencyOracle):
         wanted = rng.random(x.size) < p
         return np.where(in_set(y, x) == wanted, y, y ^ lowest)
 
+    def _check_report_values(self, reports):
+        self._check_categories(reports, self.order - 1, "outputs")
+
     def support_matrix(self, reports):
         return in_set(np.asarray(reports).reshape(-1, 1), np.arange(self.k)[None, :])
 

@@ -89,6 +89,11 @@ class LocalHashing(FrequencyOracle):
         """A report is [seed, bucket]."""
         return 2
 
+    def _check_report_values(self, reports):
+        """Seeds in [0, 2^63 - 1] and buckets in {0..g-1}, integers."""
+        self._check_categories(reports[:, 0], np.iinfo(np.int64).max, "hash seeds")
+        self._check_categories(reports[:, 1], self.buckets - 1, "buckets")
+
     def key(self, reports) -> np.ndarray:
         """The public hash seed of each report."""
         return self.checked_reports(reports)[:, 0].astype(np.int64)

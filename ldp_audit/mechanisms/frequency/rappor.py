@@ -120,6 +120,9 @@ class Rappor(FrequencyOracle):
                              f"values in [{cohort.min():g}, {cohort.max():g}]")
         return arr
 
+    def _check_report_values(self, reports):
+        self._check_bits(reports[:, 1:])
+
     def key(self, reports) -> np.ndarray:
         """The public cohort id of each report."""
         return self.checked_reports(reports)[:, 0].astype(np.int64)

@@ -59,6 +59,10 @@ class SubsetSelection(FrequencyOracle):
         bits[rows[:, None], chosen] = 1
         return bits
 
+    def _check_report_values(self, reports):
+        """0/1 indicators (any number of ones: the law's classes, sizes other than d included, are read too)."""
+        self._check_bits(reports)
+
     def support_matrix(self, reports):
         return np.asarray(reports) == 1
 

@@ -56,6 +56,9 @@ class BitVectorOracle(FrequencyOracle):
         bits[rows, x] = u[rows, x] < p
         return bits.astype(np.uint8)
 
+    def _check_report_values(self, reports):
+        self._check_bits(reports)
+
     def support_complements(self) -> tuple[float, float]:
         """(1 - p*, 1 - q*); subclasses whose p* can be near 1 give them in a stable form."""
         p, q = self.support_probabilities()
