@@ -100,6 +100,10 @@ class LdpAuditor:
                   "require_seeded": self.require_seeded, **options}
         if "engine" not in options:
             merged["engine"] = self._session_engine()
+        if "alpha" in options:  # named as the settings name it, before it is compared with the session's level
+            from ..audits.verify.orchestrator import check_false_alarm_rate
+
+            check_false_alarm_rate(options["alpha"])
         if merged["alpha"] > self.alpha:
             raise ValueError(f"alpha={merged['alpha']:g} exceeds the per-assertion level {self.alpha:g} that keeps "
                              f"the session's false-alarm rate <= {self.session_alpha:g}")

@@ -328,3 +328,32 @@ def test_plugin_alpha_floor_is_the_librarys():
     from ldp_audit.testing import plugin
 
     assert plugin.MIN_ALPHA == pytest.approx(1 - MAX_CONFIDENCE, rel=1e-3)
+
+
+def test_the_plugin_named_with_p_as_well_as_installed_loads_once(tmp_path):
+    """`-p ldp_audit.testing.plugin` (needed under PYTEST_DISABLE_PLUGIN_AUTOLOAD) used to crash an environment
+    where the entry point had loaded it already: "Plugin already registered under a different name"."""
+    for env in ({}, {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}):
+        os.environ.update(env)
+        try:
+            done = _plugin_session(tmp_path, "-p", "ldp_audit.testing.plugin", "--ldp-audit-samples", "2000")
+        finally:
+            for name in env:
+                del os.environ[name]
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert "1 passed" in done.stdout
+
+
+def test_a_fixture_alpha_of_the_wrong_type_is_named(tmp_path):
+    (tmp_path / "test_alpha.py").write_text(textwrap.dedent("""
+        import pytest
+        from ldp_audit.mechanisms import make
+
+        def test_alpha_text(ldp_auditor):
+            with pytest.raises(ValueError, match=r"alpha \\(1 - confidence\\) must be a real number in \\(0, 1\\), got '0.001'"):
+                ldp_auditor.assert_ldp(make("laplace", eps=1.0), eps=1.0, alpha="0.001")
+    """))
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path)],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=180,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, done.stdout + done.stderr

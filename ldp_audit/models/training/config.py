@@ -111,6 +111,12 @@ _FITS = {"bool": lambda v: isinstance(v, (bool, np.bool_)),
 _KIND_WORDS = {"bool": "True or False", "int": "an integer", "float": "a number", "str": "a string", "None": "None"}
 
 
+def _declared_kinds(annotation) -> list[str]:
+    """``"float | None"`` (a postponed annotation), ``int`` or ``int | None`` -> ["float", "None"], ["int"], ..."""
+    text = annotation if isinstance(annotation, str) else getattr(annotation, "__name__", str(annotation))
+    return [kind.strip().replace("NoneType", "None") for kind in text.split("|")]
+
+
 class TrainingConfig(StoredFields, ABC):
     """What every config of the training core has: a ``PIPELINE`` name (:data:`PIPELINES`), a ``task`` (node or
     link, :data:`TASK_METRICS`), a seed-free key naming its folder in the run store (a readable prefix, then a
@@ -127,15 +133,31 @@ class TrainingConfig(StoredFields, ABC):
     #: (checked when a run is read back).
     STORED_METRICS: ClassVar[tuple[str, ...]] = ()
 
+    def __post_init__(self):
+        """The config's own checks (:meth:`check_values`), then every field's declared type: a value of the wrong
+        type that one of those checks compares (``lr='fast'``) is named as such instead of a TypeError from deep
+        inside the comparison, and one that no check reads (a flag given as a string) is refused, not read as
+        True."""
+        try:
+            self.check_values()
+        except TypeError:
+            self.check_field_types()
+            raise
+        self.check_field_types()
+
+    @abstractmethod
+    def check_values(self) -> None:
+        """Refuse (ValueError naming the field and its allowed range) a value the pipeline cannot run with; may
+        normalise fields (``object.__setattr__``)."""
+
     def check_field_types(self) -> None:
-        """Each field holds a value of the type it declares (ValueError naming the field otherwise): a string where
-        a number belongs would end in a TypeError deep inside a comparison, and one where a flag belongs would be
-        read as True."""
+        """Each field holds a value of the type it declares (ValueError naming the field otherwise)."""
         for f in fields(self):
             value = getattr(self, f.name)
-            kinds = [kind.strip() for kind in str(f.type).split("|")]
-            if not any(_FITS[kind](value) for kind in kinds):
-                raise ValueError(f"{f.name} must be {' or '.join(_KIND_WORDS[kind] for kind in kinds)}, got {value!r}")
+            kinds = _declared_kinds(f.type)
+            if not any(_FITS.get(kind, lambda v: True)(value) for kind in kinds):
+                raise ValueError(f"{f.name} must be {' or '.join(_KIND_WORDS.get(k, k) for k in kinds)}, "
+                                 f"got {value!r}")
 
     @property
     def metric(self) -> str:
@@ -239,10 +261,9 @@ class RunConfig(TrainingConfig):
     # ----- issue 26: the LPGNN authors' split draw (released protocol), keyed only when set.
     split_rule: str = "spec"
 
-    def __post_init__(self):
+    def check_values(self):
         if not isinstance(self.dataset, str) or not self.dataset:
             raise ValueError(f"dataset must be a dataset name, got {self.dataset!r}")
-        self.check_field_types()
         object.__setattr__(self, "dataset", self.dataset.lower())
         _choice("features", self.features, FEATURE_SOURCES)
         _choice("model", self.model, MODELS)

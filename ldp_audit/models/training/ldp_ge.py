@@ -158,9 +158,8 @@ class LdpGeConfig(TrainingConfig):
     feature_bounds: str = "public"
     structure_only: bool = False
 
-    def __post_init__(self):
+    def check_values(self):
         _check("dataset", isinstance(self.dataset, str) and bool(self.dataset), "a dataset name", self.dataset)
-        self.check_field_types()
         object.__setattr__(self, "dataset", self.dataset.lower())
         _check("task", self.task in TASKS, " or ".join(TASKS), self.task)
         _check("mechanism", self.mechanism in MECHANISMS, "one of " + ", ".join(MECHANISMS), self.mechanism)
