@@ -156,10 +156,6 @@ class ExternalMechanism:
     def level(self) -> str:
         return "white-box" if (self.has_law or self.moment_claims or self.loglik_fn) else "black-box"
 
-    @property
-    def scalar(self) -> bool:
-        return not isinstance(self.input_domain, Box)
-
     def with_eps(self, eps) -> "ExternalMechanism":
         return replace(self, eps=check_eps(eps))
 

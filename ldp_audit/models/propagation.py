@@ -206,9 +206,8 @@ class PushResult:
 
     ``z`` approximates Pi X. ``max_residual`` is max |R| at termination (<= r_max), and ``error_bound[v]``
     bounds |z[v, j] - (Pi X)[v, j]| for every column j: d_v^r * max_residual, or (1 - alpha) times that with
-    the residual correction (ldp-ge A3, C12). ``pushes`` counts push operations, ``edge_updates`` the
-    neighbour residual updates they made; ``sparse_updates`` the part of those made entry by entry (narrow
-    frontier) and ``dense_work`` the multiply-adds of the wide-frontier rounds (nnz(A) times the block width
+    the residual correction (ldp-ge A3, C12). ``pushes`` counts push operations, ``sparse_updates`` the
+    neighbour residual updates made entry by entry (narrow frontier) and ``dense_work`` the multiply-adds of the wide-frontier rounds (nnz(A) times the block width
     each), the two costs :func:`ppr_matched` weighs.
     """
 
@@ -216,7 +215,6 @@ class PushResult:
     max_residual: float
     error_bound: np.ndarray
     pushes: int
-    edge_updates: int
     sparse_updates: int = 0
     dense_work: int = 0
 
@@ -320,7 +318,7 @@ def backward_push(adjacency, x, alpha: float, r: float, r_max: float, residual_c
     limits = limits if limits.ndim else np.full(x.shape[1], float(limits))
     degrees = safe_degrees(a)
     z = np.empty_like(x)
-    pushes = updates = sparse_updates = dense_work = 0
+    pushes = sparse_updates = dense_work = 0
     max_residual = 0.0
     for start in range(0, x.shape[1], block):
         cols = slice(start, min(start + block, x.shape[1]))
@@ -340,9 +338,7 @@ def backward_push(adjacency, x, alpha: float, r: float, r_max: float, residual_c
             if divide_by == "receiver":
                 share /= degrees[:, None]
             residual += (1.0 - alpha) * share
-            per_row = hot.sum(axis=1)
-            pushes += int(per_row.sum())
-            updates += int(per_row @ np.diff(a.indptr))
+            pushes += int(np.count_nonzero(hot))
             dense_work += a.nnz * width
             hot = np.abs(residual) > limit
         active = np.flatnonzero(hot.reshape(-1))
@@ -355,7 +351,6 @@ def backward_push(adjacency, x, alpha: float, r: float, r_max: float, residual_c
                 mass = mass / degrees[rows]
             pushed = sp.csr_matrix((mass, (rows, columns)), shape=(n, width))
             share = (a @ pushed).tocoo()  # every (receiver, column) pair that gets residue, once
-            updates += int(share.nnz)
             sparse_updates += int(share.nnz)
             pushes += int(active.size)
             if divide_by == "receiver":
@@ -368,8 +363,7 @@ def backward_push(adjacency, x, alpha: float, r: float, r_max: float, residual_c
             reserve += alpha * residual
         z[:, cols] = reserve * degrees[:, None] ** r
     factor = (1.0 - alpha) if residual_correction else 1.0
-    return PushResult(z, max_residual, factor * degrees ** r * max_residual, pushes, updates, sparse_updates,
-                      dense_work)
+    return PushResult(z, max_residual, factor * degrees ** r * max_residual, pushes, sparse_updates, dense_work)
 
 
 def released_push(adjacency, x, alpha: float, r: float, r_max: float, relative: bool = True,

@@ -10,7 +10,6 @@
 from __future__ import annotations
 
 import math
-from typing import Callable
 
 import numpy as np
 from scipy import stats
@@ -18,7 +17,7 @@ from scipy import stats
 from .moments import MAX_COORDINATES, probe_vector
 from ... import streams
 from ..kernel.result import CheckResult, Status
-from ..kernel.sampling import Announce, Draws, Plan, run_plan
+from ..kernel.sampling import Announce, Draws, Plan
 from ..kernel.stats import bonferroni_reject
 
 #: Interval cells per law in the goodness-of-fit test.
@@ -115,12 +114,6 @@ class _Counts:
     def __add__(self, other):
         return _Counts([a + b for a, b in zip(self.per_column, other.per_column)], self.outside + other.outside,
                        [a + b for a, b in zip(self.structure, other.structure)])
-
-
-def distribution_checks(mechanism, n: int, seed: int, alpha: float, workers: int = 1,
-                        progress: Callable[[int], None] | None = None) -> list[CheckResult]:
-    """:func:`distribution_plan`, run on its own."""
-    return run_plan(distribution_plan(mechanism, n, seed, alpha), workers, progress)
 
 
 def distribution_plan(mechanism, n: int, seed: int, alpha: float) -> Plan:

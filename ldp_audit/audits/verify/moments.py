@@ -25,7 +25,6 @@ sample variance of 0).
 from __future__ import annotations
 
 import math
-from typing import Callable
 
 import numpy as np
 from scipy import sparse
@@ -33,7 +32,7 @@ from scipy import sparse
 from ... import streams
 from ...mechanisms.base import Mechanism
 from ..kernel.result import CheckResult, Status
-from ..kernel.sampling import Announce, Draws, Plan, rng_for, run_plan
+from ..kernel.sampling import Announce, Draws, Plan, rng_for
 from ..kernel.stats import (Moments, bennett_p_value, binomial_two_sided_p, bonferroni_reject, cantelli_p_value, equivalent_z,
                             mean_z, normal_approximation_holds, variance_z, z_critical)
 
@@ -327,12 +326,6 @@ def _exact_two_point(moments: Moments, center, found, claimed, test, zz, pp, lab
         if exact_p is not None:
             pp[c], zz[c] = exact_p, equivalent_z(exact_p, float(deviation[c]))
             labels[c] = f"{names[c]} (exact binomial test: two values)"
-
-
-def moment_checks(mechanism, n: int, seed: int, alpha: float, workers: int = 1,
-                  progress: Callable[[int], None] | None = None) -> list[CheckResult]:
-    """:func:`moment_plan`, run on its own."""
-    return run_plan(moment_plan(mechanism, n, seed, alpha), workers, progress)
 
 
 def moment_plan(mechanism, n: int, seed: int, alpha: float) -> Plan:
