@@ -136,3 +136,17 @@ def spinner(console, text: str, enabled: bool = True):
     if enabled and console.is_terminal:
         return console.status(text, spinner="dots")
     return _Quiet()
+
+
+def add_sweep_options(parser, workers: int) -> None:
+    """--engine, --scheduler and --workers of a training sweep (the audits' engines; no number depends on them)."""
+    add_engine_options(parser, "the training tasks (one batch of runs each)", workers, 1024,
+                       "training processes, one torch thread each; on CUDA they share the GPU")
+
+
+def sweep_engine(args):
+    """The engine of --engine/--scheduler/--workers (``engines.open_engine``); a process pool's workers are spawned
+    (the driver may have started CUDA or torch's threads, which a forked worker cannot use)."""
+    from ..audits.kernel.engines import open_engine
+
+    return open_engine(args.engine, args.workers, args.scheduler, start_method="spawn")

@@ -24,9 +24,8 @@ import math
 
 from ..audits.kernel.result import AuditReport
 from ._common import add_output_options, emit, parse_param, spinner
-from .data import add_data_options
-from .options import MAX_CATEGORIES, MAX_DRAWS, available_memory, check_draws, check_memory, check_size, confidence, integer, \
-    eps_budget, positive, probability, real, seed
+from .options import (MAX_CATEGORIES, MAX_DRAWS, add_data_options, available_memory, check_draws, check_memory,
+                      check_size, confidence, eps_budget, integer, positive, probability, real, seed)
 
 _MECH_PARAMS = {"d": integer(1, 10 ** 6), "k": str, "alpha": real(), "beta": real(), "delta": probability,
                 "c": integer(2, MAX_CATEGORIES), "f": integer(2, MAX_CATEGORIES)}

@@ -4,8 +4,7 @@ from __future__ import annotations
 from contextlib import contextmanager
 
 from ._common import add_engine_options, add_output_options, emit, engine_for, spinner
-from .options import check_memory, eps_budget, integer, probability, real, seed
-from .data import add_data_options
+from .options import add_data_options, check_memory, eps_budget, integer, probability, real, seed
 
 PAPERS = ("ldp-ge", "lpgnn", "ppgnn")
 DEFAULT_MECHANISM = {"ldp-ge": "hds", "lpgnn": "multibit", "ppgnn": "mlr"}

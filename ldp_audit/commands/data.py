@@ -5,7 +5,7 @@ from ..audits.graph.datasets import dataset_report
 from .render import write_report
 from ..models import data as datasets
 from ._common import VERDICT_EXIT, add_output_options, emit
-from .options import folder
+from .options import add_data_options
 
 
 def register(subparsers) -> None:
@@ -20,18 +20,6 @@ def register(subparsers) -> None:
     add_data_options(parser)
     add_output_options(parser)
     parser.set_defaults(func=run)
-
-
-def add_data_options(parser) -> None:
-    """``--data-dir``, ``--cache-dir`` and ``--no-verify``, shared by every command that reads a dataset."""
-    parser.add_argument("--data-dir", metavar="DIR", type=folder, help=f"dataset folder (default: ${datasets.ENV_DATA}, "
-                                                          "else ../shared/datasets beside the project)")
-    parser.add_argument("--cache-dir", metavar="DIR", type=folder, help=f"writable folder for torch-geometric's processed "
-                                                           f"files (default: ${datasets.ENV_CACHE} or "
-                                                           "~/.cache/ldp-audit)")
-    parser.add_argument("--no-verify", action="store_true",
-                        help="read the dataset files without checking them against the folder's SHA256SUMS (by "
-                             "default a folder without SHA256SUMS, or a file without a line in it, is refused)")
 
 
 def run(args, console) -> int:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
+from pathlib import Path
 
 # The caps and memory estimates live with the Python API's checks (one copy); the commands import them from here.
 from ..mechanisms.validation import (MAX_CATEGORIES, MAX_COUNT, MAX_DRAWS, MAX_SEED,  # noqa: F401
@@ -122,3 +124,44 @@ def folder(text: str) -> str:
     if not text.strip():
         raise argparse.ArgumentTypeError("is empty; give a folder, or leave the option out for the default")
     return text
+
+
+def add_device_option(parser) -> None:
+    """--device of the commands that train."""
+    parser.add_argument("--device", choices=("cpu", "cuda"),
+                        help="where to train (default: cuda when available, else cpu)")
+
+
+#: Where results go without --results: $XDG_DATA_HOME/ldp-audit, else ~/.local/share/ldp-audit.
+DATA_HOME_HELP = "$XDG_DATA_HOME/ldp-audit, else ~/.local/share/ldp-audit"
+
+
+def user_data_folder() -> Path:
+    """The user's data folder for ldp-audit's results (XDG base directories), never the working directory."""
+    base = os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share"
+    return Path(base).expanduser() / "ldp-audit"
+
+
+def check_paths(args, results: Path) -> None:
+    """Before any work: the results folder can be written (``files.check_output_folder``: a writable folder, names
+    the file system takes, room on its disk and under the file size limit; exit 2 naming --results and the path
+    otherwise). The CLI has proven --out, --plot and the dataset cache folder already."""
+    from ..files import check_output_folder
+
+    given = getattr(args, "results", None) is not None
+    check_output_folder("--results" if given else f"the default results folder (--results left out; {DATA_HOME_HELP})",
+                        results)
+
+
+def add_data_options(parser) -> None:
+    """``--data-dir``, ``--cache-dir`` and ``--no-verify``, shared by every command that reads a dataset."""
+    from ..models import data as datasets
+
+    parser.add_argument("--data-dir", metavar="DIR", type=folder, help=f"dataset folder (default: ${datasets.ENV_DATA}, "
+                                                          "else ../shared/datasets beside the project)")
+    parser.add_argument("--cache-dir", metavar="DIR", type=folder, help=f"writable folder for torch-geometric's processed "
+                                                           f"files (default: ${datasets.ENV_CACHE} or "
+                                                           "~/.cache/ldp-audit)")
+    parser.add_argument("--no-verify", action="store_true",
+                        help="read the dataset files without checking them against the folder's SHA256SUMS (by "
+                             "default a folder without SHA256SUMS, or a file without a line in it, is refused)")

@@ -34,8 +34,9 @@ import math
 from pathlib import Path
 
 from ._common import spinner
-from .data import add_data_options
-from .options import folder, seed
+from ._common import add_sweep_options, sweep_engine
+from .options import (DATA_HOME_HELP, add_data_options, add_device_option, check_paths, folder, integer, seed,
+                      user_data_folder)
 
 def budget(flag: str):
     """argparse type for a privacy budget: a number > 0, or 'inf' for no perturbation."""
@@ -47,21 +48,6 @@ def budget(flag: str):
         if not value > 0 or math.isnan(value):
             raise argparse.ArgumentTypeError(f"{flag} must be > 0 (or 'inf' for no perturbation), got {text!r}")
         return None if math.isinf(value) else value
-    return parse
-
-
-def count(flag: str, low: int, high: int | None = None):
-    """argparse type for an integer in [low, high] (no upper bound when ``high`` is None)."""
-    allowed = f">= {low}" if high is None else f"in [{low}, {high}]"
-
-    def parse(text: str):
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{flag} must be an integer {allowed}, got {text!r}") from None
-        if value < low or (high is not None and value > high):
-            raise argparse.ArgumentTypeError(f"{flag} must be an integer {allowed}, got {value}")
-        return value
     return parse
 
 
@@ -78,11 +64,6 @@ def fraction(flag: str, closed_high: bool):
             raise argparse.ArgumentTypeError(f"{flag} must be a number {allowed}, got {text!r}")
         return value
     return parse
-
-
-def add_device_option(parser) -> None:
-    parser.add_argument("--device", choices=("cpu", "cuda"),
-                        help="where to train (default: cuda when available, else cpu)")
 
 
 #: KProp / label-propagation steps are capped here: each step is a sparse product over every edge, and far
@@ -109,7 +90,6 @@ FIELD_OPTIONS = {"method": "propagation"}
 def register(sub) -> None:
     from ..models.training.config import (LEVEL_DISTRIBUTIONS, MAX_PPM_LEVELS, MODELS, OBJECTIVES, PROPAGATIONS,
                                           SELECTIONS)
-    from .reproduce.common import DATA_HOME_HELP, add_sweep_options
 
     p = sub.add_parser("train", help="train one private GNN (LPGNN, PPGNN or LDP-GE) and print its test score",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -130,9 +110,9 @@ def register(sub) -> None:
                         "'inf' = raw features (default 1)")
     p.add_argument("--eps-y", type=budget("--eps-y"), default=argparse.SUPPRESS,
                    help="lpgnn only: label budget eps_y (randomized response); default: clean labels")
-    p.add_argument("--k", type=count("--k", 0, MAX_STEPS), default=argparse.SUPPRESS,
+    p.add_argument("--k", type=integer(0, MAX_STEPS), default=argparse.SUPPRESS,
                    help=f"lpgnn and ppgnn: propagation steps K_x, at most {MAX_STEPS} (default 4)")
-    p.add_argument("--k-y", type=count("--k-y", 0, MAX_STEPS), default=argparse.SUPPRESS,
+    p.add_argument("--k-y", type=integer(0, MAX_STEPS), default=argparse.SUPPRESS,
                    help="lpgnn only: Drop label-propagation steps K_y (default 0)")
     p.add_argument("--features", choices=("raw", "rnd", "ohd"), default=argparse.SUPPRESS,
                    help="lpgnn only: raw dataset features (perturbed with eps_x), random (RND) or one-hot degree "
@@ -143,7 +123,7 @@ def register(sub) -> None:
                    help="lpgnn and ppgnn: loss (default: drop when --eps-y is given, else cross_entropy)")
     p.add_argument("--selection", choices=SELECTIONS, default=argparse.SUPPRESS,
                    help="lpgnn and ppgnn: checkpoint rule on validation (default: ccs with --eps-y, else val_loss)")
-    p.add_argument("--epochs", type=count("--epochs", 1, 10 ** 6), default=argparse.SUPPRESS,
+    p.add_argument("--epochs", type=integer(1, 10 ** 6), default=argparse.SUPPRESS,
                    help="training epochs (default 500; ldp-ge: at most 1000, with early stopping)")
     p.add_argument("--lr", type=float, help="learning rate (default: the paper's per dataset)")
     p.add_argument("--weight-decay", type=float, help="weight decay (default: the paper's per dataset)")
@@ -160,7 +140,7 @@ def register(sub) -> None:
                    default=argparse.SUPPRESS, help="lpgnn only: the fraction of the training split whose labels "
                    "train the run, in (0, 1] (label rate = 50 %% x fraction, lpgnn Fig. 7); default 1")
     ppgnn = p.add_argument_group("ppgnn only (defaults: the paper's, ppgnn A8 and Sec. IV-C)")
-    ppgnn.add_argument("--levels", type=count("--levels", 1, MAX_PPM_LEVELS),
+    ppgnn.add_argument("--levels", type=integer(1, MAX_PPM_LEVELS),
                        default=argparse.SUPPRESS, help=f"h, the number of privacy levels 2^(tau-1) eps, 1 to "
                        f"{MAX_PPM_LEVELS} (default 5)")
     ppgnn.add_argument("--gamma", type=fraction("--gamma", closed_high=False),
@@ -174,7 +154,7 @@ def register(sub) -> None:
     ldp_ge = p.add_argument_group("ldp-ge only (--eps is the feature budget; the rest from the spec)")
     ldp_ge.add_argument("--task", choices=("node", "link"), default=argparse.SUPPRESS,
                         help="node classification or link prediction (default link)")
-    ldp_ge.add_argument("--sampled", type=count("--sampled", 1), default=argparse.SUPPRESS,
+    ldp_ge.add_argument("--sampled", type=integer(1), default=argparse.SUPPRESS,
                         help="k, the sampled coordinates (default: the paper's per dataset / the released rule)")
     ldp_ge.add_argument("--propagation", choices=("push", "power", "auto"), default=argparse.SUPPRESS,
                         help="backward push (A3, default), power iteration (A2) or auto (the cheaper of the two "
@@ -237,7 +217,6 @@ def under_protocol(args, paper: str, config):
 
 
 def run(args, console) -> int:
-    from .reproduce.common import check_paths, user_data_folder
 
     pipeline_options(args)
     root = Path(args.results) if args.results else user_data_folder() / "train"
@@ -296,7 +275,6 @@ def _train_or_load(args, console, config, store, device, what: str):
     """``(result, stored)``: the stored run of ``config``, else one trained by the training core's sweep on the
     chosen engine and saved (the same path as ``reproduce``, for every pipeline)."""
     from ..models.training.sweep import TRAIN_BATCH, run_sweep
-    from .reproduce.common import sweep_engine
 
     result = store.load(config)
     if result is not None:

@@ -127,3 +127,58 @@ def test_the_checker_sees_an_upward_import_and_a_circle():
 @pytest.mark.parametrize("layer", ["mechanisms", "accounting", "models", "audits"])
 def test_each_layer_exists(layer):
     assert any(_top(m) == layer for m in MODULES)
+
+
+# ----- inside the layers: the audits' wings, and the commands ------------------------------------------------------
+
+#: The wings of ``audits``, lowest first: the kernel imports no wing; privacy and graph are the building blocks;
+#: verify and the attacks use them; reproduction compares trained runs with the papers; claims (one function per
+#: checkable claim of a paper) may read every wing below it. An import between wings goes strictly downward.
+AUDIT_WINGS = {"kernel": 0, "privacy": 1, "graph": 1, "verify": 2, "attacks": 2, "reproduction": 3, "claims": 4}
+#: The modules of ``commands`` that are not commands: what every command may share.
+SHARED_COMMAND_MODULES = {"_common", "options", "render", "artefact_listing"}
+
+
+def _part(module: str, depth: int) -> str:
+    parts = module.split(".")
+    return parts[depth] if len(parts) > depth else "__init__"
+
+
+def wing_violations(edges: dict[str, set[str]]) -> list[str]:
+    """Imports between two wings of ``audits`` that do not go downward, and commands importing another command
+    (what two commands share belongs in a shared module)."""
+    bad = []
+    for source, targets in edges.items():
+        for target in targets:
+            if _top(source) == _top(target) == "audits":
+                low, high = _part(source, 2), _part(target, 2)
+                if low != high and AUDIT_WINGS.get(high, 99) >= AUDIT_WINGS.get(low, -1):
+                    bad.append(f"{source} -> {target} (audits/{low} may not import audits/{high})")
+            elif _top(source) == _top(target) == "commands":
+                low, high = _part(source, 2), _part(target, 2)
+                if low != high and high not in SHARED_COMMAND_MODULES and low not in SHARED_COMMAND_MODULES:
+                    bad.append(f"{source} -> {target} (a command imports another command; share it through "
+                               f"{', '.join(sorted(SHARED_COMMAND_MODULES))})")
+    return sorted(bad)
+
+
+def test_audit_wings_and_commands_import_only_downward():
+    assert wing_violations(EDGES) == []
+
+
+def test_the_wing_rule_sees_an_arrow_back_up():
+    edges = {"ldp_audit.audits.reproduction.se_privgemb": {"ldp_audit.audits.claims.se_privgemb"},
+             "ldp_audit.audits.kernel.stats": {"ldp_audit.audits.privacy.search"},
+             "ldp_audit.audits.claims.lpgnn": {"ldp_audit.audits.reproduction.lpgnn", "ldp_audit.audits.kernel.stats"},
+             "ldp_audit.commands.reproduce.command": {"ldp_audit.commands.train", "ldp_audit.commands.options"}}
+    assert wing_violations(edges) == [
+        "ldp_audit.audits.kernel.stats -> ldp_audit.audits.privacy.search (audits/kernel may not import audits/privacy)",
+        "ldp_audit.audits.reproduction.se_privgemb -> ldp_audit.audits.claims.se_privgemb (audits/reproduction may not "
+        "import audits/claims)",
+        "ldp_audit.commands.reproduce.command -> ldp_audit.commands.train (a command imports another command; share it "
+        "through _common, artefact_listing, options, render)"]
+
+
+@pytest.mark.parametrize("wing", sorted(AUDIT_WINGS))
+def test_each_audit_wing_exists(wing):
+    assert any(_part(m, 2) == wing for m in MODULES if _top(m) == "audits")

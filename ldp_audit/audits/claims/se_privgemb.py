@@ -20,6 +20,7 @@ from ...papers import se_privgemb as paper
 from ...seeding import rng_for
 from ..privacy.accountants import paper_accountant, rdp_per_step
 from ..kernel.result import CheckResult, Status
+from ..kernel.stats import runs_needed
 from .registry import claim
 
 PAPER = "SE-PrivGEmb"
@@ -575,15 +576,6 @@ def _strucequ_runs(perturbation: str, runs: int, eps: float | None, steps: int) 
                                 steps=steps, seed=seed, threads=1)
         values.append(model.struc_equ(graph.adjacency, model.train(sub, cfg).w_in, seed=seed))
     return tuple(values)
-
-
-def runs_needed(effect: float, sd: float, alpha: float, power: float = 0.9) -> int:
-    """Runs per arm for a one-sided two-sample t-test to detect ``effect`` (with spread ``sd``) at ``alpha``
-    with probability ``power`` (statsmodels' TTestIndPower; never fewer than 2)."""
-    from statsmodels.stats.power import TTestIndPower
-
-    return max(2, int(math.ceil(TTestIndPower().solve_power(effect_size=effect / sd, alpha=alpha, power=power,
-                                                             alternative="larger"))))
 
 
 def utility_row(name: str, claim: str, better: np.ndarray, worse: np.ndarray, needed: int, alpha: float,

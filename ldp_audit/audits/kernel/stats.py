@@ -204,3 +204,12 @@ def paired_mean_ci(diff, alpha: float, seed: int, *key: int) -> tuple[float, flo
     ci = stats.bootstrap((diff,), np.mean, confidence_level=1 - alpha, n_resamples=PAIRED_RESAMPLES,
                          method="percentile", random_state=rng_for(seed, *key)).confidence_interval
     return float(ci.low), float(ci.high)
+
+
+def runs_needed(effect: float, sd: float, alpha: float, power: float = 0.9) -> int:
+    """Runs per arm for a one-sided two-sample t-test to detect ``effect`` (with spread ``sd``) at ``alpha``
+    with probability ``power`` (statsmodels' TTestIndPower; never fewer than 2)."""
+    from statsmodels.stats.power import TTestIndPower
+
+    return max(2, int(math.ceil(TTestIndPower().solve_power(effect_size=effect / sd, alpha=alpha, power=power,
+                                                             alternative="larger"))))

@@ -350,7 +350,7 @@ def _holm_rows(pairs: list, claim: str, what: str, alpha: float = ALPHA) -> list
     from scipy import stats
     from statsmodels.stats.multitest import multipletests
 
-    from ..claims.se_privgemb import runs_needed
+    from ..kernel.stats import runs_needed
 
     if not pairs:
         return []

@@ -57,15 +57,13 @@ from ...audits.reproduction.protocol_gap import ATTRIBUTED_CELLS
 from ...models.training.lpgnn import MAX_SPLITS
 from ...models.training.ppgnn_figures import FIGURES as PPGNN_FIGURES
 from ...papers import se_privgemb as se_privgemb_paper
-from .._common import add_output_options, emit
-from .common import (DATA_HOME_HELP, PROTOCOL_TABLES, PROTOCOLS_OF_OPTION, add_plan_option, add_sweep_options,
-                     check_paths, dataset_panels, devices_used, panels_png, planned_runs, run_or_plan,
-                     software_used, user_data_folder)
+from .._common import add_output_options, add_sweep_options, emit
+from .common import (PROTOCOL_TABLES, PROTOCOLS_OF_OPTION, add_plan_option, dataset_panels, devices_used, panels_png,
+                     planned_runs, run_or_plan, software_used)
 from .common import paper_datasets as _datasets
 from . import lpgnn as lpgnn_figures
-from ..data import add_data_options
-from ..options import folder
-from ..train import add_device_option, count
+from ..options import (DATA_HOME_HELP, add_data_options, add_device_option, check_paths, folder, integer,
+                       user_data_folder)
 from ...mechanisms.validation import MAX_RUNS
 
 #: The table ids of each paper's target (``--tables``).
@@ -98,10 +96,10 @@ def register(sub) -> None:
                    choices=tuple(dict.fromkeys(t for ids in TABLES.values() for t in ids)),
                    help="which tables and figures to fill, by the ids listed below per paper (default: table3 "
                         "with --quick, table3 and drop with --full; ldp-ge --full: table3, fig2 and ksweep)")
-    p.add_argument("--runs", type=count("--runs", 1, MAX_RUNS),
+    p.add_argument("--runs", type=integer(1, MAX_RUNS),
                    help=f"runs per configuration, at most {MAX_RUNS:,} (default 3 quick, 10 full)")
     add_sweep_options(p, workers=2)
-    p.add_argument("--max-runs", type=count("--max-runs", 0),
+    p.add_argument("--max-runs", type=integer(0),
                    help="start at most this many new runs, then report (resume later)")
     add_plan_option(p)
     p.add_argument("--results", metavar="DIR", type=folder, help=f"folder of run JSONs (default PAPER-MODE in {DATA_HOME_HELP}; "
@@ -112,12 +110,12 @@ def register(sub) -> None:
                         "these (LP PM MB HDS; the non-private rows stay)")
     p.add_argument("--backbone", choices=("gcn", "sage", "gat"), default=None,
                    help="ppgnn only: two-layer backbone (default gcn)")
-    p.add_argument("--k-grid", nargs="+", metavar="K", type=count("--k-grid", 0, MAX_K), default=None,
+    p.add_argument("--k-grid", nargs="+", metavar="K", type=integer(0, MAX_K), default=None,
                    help="ppgnn and lpgnn Table III / Table 3 only: the propagation steps K each cell chooses among "
                         "on validation, instead of the mode's grid (and a --protocol preset's); e.g. --k-grid 0 "
                         "runs every cell without propagation, as the released protocol's baselines match ppgnn's "
                         f"printed rows; 0 to {MAX_K}, each once")
-    p.add_argument("--splits", type=count("--splits", 1, MAX_SPLITS), default=None,
+    p.add_argument("--splits", type=integer(1, MAX_SPLITS), default=None,
                    help=f"lpgnn Table 3 only: random 50/25/25 splits per cell, 1 to {MAX_SPLITS} (default 1); with "
                         "several, the tolerance admits the split-to-split spread (the paper's split is unknowable)")
     p.add_argument("--protocol", choices=("spec", "released", "both"), default=None,

@@ -1,18 +1,15 @@
-"""What ``train`` and every ``reproduce`` paper share: the sweep's engine options and its engine, the results
-folder (a user data folder by default, never the working directory) and the paths checked before any work,
-picking ``--datasets`` from a preset module, the plan (``--plan``: runs, tasks, measured cost, estimate), the
-progress bar over training runs, naming the devices the stored runs trained on, and the accuracy-against-eps
-figure (one panel per dataset)."""
+"""What every ``reproduce`` paper shares (the options it shares with ``train`` live in ``commands.options`` and
+``commands._common``): picking ``--datasets`` from a preset module, the plan (``--plan``: runs, tasks, measured
+cost, estimate), the progress bar over training runs, naming the devices the stored runs trained on, and the
+accuracy-against-eps figure (one panel per dataset)."""
 from __future__ import annotations
 
 import heapq
 import os
 import time
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 
-#: Where results go without --results: $XDG_DATA_HOME/ldp-audit, else ~/.local/share/ldp-audit.
-DATA_HOME_HELP = "$XDG_DATA_HOME/ldp-audit, else ~/.local/share/ldp-audit"
+from .._common import sweep_engine
 
 #: The protocols each ``--protocol`` value runs, in report order (absent: the spec's alone).
 PROTOCOLS_OF_OPTION = {None: ("spec",), "spec": ("spec",), "released": ("released",), "both": ("spec", "released")}
@@ -20,39 +17,6 @@ PROTOCOLS_OF_OPTION = {None: ("spec",), "spec": ("spec",), "released": ("release
 #: The tables and figures whose runs a training preset of ``--protocol`` changes, per paper; the others keep the
 #: spec's protocol (LDP-GE's k sweep; LPGNN's and PPGNN's figures sweep settings of their own).
 PROTOCOL_TABLES = {"lpgnn": ("table3",), "ppgnn": ("table3",), "ldp-ge": ("table3", "fig2")}
-
-
-def user_data_folder() -> Path:
-    """The user's data folder for ldp-audit's results (XDG base directories), never the working directory."""
-    base = os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share"
-    return Path(base).expanduser() / "ldp-audit"
-
-
-def add_sweep_options(parser, workers: int) -> None:
-    """--engine, --scheduler and --workers of a training sweep (the audits' engines; no number depends on them)."""
-    from .._common import add_engine_options
-
-    add_engine_options(parser, "the training tasks (one batch of runs each)", workers, 1024,
-                       "training processes, one torch thread each; on CUDA they share the GPU")
-
-
-def sweep_engine(args):
-    """The engine of --engine/--scheduler/--workers (``engines.open_engine``); a process pool's workers are spawned
-    (the driver may have started CUDA or torch's threads, which a forked worker cannot use)."""
-    from ...audits.kernel.engines import open_engine
-
-    return open_engine(args.engine, args.workers, args.scheduler, start_method="spawn")
-
-
-def check_paths(args, results: Path) -> None:
-    """Before any work: the results folder can be written (``files.check_output_folder``: a writable folder, names
-    the file system takes, room on its disk and under the file size limit; exit 2 naming --results and the path
-    otherwise). The CLI has proven --out, --plot and the dataset cache folder already."""
-    from ...files import check_output_folder
-
-    given = getattr(args, "results", None) is not None
-    check_output_folder("--results" if given else f"the default results folder (--results left out; {DATA_HOME_HELP})",
-                        results)
 
 
 def simulated_wall_s(task_costs: list, workers: int) -> float:

@@ -1,5 +1,5 @@
 """``ldp-audit reproduce se-privgemb [--quick|--full] [--tables ...]``: SE-PrivGEmb's Tables II-VI and the Fig. 3
-and Fig. 4 read-offs, paper vs measured (tolerance rule and accountant: ``audits.se_privgemb_reproduction``).
+and Fig. 4 read-offs, paper vs measured (tolerance rule and accountant: ``audits.reproduction.se_privgemb``).
 
 --quick: Power, 3 runs, Table VI, Fig. 3 (StrucEqu against eps, both proximities, non-private SE-GEmb beside) and
 Fig. 4 at eps 0.5 and 3.5 with 500 of 2000 link-prediction steps; every reduced cell says so in its row.
