@@ -86,7 +86,7 @@ def test_auto_run_records_method_device_and_cpu_time_and_trains_through_the_devi
         def graph(self, name):
             return graph
 
-    result = ldp_ge.run_with_cache(config, "cpu", Cache())  # the runner no longer refuses a device
+    result, = ldp_ge.train_group([config], "cpu", Cache())  # the runner no longer refuses a device
     assert result.extra["propagation"] in ("push", "power", "chebyshev") and result.device == "cpu"
     assert result.extra["cpu_time_s"] >= 0 and "predicted_costs" in result.extra["propagation_detail"]
     assert RunResult.from_dict(json.loads(json.dumps(result.to_dict()))).extra == result.extra

@@ -35,8 +35,11 @@ STACK_SIZE = 16
 REPORT_BYTES = 4 << 30
 
 
-def train_batch(configs: list, device: str | None = None, cache: RunCache | None = None) -> list[RunResult]:
-    """Train ``configs``; results in config order, each identical to ``train_run(config)`` (metrics and curves)."""
+def train_batch(configs: list, device: str | None = None, cache: RunCache | None = None,
+                stop=None) -> list[RunResult]:
+    """Train ``configs``; results in config order, each identical to ``train_run(config)`` (metrics and curves).
+    The GNN pipeline's runner (``config.RUNNERS``): a stacked group trains as one model, so ``stop`` cannot end it
+    part-way and is not read."""
     device = runtime.choose_device(device)
     cache = cache or RunCache()
     groups: dict = {}

@@ -15,7 +15,7 @@ from abc import ABC, abstractmethod
 from dataclasses import MISSING, asdict, dataclass, fields, replace
 from importlib import import_module
 from numbers import Integral, Real
-from typing import ClassVar
+from typing import Callable, ClassVar
 
 import numpy as np
 
@@ -92,14 +92,27 @@ TASK_METRICS = {"node": "acc", "link": "auc"}
 #: The config class of each pipeline of the core, as ``module:class`` (imported on first use: LDP-GE's presets
 #: are only loaded when an LDP-GE run is read).
 PIPELINES = {"gnn": f"{__name__}:RunConfig", "ldp-ge": f"{__package__}.ldp_ge:LdpGeConfig"}
+#: The runner of each pipeline, as ``module:function`` (imported on first use): ``runner(configs, device, cache,
+#: stop) -> results`` in config order. The GNNs of one shape train as one stacked model; LDP-GE's runs (which
+#: stop early at different epochs) one after the other.
+RUNNERS = {"gnn": f"{__package__}.batched:train_batch", "ldp-ge": f"{__package__}.ldp_ge:train_group"}
+
+
+def _registered(registry: dict, pipeline: str):
+    if pipeline not in registry:
+        raise ValueError(f"pipeline must be one of {', '.join(registry)}, got {pipeline!r}")
+    module, name = registry[pipeline].split(":")
+    return getattr(import_module(module), name)
 
 
 def config_type(pipeline: str) -> type:
     """The config class of ``pipeline`` (a :data:`PIPELINES` name)."""
-    if pipeline not in PIPELINES:
-        raise ValueError(f"pipeline must be one of {', '.join(PIPELINES)}, got {pipeline!r}")
-    module, name = PIPELINES[pipeline].split(":")
-    return getattr(import_module(module), name)
+    return _registered(PIPELINES, pipeline)
+
+
+def runner_of(pipeline: str) -> Callable:
+    """The runner of ``pipeline`` (:data:`RUNNERS`)."""
+    return _registered(RUNNERS, pipeline)
 
 
 #: Whether a value fits a declared field type, and how a message says the type.

@@ -548,10 +548,14 @@ def run_ldp_ge(config: LdpGeConfig, graph: datasets.Graph | None = None, data_di
                      round(time.perf_counter() - started, 3), extra)
 
 
-def run_with_cache(config: LdpGeConfig, device: str, cache) -> RunResult:
-    """:func:`run_ldp_ge` as a sweep runner (``training.sweep.run_sweep(..., run=run_with_cache)``): the graph
-    comes from the worker's cache; the MLP trains on ``device``."""
-    return run_ldp_ge(config, cache.graph(config.dataset), device=device)
+def train_group(configs: list, device: str | None, cache, stop=None) -> list[RunResult]:
+    """LDP-GE's runner (``config.RUNNERS``): :func:`run_ldp_ge` for each config in order, on graphs from the
+    worker's cache, ending after the run in progress once ``stop`` is set (its runs stop early at different
+    epochs, so they do not stack)."""
+    def run(config: LdpGeConfig, chosen: str, graphs) -> RunResult:
+        return run_ldp_ge(config, graphs.graph(config.dataset), device=chosen)
+
+    return runtime.one_after_another(run, configs, runtime.choose_device(device), cache, stop)
 
 
 # ------------------------------------------------------------------------------------------------- the grids

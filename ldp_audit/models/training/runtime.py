@@ -1,11 +1,12 @@
-"""Where and how a run executes: the device (chosen once), thread count, seeds, version stamps and the CPU code
-path (the kernels torch and MKL chose for this CPU)."""
+"""Where and how a run executes: the device (chosen once), thread count, seeds, version stamps, the CPU code
+path (the kernels torch and MKL chose for this CPU), and runs of a group trained one after the other."""
 from __future__ import annotations
 
 import ctypes
 import os
 from functools import lru_cache
 from pathlib import Path
+from typing import Callable
 
 from ...seeding import rng_for
 
@@ -84,3 +85,14 @@ def device_name(device: str) -> str:
     path = cpu_code_path()
     mkl = f", MKL_CBWR={path['mkl']}" if path["mkl"] not in (None, "OFF") else ""
     return f"{os.cpu_count()} CPU cores, {path['aten']}{mkl}"
+
+
+def one_after_another(run: Callable, configs: list, device: str, cache, stop=None) -> list:
+    """``run(config, device, cache)`` for each config in order; once ``stop`` (an event) is set, the group ends
+    after the run in progress and returns the results so far."""
+    results = []
+    for config in configs:
+        if stop is not None and stop.is_set():
+            break
+        results.append(run(config, device, cache))
+    return results

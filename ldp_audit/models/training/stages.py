@@ -3,8 +3,9 @@
 A run is: node features (perturbed once per user, lpgnn C11) -> labels (perturbed once, lpgnn B2) ->
 propagation (the one propagation face, ``models.propagation``) -> backbone -> objective -> checkpoint selection on
 validation. Each stage is a class with one job and one method to fill, the way ``StepPropagation.step_matrix``
-is, so that PPGNN (personalised mechanism, FlexProp) and LDP-GE (push embeddings) plug in by adding a class to
-the matching registry rather than editing the loop in ``train.py``.
+is, so that PPGNN (personalised mechanism, FlexProp) plugs in by adding a class to the matching registry rather
+than editing the loop. LDP-GE does not: its runs (push embeddings, then a downstream classifier with early
+stopping) have a loop of their own in ``ldp_ge.py``, in the same config, store and sweep family.
 """
 from __future__ import annotations
 

@@ -30,7 +30,8 @@ from typing import Callable, Hashable, Iterable
 from . import runtime
 from .config import RunConfig, batch_key
 from .store import RunStore
-from .train import RunCache, one_after_another, train_configs
+from .runtime import one_after_another
+from .train import RunCache, train_configs
 
 #: ``run(config, device, cache) -> result``: one run of a pipeline (a module-level function, so it pickles).
 Runner = Callable[[object, str, RunCache], object]
