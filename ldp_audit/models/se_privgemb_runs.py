@@ -2,7 +2,7 @@
 folder that keeps them, and the runner the sweep engine calls.
 
 The config carries the number of steps and the noise multiplier already decided: the privacy accountant that
-turns a target eps into a step count lives above this layer (``audits.se_privgemb_reproduction``), so a run
+turns a target eps into a step count lives above this layer (``audits.reproduction.se_privgemb``), so a run
 here is plain Algorithm 2 (or its non-private counterpart) for ``steps`` steps, then the metric of its task:
 StrucEqu of W_in on the full graph (Section V-B) or link-prediction AUC on the stored 90/10 split (Section V-C).
 A StrucEqu run also records its degree-only and permuted controls, and all three under the released code's
