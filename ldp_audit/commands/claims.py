@@ -9,9 +9,10 @@ the expected outcome.
 SE-PrivGEmb trains models for some claims: the default run is reduced (fewer,
 shorter trainings; those rows say so) and --full runs the spec's sizes.
 --coverage lists every spec id of the paper (or of all four papers) with the
-rows that check it and their status, or what the id still needs; then every
-table and figure of the paper with the command that reproduces or checks it,
-or why nothing can, and the count of reproduce targets.
+claims registered to check it, or what the id still needs, in seconds
+(--coverage --run runs the claims first and shows each id's rows and their
+worst status); then every table and figure of the paper with the command that
+reproduces or checks it, or why nothing can, and the count of reproduce targets.
 """
 from __future__ import annotations
 
@@ -22,7 +23,8 @@ from ..audits.claims.registry import ClaimSettings, claims_of, papers, run_claim
 from ._common import add_engine_options, add_output_options, emit, engine_for
 from .options import MAX_DRAWS, check_size, confidence, integer, seed
 
-_STYLE = {"pass": "green", "fail": "red", "inconclusive": "yellow", "info": "cyan", "needs": "magenta"}
+_STYLE = {"pass": "green", "fail": "red", "inconclusive": "yellow", "info": "cyan", "needs": "magenta",
+          "registered": "blue"}
 
 
 #: Peak memory of a claims run, measured (peak RSS at 200,000 and 800,000 draws): about 0.7 GiB whatever the
@@ -43,8 +45,10 @@ def register(sub) -> None:
     p.add_argument("--full", action="store_true",
                    help="run the spec's full-size trainings (SE-PrivGEmb: about 4 minutes instead of 2)")
     p.add_argument("--coverage", action="store_true",
-                   help="print every spec id with its rows and status (runs the claims first), then "
+                   help="print every spec id with the claims that check it (from the registry, in seconds), then "
                         "every table and figure with what runs it")
+    p.add_argument("--run", action="store_true",
+                   help="with --coverage: run the claims first and show each id's rows and their worst status")
     add_engine_options(p)
     add_output_options(p)
     p.set_defaults(func=run)
@@ -59,7 +63,11 @@ def run(args, console) -> int:
     if args.full and args.paper is not None and args.paper != "se-privgemb":
         raise ValueError(f"--full sets the size of SE-PrivGEmb's trainings; the claims of {args.paper} train "
                          "nothing, so it would change nothing (drop it, or use claims se-privgemb --full)")
+    if args.run and not args.coverage:
+        raise ValueError("--run goes with --coverage (without it the claims of a paper always run)")
     chosen = [args.paper] if args.paper else papers()
+    if args.coverage and not args.run:
+        return _emit_coverage({paper: None for paper in chosen}, args, console)
     check_size("--samples", args.samples, max(_BYTES_PER_SAMPLE.get(p, 0) for p in chosen) or 1,
                f"the claims of {', '.join(chosen)} at {args.samples:,} draws", fixed=_BASE_BYTES)
     settings = ClaimSettings(args.samples, args.seed, round(1.0 - args.confidence, 12), args.full)
@@ -94,11 +102,14 @@ def _run_with_progress(paper: str, settings: ClaimSettings, console, enabled: bo
 
 
 def _emit_coverage(reports: dict, args, console) -> int:
-    """The coverage table (or JSON) of the papers in ``reports``; exit 0 (coverage is not a verdict)."""
+    """The coverage table (or JSON) of the papers in ``reports`` (a paper's report when its claims ran, else None:
+    the registered claims stand for its rows); exit 0 (coverage is not a verdict)."""
     from ..papers.claim_catalogue import coverage
     from .artefact_listing import coverage_json, coverage_table
 
-    tables = {paper: coverage(paper, report.results) for paper, report in reports.items()}
+    tables = {paper: coverage(paper, report.results) if report is not None else
+              coverage(paper, registered={c.name: c.spec_ids for c in claims_of(paper)})
+              for paper, report in reports.items()}
     if args.json:
         print(json.dumps({"schema": "ldp-audit/claims-coverage", "papers": tables,
                           "artefacts": coverage_json(tables)}, indent=2, ensure_ascii=False))

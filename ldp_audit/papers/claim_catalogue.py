@@ -49,22 +49,30 @@ def ids_of(paper: str) -> set[str]:
     return {spec_id for spec_id, _ in SPEC_IDS[paper]}
 
 
-def coverage(paper: str, rows) -> list[dict]:
-    """One entry per spec id of ``paper`` (every C and E id; M, A and B ids when a row checks them): the rows
-    that check it, their worst status (fail > inconclusive > pass > info), or what the id still needs."""
-    by_id: dict[str, list] = {}
-    for row in rows:
-        for spec_id in row.spec_ids or ():
-            by_id.setdefault(spec_id, []).append(row)
-    order = ("fail", "inconclusive", "pass", "info")
+def coverage(paper: str, rows=None, registered=None) -> list[dict]:
+    """One entry per spec id of ``paper`` (every C and E id; M, A and B ids that a row or a claim checks): the
+    rows that check it and their worst status (fail > inconclusive > pass > info) when the claims ran (``rows``),
+    else the registered claims that check it (``registered``: ``{claim name: its spec ids}``, status
+    "registered"), or what the id still needs."""
+    by_id: dict[str, list[str]] = {}
+    statuses: dict[str, set[str]] = {}
+    if rows is not None:
+        for row in rows:
+            for spec_id in row.spec_ids or ():
+                by_id.setdefault(spec_id, []).append(row.name)
+                statuses.setdefault(spec_id, set()).add(row.status.value)
+    else:
+        for name, spec_ids in (registered or {}).items():
+            for spec_id in spec_ids:
+                by_id.setdefault(spec_id, []).append(name)
+                statuses.setdefault(spec_id, set()).add("registered")
+    order = ("fail", "inconclusive", "pass", "info", "registered")
     entries = []
     for spec_id, words in SPEC_IDS[paper]:
         checked = by_id.get(spec_id, [])
         if not checked and spec_id[0] not in "CE":
             continue
-        statuses = {r.status.value for r in checked}
-        status = next((s for s in order if s in statuses), "needs")
+        status = next((s for s in order if s in statuses.get(spec_id, ())), "needs")
         needs = NEEDS.get(paper, {}).get(spec_id, "" if checked else "a check (not written yet)")
-        entries.append({"id": spec_id, "spec": words, "rows": [r.name for r in checked], "status": status,
-                        "needs": needs})
+        entries.append({"id": spec_id, "spec": words, "rows": checked, "status": status, "needs": needs})
     return entries
