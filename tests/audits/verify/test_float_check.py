@@ -132,3 +132,14 @@ def test_cli_builtin_laplace_fails_the_opt_in_check(capsys):
     assert code == 1 and row["status"] == "fail" and row["statistic"] > 1.0
     assert data["settings"]["checks"] == "float"
     assert main(["verify", "duchi", "--eps", "1", "--checks", "float", "--samples", "20000", "--json"]) == 0
+
+
+def test_the_pytest_fixture_passes_the_checks_and_the_flag_through():
+    from ldp_audit.testing.plugin import LdpAuditor
+
+    auditor = LdpAuditor(samples=100_000)
+    mech = {"sample": textbook_laplace, "eps": EPS, "domain": (0.0, 1.0)}
+    assert _float_row(auditor.audit(mech, checks="float")).status == Status.FAIL
+    with pytest.raises(AssertionError, match="FAIL float.bits"):
+        auditor.assert_ldp(mech, EPS, float_bits=True)
+    assert auditor.made == ["audit", "assert_ldp"]
