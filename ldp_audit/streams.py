@@ -62,6 +62,10 @@ PAIR_PILOT = StreamFamily("verify.search.pair-pilot", "verify", (780,), tail=1)
 SEARCH_PROBE = StreamFamily("verify.search.probe", "verify", (790,))
 SEARCH_PILOT = StreamFamily("verify.search.pilot", "verify", (800,), width=100, tail=1)
 SEARCH_FINAL = StreamFamily("verify.search.final", "verify", (900,), width=100, tail=1)
+#: the float check (``--checks float``): selection and certification draws of input i, and the shape probe
+FLOAT_SELECT = StreamFamily("verify.float.select", "verify", (300,), width=100, tail=1)
+FLOAT_CERTIFY = StreamFamily("verify.float.certify", "verify", (400,), width=100, tail=1)
+FLOAT_PROBE = StreamFamily("verify.float.probe", "verify", (500,))
 
 # ----- compare: member 1000 i + j is mechanism i at input j -----
 COMPARE_VARIANCE = StreamFamily("compare.variance", "compare", (0,), width=OPEN, tail=1)

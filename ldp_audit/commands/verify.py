@@ -4,8 +4,10 @@ mechanism.
 MECH is a registered name (see ldp-audit list) or package.module:factory for a
 user's own mechanism (see ldp_audit.external); extra parameters go through
 --param key=value or the named options. --checks privacy|moments|distribution
-|all (or a comma-separated list) selects the audits; the sampler's sanity
-checks always run.
+|float|all (or a comma-separated list) selects the audits; the sampler's sanity
+checks always run. 'all' is privacy,moments,distribution: the float check (the
+bits of float reports, where textbook samplers on doubles leak) is opt-in,
+--checks float or --checks all,float.
 
 A sampler that draws from a generator of its own (OpenDP, python-dp) cannot be
 reproduced from --seed: it is audited on fresh draws and sanity.determinism is a
@@ -66,7 +68,8 @@ def register(sub) -> None:
     p.add_argument("--require-seeded", action="store_true",
                    help="fail (exit 3) when the sampler is not reproducible from --seed, instead of a WARN row")
     p.add_argument("--checks", default="all", type=_checks, metavar="|".join(CHECKS + ("all",)),
-                   help="audits to run: 'all' (default) or a comma-separated subset; sanity checks always run")
+                   help="audits to run: 'all' (default: privacy,moments,distribution) or a comma-separated subset; "
+                        "'float' (the bits of float reports) is opt-in ('all,float'); sanity checks always run")
     add_output_options(p)
     p.set_defaults(func=run)
 

@@ -97,7 +97,8 @@ def audit(mechanism, eps: float | None = None, *, domain=None, checks="all", sam
           seed: int = DEFAULT_SEED, alpha: float = DEFAULT_ALPHA, workers: int = 1, engine=None,
           scheduler: str | None = None, progress: Callable[[int], None] | None = None, require_seeded: bool = False,
           **claims) -> AuditReport:
-    """The selected audits (``checks``: "all", "privacy", "moments", "distribution" or a list) of ``mechanism``
+    """The selected audits (``checks``: "all", "privacy", "moments", "distribution", "float" or a list; "all" leaves
+    out the opt-in "float", the bits of float reports: "all,float" runs everything) of ``mechanism``
     (a user's object in any protocol shape, or a built-in), exactly as ``ldp-audit verify`` runs them; never
     raises on a failed check: inspect ``report.passed`` / ``report.failures()``. ``eps``, ``domain`` and
     ``claims`` override what the object declares (see :func:`ldp_audit.external.as_mechanism`).
@@ -116,14 +117,19 @@ def audit(mechanism, eps: float | None = None, *, domain=None, checks="all", sam
 
 def assert_ldp(mechanism, eps: float, *, domain=None, samples: int = DEFAULT_SAMPLES, seed: int = DEFAULT_SEED,
                alpha: float = DEFAULT_ALPHA, workers: int = 1, engine=None, scheduler: str | None = None,
-               require_seeded: bool = False, **claims) -> AuditReport:
+               require_seeded: bool = False, float_bits: bool = False, **claims) -> AuditReport:
     """Assert that ``mechanism`` is ``eps``-LDP (``(eps, delta)`` with ``delta=...``): ``audit`` with
     ``checks="privacy"`` (sanity checks, the exact white-box rows when a law is declared, the black-box search on
     the mechanism's samples). Raises AssertionError with the rendered report on a failure or an INCONCLUSIVE
-    verdict; returns the report. An unseedable sampler passes with a WARN row unless ``require_seeded=True``."""
+    verdict; returns the report. An unseedable sampler passes with a WARN row unless ``require_seeded=True``.
+    ``float_bits=True`` adds the float check (``checks="privacy,float"``, the two sharing ``alpha``): the bits of
+    float reports, where a textbook sampler on doubles leaks (Mironov 2012)."""
     eps = check_eps(eps)  # checked here too: a built-in whose own eps equals float(eps) is used as it is
+    if not isinstance(float_bits, bool):
+        raise TypeError(f"float_bits must be True or False, got {float_bits!r}")
     mech = adapted(mechanism, eps, domain, **claims)
-    report = _run(mech, samples, seed, alpha, workers, engine, scheduler, checks="privacy",
+    report = _run(mech, samples, seed, alpha, workers, engine, scheduler,
+                  checks="privacy,float" if float_bits else "privacy",
                   title=f"assert_ldp {mech.name} eps={eps:g}", require_seeded=require_seeded)
     return _raise_unless_passed(report, "assert_ldp")
 

@@ -13,10 +13,12 @@ handed in by a user (adapted by :func:`ldp_audit.external.as_mechanism`) get the
 * moments ("moments", when the mechanism claims moment formulas): ``moments.mean`` / ``.variance`` /
   ``.covariance``;
 * distribution ("distribution", with a law): ``distribution.fit`` / ``.support``, and ``structure.sampling`` for
-  sampled mechanisms.
+  sampled mechanisms;
+* float ("float", opt-in: not in "all"): ``float.bits``, a lower bound on eps from events on the bits of float
+  reports (binade and granularity, ``privacy/float_bits.py``), for samplers written on doubles.
 
 The alpha rule, stated once: exact checks cost no false alarms; the statistical families that run (privacy,
-moments, distribution) share ``alpha`` equally, and each splits its share over its own tests with Bonferroni,
+moments, distribution, float) share ``alpha`` equally, and each splits its share over its own tests with Bonferroni,
 so a correct mechanism fails ``verify`` with probability at most ``alpha`` (with ``checks="privacy"`` the
 black-box family gets the whole ``alpha`` and no moment or fit report is drawn). All sampling is seeded per chunk
 (``sampling.py``), so a report is reproducible from its seed alone, and every family is one sampling plan: all
@@ -32,6 +34,7 @@ from typing import Callable, Iterable
 from .distribution import distribution_plan
 from .moments import moment_plan
 from ..privacy.black_box import blackbox_plan
+from ..privacy.float_bits import float_bits_plan
 from ..privacy.white_box import whitebox_privacy
 from ..privacy.report_law import declares_report_law, whitebox_report_law
 from ..kernel.result import AuditReport, CheckResult
@@ -43,8 +46,11 @@ from ...mechanisms.validation import (MAX_CONFIDENCE, MAX_WORKERS, check_count, 
 DEFAULT_SAMPLES = 1_000_000
 DEFAULT_SEED = 20240601
 DEFAULT_ALPHA = 1e-3
-#: The check groups ``verify`` knows ("all" selects every one of them).
-CHECKS = ("privacy", "moments", "distribution")
+#: The check groups ``verify`` knows.
+CHECKS = ("privacy", "moments", "distribution", "float")
+#: The groups "all" (and no selection) means: every group but the opt-in float check, which finds the textbook
+#: samplers of the papers (and of most code) leaky by construction; "all,float" runs every group.
+DEFAULT_CHECKS = ("privacy", "moments", "distribution")
 
 
 @dataclass(frozen=True)
@@ -81,19 +87,21 @@ def check_false_alarm_rate(alpha) -> float:
 
 
 def parse_checks(checks: str | Iterable[str] | None) -> tuple[str, ...]:
-    """``"all"``, one group name, a comma-separated list or an iterable of names -> the groups, in order."""
+    """``"all"``, one group name, a comma-separated list or an iterable of names -> the groups, in order. "all" is
+    :data:`DEFAULT_CHECKS`; the opt-in ``float`` group runs only when named ("float", "all,float")."""
     if checks is None:
-        return CHECKS
+        return DEFAULT_CHECKS
     if not isinstance(checks, str) and not (isinstance(checks, Iterable) and all(isinstance(n, str) for n in checks)):
         raise TypeError(f"checks must be 'all', a group name, a comma-separated string or a list of names from "
                         f"{', '.join(CHECKS)}; got {checks!r}")
     names = checks.split(",") if isinstance(checks, str) else list(checks)
     names = [name.strip() for name in names if name.strip()]
-    if "all" in names:
-        return CHECKS
-    unknown = sorted(set(names) - set(CHECKS))
+    unknown = sorted(set(names) - set(CHECKS) - {"all"})
     if unknown or not names:
-        raise ValueError(f"checks must be 'all' or a subset of {', '.join(CHECKS)}; got {checks!r}")
+        raise ValueError(f"checks must be 'all' or a subset of {', '.join(CHECKS)} ('all' is "
+                         f"{','.join(DEFAULT_CHECKS)}; 'all,float' adds the float check); got {checks!r}")
+    if "all" in names:
+        names += DEFAULT_CHECKS
     return tuple(group for group in CHECKS if group in names)
 
 
@@ -106,6 +114,8 @@ def families(mechanism, checks: tuple[str, ...]) -> list[str]:
         out.append("moments")
     if "distribution" in checks and mechanism.has_law:
         out.append("distribution")
+    if "float" in checks:
+        out.append("float")
     return out
 
 
@@ -121,7 +131,8 @@ def check_report_memory(mechanism, settings: AuditSettings, checks=None,
     (the Python API's, or the CLI's flags); the width is the sampled dimension d the mechanism declares (1 for a
     one-dimensional report)."""
     selected = families(mechanism, parse_checks(checks))
-    held = settings.samples if set(selected) - {"privacy"} else min(settings.samples, CHUNK) * settings.workers
+    in_chunks = {"privacy", "float"}  # the families that hold a chunk per worker, not every report
+    held = settings.samples if set(selected) - in_chunks else min(settings.samples, CHUNK) * settings.workers
     width = mechanism.sampling.d if mechanism.sampling is not None else 1
     dimension, samples, privacy_only = names
     check_memory(dimension if width > 1 else samples, BYTES_PER_COORDINATE * held * width,
@@ -160,6 +171,10 @@ def run_checks(mechanism, settings: AuditSettings, checks=None, progress: Callab
         plans.append(moment_plan(mechanism, s.samples, s.seed, share))
     if "distribution" in run:
         plans.append(distribution_plan(mechanism, s.samples, s.seed, share))
+    if "float" in run:
+        if mechanism.eps is None:
+            raise ValueError(f"{mechanism.name} declares no eps: the float check needs the claimed eps")
+        plans.append(float_bits_plan(mechanism, s.samples, s.seed, share))
     for rows in run_plans(plans, s.workers, progress, planned):
         results += rows
     return results
@@ -177,7 +192,8 @@ def subject_of(mechanism) -> dict:
 
 def verify(mechanism, settings: AuditSettings | None = None, progress: Callable[[int], None] | None = None,
            checks=None, title: str | None = None, planned: Callable[[int], None] | None = None) -> AuditReport:
-    """Run the selected audits (``checks``: "all", "privacy", "moments", "distribution" or a list of them) of
+    """Run the selected audits (``checks``: "all", "privacy", "moments", "distribution", "float" or a list of them;
+    "all" leaves out the opt-in "float") of
     ``mechanism`` (anything implementing the audit interface) and return the report (titled ``title``, by
     default "verify NAME"); ``progress`` is told each batch of draws, ``planned`` their total once known."""
     missing = [name for name in ("name", "reference", "eps", "delta", "sample") if not hasattr(mechanism, name)]
