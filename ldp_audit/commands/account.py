@@ -94,8 +94,9 @@ def _check_pld_memory(args) -> None:
 
 
 def run(args, console) -> int:
-    from ..audits.privacy.accountants import account_report
+    from ..audits.privacy.accountants import account_report, check_resolvable
 
+    check_resolvable(args.q, args.sigma)  # first: a loss too small to resolve would make the PLD's size meaningless
     if args.sampling == "without-replacement" and args.q >= 1.0:
         raise ValueError("--q 1 with --sampling without-replacement: every step uses the whole data set, so there "
                          "is nothing to sample; give --q < 1 (or --sampling poisson)")

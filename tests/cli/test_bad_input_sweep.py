@@ -53,6 +53,8 @@ USAGE_CASES = [
     (["reproduce", "ldp-ge", "--set", "lr=fast", "--max-runs", "0", "--results", "{tmp}/r"], ["lr", "a number"]),
     (["reproduce", "ldp-ge", "--set", "rescale=maybe", "--max-runs", "0", "--results", "{tmp}/r"],
      ["rescale", "True or False"]),
+    # a subnormal q used to reach the PLD's sizing first ("a must be greater than b. Got a=inf and b=inf")
+    (["account", "--q", "1e-320", "--sigma", "1", "--steps", "10", "--delta", "1e-5"], ["larger --q"]),
 ]
 
 
