@@ -200,7 +200,8 @@ def _objectives(p1: np.ndarray, q0: np.ndarray, delta: float, choice: np.ndarray
     with np.errstate(divide="ignore", invalid="ignore"):
         eps = np.where(p1 > delta, np.log(np.maximum(p1 - delta, 1e-300) / q0), -np.inf)
         mu = stats.norm.ppf(p1) + stats.norm.isf(q0)
-    grid = p1[None, :] - np.exp(choice)[:, None] * q0[None, :]
+    with np.errstate(over="ignore"):
+        grid = p1[None, :] - np.exp(choice)[:, None] * q0[None, :]
     return eps, np.where(p1 > 0, mu, -np.inf), grid
 
 
@@ -261,7 +262,8 @@ class Certificate:
         eps_prime = np.atleast_1d(np.asarray(eps_prime, dtype=float))
         if not self.events:
             return np.zeros(eps_prime.size), np.full(eps_prime.size, -1)
-        values = self.p1[None, :] - np.exp(eps_prime)[:, None] * self.q0[None, :]
+        with np.errstate(over="ignore"):
+            values = self.p1[None, :] - np.exp(eps_prime)[:, None] * self.q0[None, :]
         k = np.argmax(values, axis=1)
         return np.maximum(values[np.arange(eps_prime.size), k], 0.0), k
 

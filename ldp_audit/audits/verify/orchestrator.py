@@ -14,10 +14,10 @@ handed in by a user (adapted by :func:`ldp_audit.external.as_mechanism`) get the
   ``.covariance``;
 * distribution ("distribution", with a law): ``distribution.fit`` / ``.support``, and ``structure.sampling`` for
   sampled mechanisms;
-* curve ("curve", when the mechanism claims delta > 0 or declares ``privacy_curve`` / ``gdp_mu``; a group of its
-  own so that it can be run alone, and so that pure eps-LDP mechanisms keep their rows): ``privacy.curve.eps_at_delta``,
-  ``.mu`` and ``.worst``, simultaneous certificates on the privacy curve and the trade-off function
-  (``privacy/curves.py``);
+* curve (with "privacy", or alone as "curve", when the mechanism claims delta > 0 or declares ``privacy_curve`` /
+  ``gdp_mu``): ``privacy.curve.eps_at_delta``, ``.mu`` and ``.worst``, simultaneous certificates on the privacy
+  curve and the trade-off function (``privacy/curves.py``). Part of the privacy audit, but a statistical family of
+  its own in the alpha rule below; a pure eps-LDP mechanism that declares neither gets no curve rows;
 * float ("float", opt-in: not in "all"): ``float.bits``, a lower bound on eps from events on the bits of float
   reports (binade and granularity, ``privacy/float_bits.py``), for samplers written on doubles.
 
@@ -55,7 +55,7 @@ DEFAULT_ALPHA = 1e-3
 CHECKS = ("privacy", "curve", "moments", "distribution", "float")
 #: The groups "all" (and no selection) means: every group but the opt-in float check, which finds the textbook
 #: samplers of the papers (and of most code) leaky by construction; "all,float" runs every group.
-DEFAULT_CHECKS = ("privacy", "curve", "moments", "distribution")
+DEFAULT_CHECKS = ("privacy", "moments", "distribution")
 
 
 @dataclass(frozen=True)
@@ -115,7 +115,7 @@ def families(mechanism, checks: tuple[str, ...]) -> list[str]:
     out = []
     if "privacy" in checks:
         out.append("privacy")
-    if "curve" in checks and curve_applies(mechanism):
+    if ("curve" in checks or "privacy" in checks) and curve_applies(mechanism):
         out.append("curve")
     if "moments" in checks and any(any(m) for m in dict(mechanism.moment_claims).values()):
         out.append("moments")
