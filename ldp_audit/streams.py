@@ -66,6 +66,11 @@ SEARCH_FINAL = StreamFamily("verify.search.final", "verify", (900,), width=100, 
 FLOAT_SELECT = StreamFamily("verify.float.select", "verify", (300,), width=100, tail=1)
 FLOAT_CERTIFY = StreamFamily("verify.float.certify", "verify", (400,), width=100, tail=1)
 FLOAT_PROBE = StreamFamily("verify.float.probe", "verify", (500,))
+#: the curve check: pilot (projections and bins), selection and certification draws of input i, and the shape probe
+CURVE_PILOT = StreamFamily("verify.curve.pilot", "verify", (1000,), width=100, tail=1)
+CURVE_SELECT = StreamFamily("verify.curve.select", "verify", (1100,), width=100, tail=1)
+CURVE_CERTIFY = StreamFamily("verify.curve.certify", "verify", (1200,), width=100, tail=1)
+CURVE_PROBE = StreamFamily("verify.curve.probe", "verify", (1300,))
 
 # ----- compare: member 1000 i + j is mechanism i at input j -----
 COMPARE_VARIANCE = StreamFamily("compare.variance", "compare", (0,), width=OPEN, tail=1)

@@ -136,6 +136,15 @@ def non_negative_reals(call: UserCall, value, args) -> np.ndarray:
     return array
 
 
+def a_delta(call: UserCall, value, args) -> float:
+    """A declared privacy curve's value: one real number in [0, 1] (a delta)."""
+    allowed = "one real number in [0, 1] (the delta of the curve at this eps)"
+    array = _numbers(call, value, args, allowed)
+    if array.size != 1 or not (np.isfinite(array).all() and 0.0 <= float(array.ravel()[0]) <= 1.0):
+        raise call.refuse(value, allowed, args)
+    return float(array.ravel()[0])
+
+
 def one_per_report(call: UserCall, value, args) -> np.ndarray:
     """A server's ``estimate(reports)``: one finite estimate (a number or a vector) per report."""
     n = len(args[0])

@@ -24,6 +24,11 @@ built-in mechanisms.
 is exactly what ``sample`` returned. With them the black-box search reads reports as the server does (see
 :mod:`ldp_audit.audits.privacy.search`); without them a report whose every entry is a fresh hash seed is opaque.
 
+**Approximate-DP claims** — optional, for either level: ``privacy_curve(eps) -> delta`` (the hockey-stick divergence
+the mechanism promises never to exceed between the reports of two inputs, at every eps >= 0; it must be a real
+number in [0, 1]) and ``gdp_mu`` (a number > 0: the mechanism claims mu-Gaussian DP, Dong, Roth & Su 2022). With
+either (or with delta > 0) ``verify`` runs the ``curve`` check (:mod:`ldp_audit.audits.privacy.curves`).
+
 Shapes accepted by :func:`as_mechanism`:
 
 * an object (class instance, module, ``SimpleNamespace`` or dict) with ``sample(x, n, rng)`` or a vectorised
@@ -37,6 +42,7 @@ Shapes accepted by :func:`as_mechanism`:
 from __future__ import annotations
 
 import inspect
+import math
 from dataclasses import dataclass, field, replace
 from types import SimpleNamespace
 from typing import Callable
@@ -46,7 +52,7 @@ import numpy as np
 from ..mechanisms.base import Mechanism, contrast_points, pilot_points
 from ..mechanisms.laws import Law
 from ..mechanisms.validation import check_eps
-from .calls import UserCodeError, finite_reals, guarded, log_likelihoods, non_negative_reals, one_per_report
+from .calls import UserCodeError, a_delta, finite_reals, guarded, log_likelihoods, non_negative_reals, one_per_report
 from .domains import Box, Domain, FiniteSet, Interval, parse_domain
 from .laws import FLOAT64_RESOLUTION, density_law, float_resolution, pmf_law, to_law
 
@@ -63,7 +69,7 @@ _ALIASES = {
 PROTOCOL = ("sample(x, n, rng) or perturb(x, rng)", "eps", "domain", "delta", "support", "law(x)", "pmf(y, x)",
             "pdf(y, x)", "cdf(y, x)", "report_mean(x) / mean(x)", "report_var(x) / var(x)", "estimate(reports)",
             "estimate_mean(x)", "estimate_var(x)", "report_loglik(reports, x) / logpmf(reports, x)",
-            "supports(reports, item)", "key(reports)", "name", "reference")
+            "supports(reports, item)", "key(reports)", "privacy_curve(eps)", "gdp_mu", "name", "reference")
 
 
 def _identity(x):
@@ -78,7 +84,8 @@ _USER_CALLS = {"sampler": ("sample(x, n, rng)", None), "report_mean_fn": ("repor
                "estimate_mean_fn": ("estimate_mean(x)", finite_reals),
                "estimate_var_fn": ("estimate_var(x)", non_negative_reals),
                "loglik_fn": ("report_loglik(values, x)", log_likelihoods),
-               "supports_fn": ("supports(reports, item)", None), "key": ("key(reports)", None)}
+               "supports_fn": ("supports(reports, item)", None), "key": ("key(reports)", None),
+               "privacy_curve": ("privacy_curve(eps)", a_delta)}
 
 
 @dataclass(frozen=True, eq=False)
@@ -105,6 +112,9 @@ class ExternalMechanism:
     loglik_fn: Callable | None = None
     supports_fn: Callable | None = None
     key: Callable | None = None
+    #: approximate-DP claims (see the module docstring): delta(eps) promised at every eps >= 0, and mu-GDP
+    privacy_curve: Callable | None = None
+    gdp_mu: float | None = None
     #: users declare their law through ``pmf``/``pdf``/``law`` or ``report_loglik``, never as output classes
     law_classes: Callable | None = None
     name: str = "user mechanism"
@@ -387,7 +397,8 @@ def as_mechanism(obj, eps=None, domain=None, *, require_eps: bool = True, **clai
         return obj if eps is None else obj.with_eps(eps)
     unknown = set(claims) - {"delta", "support", "law", "pmf", "pdf", "cdf", "report_mean", "report_var", "mean",
                              "var", "estimate", "estimate_mean", "estimate_var", "name", "reference", "params",
-                             "discrete_input", "report_loglik", "logpmf", "supports", "key"}
+                             "discrete_input", "report_loglik", "logpmf", "supports", "key", "privacy_curve",
+                             "gdp_mu"}
     if unknown:
         raise ValueError(f"unknown protocol keyword(s) {sorted(unknown)}; the protocol reads: {', '.join(PROTOCOL)}")
     if is_builtin(obj) and obj.sampling is not None:
@@ -489,6 +500,14 @@ def as_mechanism(obj, eps=None, domain=None, *, require_eps: bool = True, **clai
     estimate_var = declared("estimate_var", "estimate_var_fn")
     loglik = declared("report_loglik", "loglik_fn", _ALIASES["report_loglik"])
     supports, key_fn = declared("supports", "supports_fn"), declared("key", "key")
+    curve = declared("privacy_curve", "privacy_curve")
+    gdp_mu = claim("gdp_mu")
+    if gdp_mu is not None:
+        if isinstance(gdp_mu, bool) or not isinstance(gdp_mu, (int, float, np.integer, np.floating)) or \
+                not (math.isfinite(float(gdp_mu)) and float(gdp_mu) > 0.0):
+            raise ValueError(f"{name}: gdp_mu must be a finite real number > 0 (the mu of a mu-GDP claim), got "
+                             f"{gdp_mu!r:.40}")
+        gdp_mu = float(gdp_mu)
     if estimator is not None and estimate_mean is None:
         # an estimator's claim, unless stated otherwise, is that it is unbiased
         estimate_mean = guarded(_identity, "estimate_mean(x) (default: x, unbiased)", name, finite_reals)
@@ -503,5 +522,5 @@ def as_mechanism(obj, eps=None, domain=None, *, require_eps: bool = True, **clai
         sampler=guarded(sampler, sampler_method, name), eps=eps_value, input_domain=input_domain, delta=delta,
         law_fn=law_fn, output_support=output_support, report_mean_fn=report_mean, report_var_fn=report_var,
         estimator=estimator, estimate_mean_fn=estimate_mean, estimate_var_fn=estimate_var, loglik_fn=loglik,
-        supports_fn=supports, key=key_fn, name=name, unused_claims=unused,
+        supports_fn=supports, key=key_fn, privacy_curve=curve, gdp_mu=gdp_mu, name=name, unused_claims=unused,
         reference=str(claim("reference") or f"{label}: user's claim"), parameters=dict(parameters))

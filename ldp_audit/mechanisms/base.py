@@ -91,7 +91,9 @@ class Auditable(Protocol):
     or None), ``law_classes`` (a whole-report law as a finite partition of the outputs: ``(x1, x0) ->`` blocks of
     representative reports with their counts, or None), ``moment_claims`` ({"report" | "estimate": (claims a
     mean, claims a variance)}) and ``unused_claims`` (what was declared but no audit reads, with the reason: a
-    WARN row says so).
+    WARN row says so). Approximate-DP claims, optional: ``privacy_curve`` (``eps' -> delta``, the hockey-stick
+    divergence the mechanism promises never to exceed at any eps' >= 0, or None) and ``gdp_mu`` (mu of a mu-GDP
+    claim, Dong, Roth & Su 2022, or None); the ``curve`` check of ``verify`` holds the samples to them.
 
     How the server reads a report, optional, as data (None when not declared):
 
@@ -122,6 +124,8 @@ class Auditable(Protocol):
     categories: Sequence | None
     law_classes: Callable | None
     unused_claims: tuple[str, ...]
+    privacy_curve: Callable | None
+    gdp_mu: float | None
 
     def sample(self, x, n: int, rng: np.random.Generator) -> Any: ...
 
@@ -153,6 +157,9 @@ class Mechanism(ABC):
     #: a whole-report law as a finite partition of the outputs (frequency oracles override it with a method,
     #: ``law_classes(x1, x0)``; see :mod:`ldp_audit.mechanisms.frequency.base`)
     law_classes: ClassVar[Callable | None] = None
+    #: approximate-DP claims beyond (eps, delta) (see :class:`Auditable`): a Gaussian mechanism overrides both
+    privacy_curve: ClassVar[Callable | None] = None
+    gdp_mu: ClassVar[float | None] = None
     #: machine epsilon of the float type the law is computed in (the white-box ratio tolerance is fitted to it)
     law_resolution: ClassVar[float] = float(np.finfo(np.float64).eps)
     #: a built-in declares nothing that its audits do not read

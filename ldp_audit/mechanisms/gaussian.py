@@ -35,6 +35,27 @@ def _profile(eps: float, sigma: float, sensitivity: float) -> float:
     return max(first - second, 0.0)
 
 
+def gdp_curve(eps: float, mu: float) -> float:
+    """delta(eps) of mu-Gaussian differential privacy: Phi(mu/2 - eps/mu) - e^eps Phi(-mu/2 - eps/mu) (Dong, Roth &
+    Su 2022, Corollary 2.13), for eps >= 0. It is :func:`privacy_profile` with sigma = 1 and sensitivity mu, the
+    profile of one Gaussian pair N(0, 1) vs N(mu, 1)."""
+    eps = float(eps)
+    if not (math.isfinite(eps) and eps >= 0.0):
+        raise ValueError(f"eps must be a finite real number >= 0, got {eps!r}")
+    return _profile(eps, 1.0, check_positive(mu, "mu"))
+
+
+@dataclass(frozen=True)
+class GaussianCurve:
+    """The privacy curve eps -> delta(eps) of mu-GDP (:func:`gdp_curve`) as a picklable callable: what a Gaussian
+    mechanism declares as its ``privacy_curve``."""
+
+    mu: float
+
+    def __call__(self, eps: float) -> float:
+        return gdp_curve(eps, self.mu)
+
+
 def classical_sigma(eps: float, delta: float, sensitivity: float) -> float:
     """sigma = D sqrt(2 ln(1.25/delta)) / eps (Dwork & Roth Thm A.1), valid only for eps < 1."""
     eps, delta = check_eps(eps), check_open_unit(delta, "delta")
@@ -96,6 +117,17 @@ class Gaussian(ScalarMechanism):
 
     def _report_var(self, x):
         return np.full_like(np.asarray(x, dtype=np.float64), self.sigma**2)
+
+    @property
+    def gdp_mu(self) -> float:
+        """The claimed Gaussian-DP parameter, sensitivity / sigma (Dong, Roth & Su 2022, Theorem 2.7)."""
+        return float(self.sensitivity) / self.sigma
+
+    @property
+    def privacy_curve(self) -> GaussianCurve:
+        """The claimed privacy curve: the exact profile of this sigma and sensitivity (Balle & Wang 2018, Thm 8),
+        equal to the mu-GDP curve at :attr:`gdp_mu`."""
+        return GaussianCurve(self.gdp_mu)
 
     def params(self):
         return {"eps": self.eps, "delta": self.delta, "calibration": self.calibration}

@@ -23,6 +23,7 @@ import numpy as np
 from scipy import sparse
 
 from .base import Mechanism, Sampling, ScalarMechanism
+from .gaussian import GaussianCurve
 from .laws import Law, Mixture, point_mass
 from .validation import (BYTES_PER_DRAW, as_input_array, as_reports, as_values, check_count, check_dimension,
                          check_flag, check_int, check_rng, check_sample_size)
@@ -99,6 +100,25 @@ class SampledMechanism(Mechanism):
     def privacy_inputs(self) -> list:
         """Every coordinate at alpha, and every coordinate at beta."""
         return [np.full(self.d, self.alpha), np.full(self.d, self.beta)]
+
+    @property
+    def gdp_mu(self) -> float | None:
+        """The whole report's Gaussian-DP claim, from the coordinate's: the coordinate's own when it was calibrated
+        for the whole report (same eps and delta, one sigma for the vector: lpgnn M5), else, when every
+        coordinate is reported (k == d), the composition of d coordinates each mu_c-GDP, sqrt(d) mu_c (Dong, Roth &
+        Su 2022, Corollary 3.3); None when the coordinate claims no mu or coordinates are sampled (a mixture)."""
+        mu = self.coordinate.gdp_mu
+        if mu is None:
+            return None
+        if self.coordinate.eps == self.eps and self.coordinate.delta == self.delta:
+            return float(mu)
+        return float(mu) * float(np.sqrt(self.d)) if self.k == self.d else None
+
+    @property
+    def privacy_curve(self):
+        """The mu-GDP curve at :attr:`gdp_mu` (exact for Gaussian coordinates), or None."""
+        mu = self.gdp_mu
+        return None if mu is None else GaussianCurve(mu)
 
     def to_coordinate(self, x):
         """Map inputs from [alpha, beta] onto the coordinate mechanism's domain."""

@@ -14,11 +14,15 @@ handed in by a user (adapted by :func:`ldp_audit.external.as_mechanism`) get the
   ``.covariance``;
 * distribution ("distribution", with a law): ``distribution.fit`` / ``.support``, and ``structure.sampling`` for
   sampled mechanisms;
+* curve (with "privacy", or alone as "curve", when the mechanism claims delta > 0 or declares ``privacy_curve`` /
+  ``gdp_mu``): ``privacy.curve.eps_at_delta``, ``.mu`` and ``.worst``, simultaneous certificates on the privacy
+  curve and the trade-off function (``privacy/curves.py``). Part of the privacy audit, but a statistical family of
+  its own in the alpha rule below; a pure eps-LDP mechanism that declares neither gets no curve rows;
 * float ("float", opt-in: not in "all"): ``float.bits``, a lower bound on eps from events on the bits of float
   reports (binade and granularity, ``privacy/float_bits.py``), for samplers written on doubles.
 
 The alpha rule, stated once: exact checks cost no false alarms; the statistical families that run (privacy,
-moments, distribution, float) share ``alpha`` equally, and each splits its share over its own tests with Bonferroni,
+curve, moments, distribution, float) share ``alpha`` equally, and each splits its share over its own tests with Bonferroni,
 so a correct mechanism fails ``verify`` with probability at most ``alpha`` (with ``checks="privacy"`` the
 black-box family gets the whole ``alpha`` and no moment or fit report is drawn). All sampling is seeded per chunk
 (``sampling.py``), so a report is reproducible from its seed alone, and every family is one sampling plan: all
@@ -34,6 +38,7 @@ from typing import Callable, Iterable
 from .distribution import distribution_plan
 from .moments import moment_plan
 from ..privacy.black_box import blackbox_plan
+from ..privacy.curves import applies as curve_applies, curve_plan
 from ..privacy.float_bits import float_bits_plan
 from ..privacy.white_box import whitebox_privacy
 from ..privacy.report_law import declares_report_law, whitebox_report_law
@@ -47,7 +52,7 @@ DEFAULT_SAMPLES = 1_000_000
 DEFAULT_SEED = 20240601
 DEFAULT_ALPHA = 1e-3
 #: The check groups ``verify`` knows.
-CHECKS = ("privacy", "moments", "distribution", "float")
+CHECKS = ("privacy", "curve", "moments", "distribution", "float")
 #: The groups "all" (and no selection) means: every group but the opt-in float check, which finds the textbook
 #: samplers of the papers (and of most code) leaky by construction; "all,float" runs every group.
 DEFAULT_CHECKS = ("privacy", "moments", "distribution")
@@ -110,6 +115,8 @@ def families(mechanism, checks: tuple[str, ...]) -> list[str]:
     out = []
     if "privacy" in checks:
         out.append("privacy")
+    if ("curve" in checks or "privacy" in checks) and curve_applies(mechanism):
+        out.append("curve")
     if "moments" in checks and any(any(m) for m in dict(mechanism.moment_claims).values()):
         out.append("moments")
     if "distribution" in checks and mechanism.has_law:
@@ -131,7 +138,7 @@ def check_report_memory(mechanism, settings: AuditSettings, checks=None,
     (the Python API's, or the CLI's flags); the width is the sampled dimension d the mechanism declares (1 for a
     one-dimensional report)."""
     selected = families(mechanism, parse_checks(checks))
-    in_chunks = {"privacy", "float"}  # the families that hold a chunk per worker, not every report
+    in_chunks = {"privacy", "curve", "float"}  # the families that hold a chunk per worker, not every report
     held = settings.samples if set(selected) - in_chunks else min(settings.samples, CHUNK) * settings.workers
     width = mechanism.sampling.d if mechanism.sampling is not None else 1
     dimension, samples, privacy_only = names
@@ -167,6 +174,8 @@ def run_checks(mechanism, settings: AuditSettings, checks=None, progress: Callab
         elif declares_report_law(mechanism):
             plans.append(_exact(whitebox_report_law, mechanism))
         plans.append(blackbox_plan(mechanism, s.samples, s.seed, share))
+    if "curve" in run:
+        plans.append(curve_plan(mechanism, s.samples, s.seed, share))
     if "moments" in run:
         plans.append(moment_plan(mechanism, s.samples, s.seed, share))
     if "distribution" in run:
