@@ -15,7 +15,7 @@
   (others at category 0, the audited user 0 vs 1; :func:`ldp_audit.mechanisms.shuffle.pair_delta`). It is the
   truth for that pair, a lower bound on the worst case over datasets, and the best any audit of that pair can find.
 
-For the audited pair: exact-pair <= fmt21-numeric <= fmt21-closed-form (tests/accounting/test_shuffle.py).
+For the audited pair: exact-pair <= fmt21-numeric <= fmt21-closed-form (tests/accounting/test_shuffle_accountant.py).
 The functions are pure (numbers in, numbers out) like :mod:`.rdp`.
 """
 from __future__ import annotations

@@ -133,7 +133,8 @@ class ShuffledBinaryRR(ScalarMechanism):
     """Binary randomized response at local budget eps0 for n users, shuffled; the report is the number of ones
     among the n reports (the histogram (n - K, K) without its redundant entry). The audited user holds x in
     {0, 1}, the other n - 1 users hold 0: K = Bin(n - 1, q) + Bern(p if x = 1 else q), p = e^eps0/(e^eps0 + 1),
-    q = 1 - p. ``eps`` and ``delta`` are the claimed central guarantee (e.g. an accountant's amplified eps)."""
+    q = 1 - p. The server's estimate is the unbiased count of users holding 1, (K - n q)/(p - q). ``eps`` and
+    ``delta`` are the claimed central guarantee (e.g. an accountant's amplified eps)."""
 
     delta: float = 1e-6
     n: int = 10_000
@@ -178,11 +179,27 @@ class ShuffledBinaryRR(ScalarMechanism):
     def _law(self, x):
         _, q = self.probabilities()
         k = np.arange(self.n + 1)
-        others = stats.binom.pmf(k, self.n - 1, q)
+        others = np.exp(stats.binom.logpmf(k, self.n - 1, q))  # pmf(0) is 1 - 2e-15 at q = e^-700, this is 1
         own = float(self._own(x))
         probs = (1.0 - own) * others
         probs[1:] += own * others[:-1]
         return Discrete(k.astype(np.float64), probs)
+
+    # ----- the server: the unbiased count of users holding 1, (K - n q)/(p - q); here that is x itself ---------
+    @property
+    def estimate_scale(self) -> float:
+        p, q = self.probabilities()
+        return 1.0 / (p - q)
+
+    @property
+    def estimate_shift(self) -> float:
+        p, q = self.probabilities()
+        return -self.n * q / (p - q)
+
+    def estimate_mean(self, x):
+        """(E[own report] - q)/(p - q) = x, written without the large terms n q/(p - q) that would cancel."""
+        p, q = self.probabilities()
+        return (self._own(self.checked_inputs(x)) - q) / (p - q)
 
     def _report_mean(self, x):
         _, q = self.probabilities()
