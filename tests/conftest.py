@@ -58,9 +58,10 @@ def benchmark_script(name: str):
     return module
 
 
-#: Frequency oracles: their report is a whole vector or tuple with an enumerated law (``law_classes``), not one
-#: coordinate's ``law(x)``; tests/mechanisms/test_frequency_oracles.py covers them.
-ORACLE_NAMES = {cls.name for cls in ORACLES}
+#: Mechanisms without a one-coordinate ``law(x)``: the frequency oracles (a whole vector or tuple with an enumerated
+#: law, ``law_classes``; tests/mechanisms/test_frequency_oracles.py covers them) and the shuffled histogram (a
+#: declared ``report_loglik`` only; tests/mechanisms/test_shuffle.py covers it).
+ORACLE_NAMES = {cls.name for cls in ORACLES} | {"shuffle_grr"}
 
 
 def mechanism_cases():

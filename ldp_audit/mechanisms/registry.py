@@ -17,6 +17,7 @@ from .frequency import ORACLES, Rappor
 from .gaussian import Gaussian
 from .sampled import SampledMechanism
 from .scalar import Duchi, Laplace, OneBit, Piecewise, SquareWave, SquareWaveUnit
+from .shuffle import MAX_USERS, MAX_USERS_LAW, ShuffledBinaryRR, ShuffledGRR
 from .validation import (EPS_MAX, EPS_MIN, MAX_CATEGORIES, MAX_DIMENSION, check_dimension, check_eps, check_open_unit,
                          check_range)
 
@@ -105,6 +106,27 @@ def _grr(eps, c=2):
            (_EPS, Param("f", 5, f"integer in [2, {MAX_CATEGORIES:.0e}]", "number of levels")))
 def _esw(eps, f=5):
     return ExtendedSquareWaveLevels(eps, f)
+
+
+# ----- the shuffle model: n users' reports, shuffled (the central view) ------------------------------------------
+_SHUFFLE_DELTA = Param("delta", 1e-6, "(0, 1)", "delta of the claimed central (eps, delta)")
+_EPS0 = Param("eps0", None, f"[{EPS_MIN:g}, {EPS_MAX:g}], or None: eps itself (no amplification claimed)",
+              "local budget of each user's randomized response")
+
+
+@_register("shuffle_grr", "n users' randomized response on c categories at eps0, shuffled: the histogram; "
+           "eps = the claimed central (amplified) eps", ShuffledGRR.reference,
+           (_EPS, _SHUFFLE_DELTA, Param("n", 10_000, f"integer in [1, {MAX_USERS:.0e}]", "users"), _EPS0,
+            Param("c", 2, f"integer in [2, {MAX_CATEGORIES:.0e}]", "number of categories")))
+def _shuffle_grr(eps, delta=1e-6, n=10_000, eps0=None, c=2):
+    return ShuffledGRR(eps, delta, n, eps0, c)
+
+
+@_register("shuffle_rr", "n users' binary randomized response at eps0, shuffled: the count of ones; "
+           "eps = the claimed central (amplified) eps", ShuffledBinaryRR.reference,
+           (_EPS, _SHUFFLE_DELTA, Param("n", 10_000, f"integer in [1, {MAX_USERS_LAW:.0e}]", "users"), _EPS0))
+def _shuffle_rr(eps, delta=1e-6, n=10_000, eps0=None):
+    return ShuffledBinaryRR(eps, delta, n, eps0)
 
 
 # ----- frequency oracles over k categories -----------------------------------------------------------------------
