@@ -177,12 +177,14 @@ class ShuffledBinaryRR(ScalarMechanism):
         return (others + (rng.random(x.shape) < self._own(x))).astype(np.float64)
 
     def _law(self, x):
-        _, q = self.probabilities()
+        p, q = self.probabilities()
         k = np.arange(self.n + 1)
         others = np.exp(stats.binom.logpmf(k, self.n - 1, q))  # pmf(0) is 1 - 2e-15 at q = e^-700, this is 1
-        own = float(self._own(x))
-        probs = (1.0 - own) * others
-        probs[1:] += own * others[:-1]
+        # the audited user's chances of reporting 1 and 0, each as computed (never 1 - the other: at eps0 = 700,
+        # 1 - p rounds to 0 where q = e^-700 is what makes the pair (700, delta)-close)
+        one, zero = (p, q) if float(x) == 1.0 else (q, p)
+        probs = zero * others
+        probs[1:] += one * others[:-1]
         return Discrete(k.astype(np.float64), probs)
 
     # ----- the server: the unbiased count of users holding 1, (K - n q)/(p - q); here that is x itself ---------
