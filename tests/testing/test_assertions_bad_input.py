@@ -27,7 +27,7 @@ CASES = [
     ("assert_moments(alpha=2)", lambda: assert_moments(M, samples=1000, alpha=2.0),
      r"alpha \(1 - confidence\) must be a real number in \(0, 1\)"),
     ("audit(checks='bogus')", lambda: audit(M, samples=1000, checks="bogus"),
-     r"checks must be 'all' or a subset of privacy, moments, distribution"),
+     r"checks must be 'all' or a subset of privacy, curve, moments, distribution, float"),
 ]
 
 
