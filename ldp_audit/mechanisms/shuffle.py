@@ -208,9 +208,10 @@ class ShuffledBinaryRR(ScalarMechanism):
         return (self.n - 1) * q + self._own(x)
 
     def _report_var(self, x):
+        """n p q: every user's report, the audited one's included, is a Bernoulli of variance p q whatever its
+        input (written as p q, not own (1 - own): at eps0 = 50, 1 - p rounds to 0)."""
         p, q = self.probabilities()
-        own = self._own(x)
-        return (self.n - 1) * p * q + own * (1.0 - own)
+        return np.full(np.shape(x), self.n * p * q)
 
     def params(self):
         return {"eps": self.eps, "delta": self.delta, "n": self.n, "eps0": self.eps0}
