@@ -12,36 +12,15 @@ Usage: python benchmarks/float_check.py [--seeds 100] [--alpha 0.05]
 from __future__ import annotations
 
 import argparse
-import math
 import time
 
-import numpy as np
 from rich.console import Console
 from rich.table import Table
 
 from ldp_audit.audits.privacy.float_bits import float_bits_privacy
 from ldp_audit.external import as_mechanism
-
-EPS, DELTA = 1.0, 1e-5
-SIGMA = math.sqrt(2.0 * math.log(1.25 / DELTA)) / EPS
-
-
-def textbook_laplace(x, n, rng):
-    return x + rng.laplace(0.0, 1.0 / EPS, n)
-
-
-def textbook_gaussian(x, n, rng):
-    return x + rng.normal(0.0, SIGMA, n)
-
-
-def snapped_laplace(x, n, rng):
-    return np.round((x + rng.laplace(0.0, 1.0 / EPS, n)) * 2.0 ** 20) / 2.0 ** 20
-
-
-def discrete_laplace(x, n, rng):
-    p = -math.expm1(-EPS)
-    return x + rng.geometric(p, n) - rng.geometric(p, n)
-
+from ldp_audit.testing.float_samplers import (DELTA, EPS, discrete_laplace, snapped_laplace,
+                                              textbook_gaussian, textbook_laplace)
 
 CASES = {
     "textbook Laplace": (textbook_laplace, (0.0, 1.0), 0.0),

@@ -5,7 +5,6 @@ alarm over 20 seeds; it is off by default, and its numbers do not depend on the 
 from __future__ import annotations
 
 import json
-import math
 
 import numpy as np
 import pytest
@@ -16,30 +15,8 @@ from ldp_audit.audits.verify.orchestrator import AuditSettings, families, parse_
 from ldp_audit.cli import main
 from ldp_audit.mechanisms import make
 from ldp_audit.testing import assert_ldp, audit
-
-EPS = 1.0
-#: The classical Gaussian calibration of sensitivity 1 on [0, 1] at (EPS, DELTA) (Dwork & Roth 2014, Thm A.1).
-DELTA = 1e-5
-SIGMA = math.sqrt(2.0 * math.log(1.25 / DELTA)) / EPS
-
-
-def textbook_laplace(x, n, rng):
-    return x + rng.laplace(0.0, 1.0 / EPS, n)
-
-
-def textbook_gaussian(x, n, rng):
-    return x + rng.normal(0.0, SIGMA, n)
-
-
-def snapped_laplace(x, n, rng):
-    """The noisy value rounded to multiples of 2^-20 (the grid does not depend on x)."""
-    return np.round((x + rng.laplace(0.0, 1.0 / EPS, n)) * 2.0 ** 20) / 2.0 ** 20
-
-
-def discrete_laplace(x, n, rng):
-    """Exact two-sided geometric noise on integers (Ghosh et al. 2009): eps-LDP on {0, 1}."""
-    p = -math.expm1(-EPS)
-    return x + rng.geometric(p, n) - rng.geometric(p, n)
+from ldp_audit.testing.float_samplers import (DELTA, EPS, discrete_laplace, snapped_laplace,
+                                              textbook_gaussian, textbook_laplace)
 
 
 def opaque(x, n, rng):
