@@ -3,11 +3,13 @@ mechanism.
 
 MECH is a registered name (see ldp-audit list) or package.module:factory for a
 user's own mechanism (see ldp_audit.external); extra parameters go through
---param key=value or the named options. --checks privacy|moments|distribution
-|float|all (or a comma-separated list) selects the audits; the sampler's sanity
-checks always run. 'all' is privacy,moments,distribution: the float check (the
-bits of float reports, where textbook samplers on doubles leak) is opt-in,
---checks float or --checks all,float.
+--param key=value or the named options. --checks privacy|curve|moments|
+distribution|float|all (or a comma-separated list) selects the audits; the
+sampler's sanity checks always run. 'all' is privacy,moments,distribution; the
+privacy-curve rows run with privacy when the mechanism claims delta > 0 or
+declares a curve (alone: --checks curve); the float check (the bits of float
+reports, where textbook samplers on doubles leak) is opt-in, --checks float or
+--checks all,float.
 
 A sampler that draws from a generator of its own (OpenDP, python-dp) cannot be
 reproduced from --seed: it is audited on fresh draws and sanity.determinism is a
